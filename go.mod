@@ -1,0 +1,3 @@
+module github.com/purerdma/purerdma
+
+go 1.26.0
