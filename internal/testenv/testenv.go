@@ -1,0 +1,153 @@
+// Package testenv finds the RDMA devices that integration tests run on.
+//
+// Every test that needs a device goes through this package, so that the
+// rule "a missing device is a skip on a bare host and a failure in the VM"
+// lives in one place. The VM's init marks the guest with PURERDMA_VM=1 and
+// names the devices it created (see hack/vm). On a host that has RDMA
+// devices, `make test-native` sets PURERDMA_NATIVE=1 and the tests use
+// whatever /sys/class/infiniband lists.
+package testenv
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// Dev is one device a test may use.
+type Dev struct {
+	Name   string // RDMA device name, e.g. "rxe0"
+	Driver string // "rxe" or "siw" (the link type), "" when unknown
+	Netdev string // the network device it sits on, e.g. "veth0"
+	Addr   string // an IPv4 address of Netdev, "" when unknown
+}
+
+// InVM reports whether the test runs inside the purerdma test VM.
+func InVM() bool { return os.Getenv("PURERDMA_VM") == "1" }
+
+// Native reports whether the tests were asked to run on the host's own
+// RDMA devices (make test-native).
+func Native() bool { return os.Getenv("PURERDMA_NATIVE") == "1" }
+
+// Arch is the architecture the VM runs, or "" outside the VM.
+func Arch() string { return os.Getenv("PURERDMA_VM_ARCH") }
+
+// RequireVM skips the test unless it runs inside the test VM. Use it for
+// tests that change the system (links, modules) and so must not run on a
+// developer's host.
+func RequireVM(t testing.TB) {
+	t.Helper()
+	if !InVM() {
+		t.Skip("needs the purerdma test VM (run it with make test)")
+	}
+}
+
+// Devices returns the devices to test on. In the VM that is rxe0 and siw0
+// as init created them, and a missing one fails the test. Elsewhere the
+// test is skipped unless make test-native asked for the host's devices.
+func Devices(t testing.TB) []Dev {
+	t.Helper()
+	switch {
+	case InVM():
+		var devs []Dev
+		for _, driver := range []string{"rxe", "siw"} {
+			devs = append(devs, vmDevice(t, driver))
+		}
+		return devs
+	case Native():
+		devs := hostDevices()
+		if len(devs) == 0 {
+			t.Fatal("make test-native: no RDMA device in /sys/class/infiniband")
+		}
+		return devs
+	default:
+		t.Skip("no RDMA device: run the integration tests in the VM with make test")
+		return nil
+	}
+}
+
+// Device returns the device with the given driver ("rxe" or "siw"). In the
+// VM a missing device fails the test; elsewhere it is a skip.
+func Device(t testing.TB, driver string) Dev {
+	t.Helper()
+	for _, d := range Devices(t) {
+		if d.Driver == driver {
+			return d
+		}
+	}
+	if InVM() {
+		t.Fatalf("no %s device in the VM", driver)
+	}
+	t.Skipf("no %s device on this host", driver)
+	return Dev{}
+}
+
+// Run runs f as one subtest per device, named after the device, so that the
+// test output says which device each result belongs to.
+func Run(t *testing.T, f func(t *testing.T, d Dev)) {
+	t.Helper()
+	for _, d := range Devices(t) {
+		t.Run(d.Name, func(t *testing.T) { f(t, d) })
+	}
+}
+
+// vmDevice reads the device that the VM's init created for driver and checks
+// that the kernel really has it.
+func vmDevice(t testing.TB, driver string) Dev {
+	t.Helper()
+	key := "PURERDMA_" + strings.ToUpper(driver)
+	d := Dev{
+		Name:   os.Getenv(key),
+		Driver: driver,
+		Netdev: os.Getenv(key + "_NETDEV"),
+		Addr:   os.Getenv(key + "_ADDR"),
+	}
+	if d.Name == "" {
+		t.Fatalf("VM init did not name a %s device (%s is empty)", driver, key)
+	}
+	if _, err := os.Stat(filepath.Join("/sys/class/infiniband", d.Name)); err != nil {
+		t.Fatalf("%s device %s is missing in the VM: %v", driver, d.Name, err)
+	}
+	return d
+}
+
+// hostDevices lists /sys/class/infiniband. The driver is guessed from the
+// name prefix, as libibverbs does for software devices.
+func hostDevices() []Dev {
+	entries, _ := os.ReadDir("/sys/class/infiniband")
+	var devs []Dev
+	for _, e := range entries {
+		d := Dev{Name: e.Name()}
+		for _, p := range []string{"rxe", "siw"} {
+			if strings.HasPrefix(d.Name, p) {
+				d.Driver = p
+			}
+		}
+		devs = append(devs, d)
+	}
+	sort.Slice(devs, func(i, j int) bool { return devs[i].Name < devs[j].Name })
+	return devs
+}
+
+// CTool returns the path of a C reference program from rdma-core or
+// perftest (ibv_devinfo, rping, ib_write_lat...). The VM image carries them
+// when PURERDMA_CTOOLS=1; there a missing tool fails the test. On a host it
+// is looked up in PATH and the test skips when it is absent.
+func CTool(t testing.TB, name string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	switch {
+	case err == nil:
+		return path
+	case InVM() && os.Getenv("PURERDMA_CTOOLS") == "1":
+		t.Fatalf("C tool %s is not in the VM image: %v", name, err)
+	case InVM():
+		t.Fatalf("C tool %s needed, but the VM image was built without C tools (hack/vm test -ctools)", name)
+	default:
+		t.Skipf("C tool %s not installed: %v", name, err)
+	}
+	return ""
+}
