@@ -1,34 +1,37 @@
 package uverbs
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/purerdma/purerdma/internal/abi"
+)
 
 // Driver identifies the kernel driver behind a device (enum
 // rdma_driver_id). The provider that runs the data path is chosen by it.
 type Driver uint32
 
-// Drivers known to the kernel's uverbs ABI.
+// Drivers known to the kernel's uverbs ABI (Linux 6.1).
 const (
-	DriverUnknown   Driver = 0
-	DriverMLX5      Driver = 1
-	DriverMLX4      Driver = 2
-	DriverCXGB3     Driver = 3
-	DriverCXGB4     Driver = 4
-	DriverMTHCA     Driver = 5
-	DriverBNXTRE    Driver = 6
-	DriverOCRDMA    Driver = 7
-	DriverNES       Driver = 8
-	DriverIRDMA     Driver = 9
-	DriverVMWPVRDMA Driver = 10
-	DriverQEDR      Driver = 11
-	DriverHNS       Driver = 12
-	DriverUSNIC     Driver = 13
-	DriverRXE       Driver = 14
-	DriverHFI1      Driver = 15
-	DriverQIB       Driver = 16
-	DriverEFA       Driver = 17
-	DriverSIW       Driver = 18
-	DriverERDMA     Driver = 19
-	DriverMANA      Driver = 20
+	DriverUnknown   Driver = abi.RDMA_DRIVER_UNKNOWN
+	DriverMLX5      Driver = abi.RDMA_DRIVER_MLX5
+	DriverMLX4      Driver = abi.RDMA_DRIVER_MLX4
+	DriverCXGB3     Driver = abi.RDMA_DRIVER_CXGB3
+	DriverCXGB4     Driver = abi.RDMA_DRIVER_CXGB4
+	DriverMTHCA     Driver = abi.RDMA_DRIVER_MTHCA
+	DriverBNXTRE    Driver = abi.RDMA_DRIVER_BNXT_RE
+	DriverOCRDMA    Driver = abi.RDMA_DRIVER_OCRDMA
+	DriverNES       Driver = abi.RDMA_DRIVER_NES
+	DriverIRDMA     Driver = abi.RDMA_DRIVER_IRDMA
+	DriverVMWPVRDMA Driver = abi.RDMA_DRIVER_VMW_PVRDMA
+	DriverQEDR      Driver = abi.RDMA_DRIVER_QEDR
+	DriverHNS       Driver = abi.RDMA_DRIVER_HNS
+	DriverUSNIC     Driver = abi.RDMA_DRIVER_USNIC
+	DriverRXE       Driver = abi.RDMA_DRIVER_RXE
+	DriverHFI1      Driver = abi.RDMA_DRIVER_HFI1
+	DriverQIB       Driver = abi.RDMA_DRIVER_QIB
+	DriverEFA       Driver = abi.RDMA_DRIVER_EFA
+	DriverSIW       Driver = abi.RDMA_DRIVER_SIW
+	DriverERDMA     Driver = abi.RDMA_DRIVER_ERDMA
 )
 
 // driverNames holds the names rdma-core gives its providers, which are
@@ -40,7 +43,7 @@ var driverNames = map[Driver]string{
 	DriverVMWPVRDMA: "vmw_pvrdma", DriverQEDR: "qedr", DriverHNS: "hns",
 	DriverUSNIC: "usnic", DriverRXE: "rxe", DriverHFI1: "hfi1",
 	DriverQIB: "qib", DriverEFA: "efa", DriverSIW: "siw",
-	DriverERDMA: "erdma", DriverMANA: "mana",
+	DriverERDMA: "erdma",
 }
 
 // String returns rdma-core's provider name for d, e.g. "rxe".

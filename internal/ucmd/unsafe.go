@@ -1,0 +1,45 @@
+package ucmd
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// This file holds the package's unsafe code: viewing abi structs as bytes
+// and passing buffer addresses to the kernel.
+
+// bytesOf returns the memory of *p as a byte slice, without copying. T must
+// be a plain abi struct (no pointers), so that its bytes are its ABI.
+func bytesOf[T any](p *T) []byte {
+	if p == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(p)), unsafe.Sizeof(*p))
+}
+
+// addr returns the address of b's first byte as the kernel takes it in a
+// u64 field, or 0 for an empty slice.
+func addr(b []byte) uint64 {
+	if len(b) == 0 {
+		return 0
+	}
+	return uint64(uintptr(unsafe.Pointer(&b[0])))
+}
+
+// bufPtr returns b's first byte as an unsafe.Pointer for a system call.
+func bufPtr(b []byte) unsafe.Pointer {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(&b[0])
+}
+
+// ioctl calls ioctl(2) with a pointer argument.
+func ioctl(fd int, req uint32, arg []byte) error {
+	_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), uintptr(req), uintptr(bufPtr(arg)))
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
