@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+const (
+	module     = "github.com/purerdma/purerdma"
+	testenvPkg = module + "/internal/testenv"
+)
+
+// testPackage is a package whose test binary runs in the guest.
+type testPackage struct {
+	ImportPath string
+	Dir        string
+	Name       string // the binary's name: the path inside the module, "/" as "_"
+}
+
+// integrationPackages lists the packages matching patterns whose tests use
+// internal/testenv, the mark of a test that needs a device.
+func integrationPackages(patterns []string) ([]testPackage, error) {
+	if len(patterns) == 0 {
+		patterns = []string{"./..."}
+	}
+	args := append([]string{"list", "-f", "{{.ImportPath}}|{{.Dir}}|{{join .TestImports \",\"}},{{join .XTestImports \",\"}}"}, patterns...)
+	out, err := exec.Command("go", args...).Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list: %w", err)
+	}
+	var pkgs []testPackage
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.SplitN(sc.Text(), "|", 3)
+		if len(f) != 3 || !contains(strings.Split(f[2], ","), testenvPkg) {
+			continue
+		}
+		name := strings.TrimPrefix(strings.TrimPrefix(f[0], module), "/")
+		pkgs = append(pkgs, testPackage{ImportPath: f[0], Dir: f[1], Name: strings.ReplaceAll(name, "/", "_")})
+	}
+	return pkgs, sc.Err()
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// builder runs go build and go test -c for the guest's architecture.
+type builder struct {
+	arch string
+	out  string
+}
+
+func (b *builder) goCmd(args ...string) error {
+	cmd := exec.Command("go", args...)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+b.arch)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go %s: %w", strings.Join(args, " "), err)
+	}
+	return nil
+}
+
+// tests compiles the test binaries, two at a time.
+func (b *builder) tests(pkgs []testPackage) error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+		sem  = make(chan struct{}, 2)
+	)
+	for _, p := range pkgs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if err := b.goCmd("test", "-c", "-o", b.testBinary(p), p.ImportPath); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	return nil
+}
+
+func (b *builder) testBinary(p testPackage) string {
+	return filepath.Join(b.out, "tests", p.Name+".test")
+}
+
+// programs builds the guest's /init and the project's commands.
+func (b *builder) programs() error {
+	if err := b.goCmd("build", "-o", filepath.Join(b.out, "init"), "./hack/vm/init"); err != nil {
+		return err
+	}
+	bin := filepath.Join(b.out, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		return err
+	}
+	return b.goCmd("build", "-o", bin+"/", "./cmd/...")
+}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/purerdma/purerdma/hack/vm/internal/fetch"
+	"github.com/purerdma/purerdma/hack/vm/internal/plan"
+)
+
+// test builds the integration test binaries and runs them in the guest.
+func test(env *fetch.Env, o options, args []string) error {
+	patterns, testFlags := splitArgs(args)
+	pkgs, err := integrationPackages(patterns)
+	if err != nil {
+		return err
+	}
+	if len(pkgs) == 0 {
+		return fmt.Errorf("no integration test packages in %v", patterns)
+	}
+	return runGuest(env, o, plan.ModeTest, func(im *image, b *builder) error {
+		if err := b.tests(pkgs); err != nil {
+			return err
+		}
+		flags := guestTestFlags(testFlags, o.timeout)
+		for _, p := range pkgs {
+			dir := "/tests/" + p.Name
+			im.files[dir+"/"+p.Name+".test"] = b.testBinary(p)
+			if st, err := os.Stat(filepath.Join(p.Dir, "testdata")); err == nil && st.IsDir() {
+				im.trees[dir+"/testdata"] = filepath.Join(p.Dir, "testdata")
+			}
+			im.plan.Steps = append(im.plan.Steps, plan.Step{Name: p.Name, Path: dir + "/" + p.Name + ".test", Args: flags, Dir: dir})
+		}
+		return nil
+	})
+}
+
+// demo boots the guest and shows its RDMA devices.
+func demo(env *fetch.Env, o options) error {
+	return runGuest(env, o, plan.ModeDemo, func(im *image, b *builder) error {
+		steps := []plan.Step{
+			{Name: "rdma link show", Path: "/usr/local/bin/rdma", Args: []string{"link", "show"}},
+			{Name: "rdma dev show", Path: "/usr/local/bin/rdma", Args: []string{"dev", "show"}},
+			{Name: "ibv_devices (Go)", Path: "/usr/local/bin/ibv_devices"},
+		}
+		if o.ctools {
+			steps = append(steps,
+				plan.Step{Name: "ibv_devices (C)", Path: "/usr/bin/ibv_devices"},
+				plan.Step{Name: "ibv_devinfo (C)", Path: "/usr/bin/ibv_devinfo"})
+		}
+		im.plan.Steps = steps
+		return nil
+	})
+}
+
+// shellTools are host programs packed for the debugging shell.
+var shellTools = []string{"bash", "ls", "cat", "dmesg", "ps", "ip", "mount", "grep", "less"}
+
+// shell boots the guest with bash on the console.
+func shell(env *fetch.Env, o options) error {
+	var files []string
+	for _, t := range shellTools {
+		if p, err := exec.LookPath(t); err == nil {
+			files = append(files, p)
+		}
+	}
+	libs, err := fetch.WithLibraries(files)
+	if err != nil {
+		return err
+	}
+	return runGuest(env, o, plan.ModeShell, func(im *image, b *builder) error {
+		im.hostLibs = append(im.hostLibs, libs...)
+		im.plan.Shell = "/bin/bash"
+		return nil
+	})
+}
+
+// runGuest prepares the kernel, builds init and the commands, lets fill add
+// the mode's contents, writes the initramfs and boots it.
+func runGuest(env *fetch.Env, o options, mode plan.Mode, fill func(*image, *builder) error) error {
+	k, err := prepare(env, o)
+	if err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp(o.cache, "run-")
+	if err != nil {
+		return err
+	}
+	if !o.keep {
+		defer os.RemoveAll(work)
+	}
+	b := &builder{arch: o.arch, out: work}
+	if err := b.programs(); err != nil {
+		return err
+	}
+	im := newImage(k, plan.Plan{Mode: mode, Arch: o.arch, CTools: o.ctools})
+	im.files["/init"] = filepath.Join(work, "init")
+	bins, _ := filepath.Glob(filepath.Join(work, "bin", "*"))
+	for _, bin := range bins {
+		im.files["/usr/local/bin/"+filepath.Base(bin)] = bin
+	}
+	if o.ctools {
+		files, err := env.CToolFiles()
+		if err != nil {
+			return err
+		}
+		im.hostLibs = append(im.hostLibs, files...)
+	}
+	if err := fill(im, b); err != nil {
+		return err
+	}
+	initrd := filepath.Join(work, "initrd.cpio")
+	if err := im.write(initrd); err != nil {
+		return err
+	}
+	env.Logf("booting %s guest, kernel %s (%s)", o.arch, k.Version, sizeOf(initrd))
+	start := time.Now()
+	status, err := boot(context.Background(), o.arch, k.Vmlinuz, initrd, o.timeout, os.Stdout, mode == plan.ModeShell)
+	if err != nil {
+		return err
+	}
+	env.Logf("%s guest finished in %v with status %d", o.arch, time.Since(start).Round(time.Second), status)
+	if status != 0 {
+		return fmt.Errorf("%s guest: exit status %d", o.arch, status)
+	}
+	return nil
+}
+
+func sizeOf(path string) string {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "?"
+	}
+	return fmt.Sprintf("%d MiB", st.Size()>>20)
+}
+
+// splitArgs separates package patterns from test flags: the flags follow
+// "--", or are all the arguments when the first one is a flag.
+func splitArgs(args []string) (patterns, flags []string) {
+	for i, a := range args {
+		if a == "--" {
+			return args[:i], args[i+1:]
+		}
+	}
+	if len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		return nil, args
+	}
+	return args, nil
+}
+
+// guestTestFlags spells go test's flags as a test binary takes them
+// (-run becomes -test.run), adds -test.v so the output names every test,
+// and a -test.timeout that ends before the guest's time limit.
+func guestTestFlags(flags []string, limit time.Duration) []string {
+	var out []string
+	verbose, timeout := false, false
+	for _, f := range flags {
+		if strings.HasPrefix(f, "-") && !strings.HasPrefix(f, "-test.") {
+			f = "-test." + strings.TrimLeft(f, "-")
+		}
+		name, _, _ := strings.Cut(f, "=")
+		verbose = verbose || name == "-test.v"
+		timeout = timeout || name == "-test.timeout"
+		out = append(out, f)
+	}
+	if !verbose {
+		out = append([]string{"-test.v"}, out...)
+	}
+	if !timeout {
+		out = append([]string{"-test.timeout=" + (limit - time.Minute).String()}, out...)
+	}
+	return out
+}

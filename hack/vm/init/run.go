@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"time"
+
+	"github.com/purerdma/purerdma/hack/vm/internal/plan"
+)
+
+// run runs the plan's steps in order and returns the combined status.
+func run(p *plan.Plan) int {
+	env := environ(p)
+	if p.Mode == plan.ModeShell {
+		fmt.Println("purerdma-vm: shell; exit it to power off")
+		runStep(plan.Step{Name: "shell", Path: p.Shell, Args: []string{"-i"}, Dir: "/"}, env)
+		return 0
+	}
+	status := 0
+	for _, s := range p.Steps {
+		if code := runStep(s, env); code != 0 {
+			status = 1
+		}
+	}
+	return status
+}
+
+func runStep(s plan.Step, env []string) int {
+	fmt.Printf("=== purerdma-vm: run %s (%s)\n", s.Name, runtime.GOARCH)
+	start := time.Now()
+	cmd := exec.Command(s.Path, s.Args...)
+	cmd.Dir = s.Dir
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	code := 0
+	if err := cmd.Run(); err != nil {
+		code = 1
+		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() > 0 {
+			code = ee.ExitCode()
+		}
+		fmt.Printf("purerdma-vm: %s: %v\n", s.Name, err)
+	}
+	fmt.Printf("=== purerdma-vm: %s exit %d (%s, %v)\n", s.Name, code, runtime.GOARCH, time.Since(start).Round(time.Millisecond))
+	return code
+}

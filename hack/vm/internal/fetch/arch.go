@@ -1,0 +1,5 @@
+package fetch
+
+import "runtime"
+
+func hostArch() string { return runtime.GOARCH }

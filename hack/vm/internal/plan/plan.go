@@ -1,0 +1,54 @@
+// Package plan is the contract between the VM runner on the host and the
+// guest's /init: what to run, and how the guest reports the outcome.
+package plan
+
+// Path is where the runner puts the plan in the initramfs.
+const Path = "/etc/purerdma/plan.json"
+
+// ModulesDir holds the kernel modules that init loads. It is outside /lib,
+// which is a symlink into /usr in the guest as on the host (merged /usr).
+const ModulesDir = "/modules"
+
+// StatusPrefix starts the last line init prints: the prefix, then the
+// combined exit status (0 if every step passed, 1 if one failed, 2 if the
+// guest could not be set up).
+const StatusPrefix = "purerdma-vm: exit status "
+
+// Mode says what the guest is for.
+type Mode string
+
+const (
+	ModeTest  Mode = "test"  // run the steps, report their combined status
+	ModeDemo  Mode = "demo"  // the same, for people to watch
+	ModeShell Mode = "shell" // start Shell on the console after setup
+)
+
+// Plan tells init what to run.
+type Plan struct {
+	Mode   Mode              `json:"mode"`
+	Arch   string            `json:"arch"`
+	Steps  []Step            `json:"steps"`
+	Env    map[string]string `json:"env,omitempty"`
+	CTools bool              `json:"ctools,omitempty"`
+	Shell  string            `json:"shell,omitempty"`
+}
+
+// Step is one program to run.
+type Step struct {
+	Name string   `json:"name"`
+	Path string   `json:"path"`
+	Args []string `json:"args,omitempty"`
+	Dir  string   `json:"dir,omitempty"`
+}
+
+// Devices the guest creates, and the addresses of their netdevs. Tests see
+// them as PURERDMA_<DRIVER>, _NETDEV and _ADDR.
+var Devices = []Device{
+	{Name: "rxe0", Type: "rxe", Netdev: "veth0", Peer: "veth1", Prefix: "192.168.77.1/24"},
+	{Name: "siw0", Type: "siw", Netdev: "veth2", Peer: "veth3", Prefix: "192.168.78.1/24"},
+}
+
+// Device is an RDMA link on a veth pair.
+type Device struct {
+	Name, Type, Netdev, Peer, Prefix string
+}

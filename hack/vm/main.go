@@ -1,0 +1,86 @@
+// Command vm is purerdma's test harness: it boots Debian's kernel in QEMU
+// with soft-RoCE (rxe0) and SoftiWARP (siw0) and runs the integration tests,
+// the demo or a shell inside. See README.md.
+//
+//	go run ./hack/vm test [flags] [packages] [-- test flags]
+//	go run ./hack/vm demo|shell|fetch [flags]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/purerdma/purerdma/hack/vm/internal/fetch"
+)
+
+type options struct {
+	arch    string
+	cache   string
+	timeout time.Duration
+	ctools  bool
+	keep    bool
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+	}
+	cmd := os.Args[1]
+	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
+	var o options
+	fs.StringVar(&o.arch, "arch", "amd64", "guest architecture")
+	fs.StringVar(&o.cache, "cache", defaultCache(), "cache directory (kernels, siw.ko, images)")
+	fs.DurationVar(&o.timeout, "timeout", 15*time.Minute, "time limit for the whole guest run")
+	fs.BoolVar(&o.ctools, "ctools", false, "pack rdma-core's C tools and libraries into the guest")
+	fs.BoolVar(&o.keep, "keep", false, "keep the built initramfs")
+	fs.Parse(os.Args[2:])
+
+	env := &fetch.Env{Log: os.Stderr}
+	var err error
+	switch cmd {
+	case "fetch":
+		_, err = prepare(env, o)
+	case "test":
+		err = test(env, o, fs.Args())
+	case "demo":
+		err = demo(env, o)
+	case "shell":
+		err = shell(env, o)
+	default:
+		usage()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "vm:", err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: vm test|demo|shell|fetch [-arch amd64] [-cache dir] [-timeout d] [-ctools] [packages] [-- test flags]")
+	os.Exit(2)
+}
+
+// defaultCache is .cache/vm at the top of the repository, or PURERDMA_CACHE.
+func defaultCache() string {
+	if c := os.Getenv("PURERDMA_CACHE"); c != "" {
+		return c
+	}
+	dir, _ := os.Getwd()
+	for d := dir; d != filepath.Dir(d); d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return filepath.Join(d, ".cache", "vm")
+		}
+	}
+	return filepath.Join(dir, ".cache", "vm")
+}
+
+// prepare installs QEMU and fills the kernel cache.
+func prepare(env *fetch.Env, o options) (*fetch.Kernel, error) {
+	if _, err := env.EnsureQEMU(o.arch); err != nil {
+		return nil, err
+	}
+	return env.Kernel(o.cache, o.arch)
+}

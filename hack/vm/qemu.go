@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/purerdma/purerdma/hack/vm/internal/plan"
+)
+
+// machine is how QEMU boots a guest of one architecture. No KVM: on these
+// hosts a KVM guest hangs, and TCG is fast enough for a few VM seconds.
+type machine struct {
+	binary  string
+	args    []string
+	console string
+}
+
+var machines = map[string]machine{
+	"amd64": {binary: "qemu-system-x86_64", args: []string{"-cpu", "max", "-m", "2048"}, console: "ttyS0"},
+	"arm64": {binary: "qemu-system-aarch64", args: []string{"-M", "virt", "-cpu", "max", "-m", "2048"}, console: "ttyAMA0"},
+}
+
+// boot runs the guest until init reports its status, the guest dies or the
+// time limit passes, with the serial console copied to out. interactive
+// connects the console to this terminal.
+func boot(ctx context.Context, arch, kernel, initrd string, timeout time.Duration, out io.Writer, interactive bool) (int, error) {
+	m, ok := machines[arch]
+	if !ok {
+		return 0, fmt.Errorf("no machine for %s", arch)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	args := append([]string{"-accel", "tcg,thread=multi", "-smp", "2", "-nographic", "-no-reboot", "-nic", "none"}, m.args...)
+	args = append(args, "-kernel", kernel, "-initrd", initrd,
+		"-append", "console="+m.console+" panic=-1 quiet")
+	cmd := exec.CommandContext(ctx, m.binary, args...)
+	cmd.Stderr = os.Stderr
+	if interactive {
+		cmd.Stdin, cmd.Stdout = os.Stdin, os.Stdout
+		return 0, cmd.Run()
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, err
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	status := -1
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		fmt.Fprintln(out, line)
+		if s, ok := strings.CutPrefix(line, plan.StatusPrefix); ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
+				status = n
+			}
+		}
+	}
+	err = cmd.Wait()
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return 0, fmt.Errorf("guest killed after the %v time limit", timeout)
+	case status < 0:
+		return 0, fmt.Errorf("guest died without reporting a status (qemu: %v)", err)
+	}
+	return status, nil
+}
