@@ -43,3 +43,7 @@ func ioctl(fd int, req uint32, arg []byte) error {
 	}
 	return nil
 }
+
+// Bytes returns the memory of the abi struct *p as a byte slice, without
+// copying, so that a request or response can be framed in place.
+func Bytes[T any](p *T) []byte { return bytesOf(p) }

@@ -1,0 +1,237 @@
+package uverbs
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/ucmd"
+)
+
+// DeviceAttr is what QueryDevice reports: ibv_device_attr.
+type DeviceAttr struct {
+	FWVer           string // "major.minor.sub", as libibverbs formats it
+	NodeGUID        GUID
+	SysImageGUID    GUID
+	MaxMRSize       uint64
+	PageSizeCap     uint64
+	VendorID        uint32
+	VendorPartID    uint32
+	HWVer           uint32
+	MaxQP           int
+	MaxQPWR         int
+	DeviceCapFlags  uint64 // IB_UVERBS_DEVICE_* bits, extended ones included
+	MaxSGE          int
+	MaxSGERD        int
+	MaxCQ           int
+	MaxCQE          int
+	MaxMR           int
+	MaxPD           int
+	MaxQPRdAtom     int
+	MaxResRdAtom    int
+	MaxQPInitRdAtom int
+	AtomicCap       AtomicCap
+	MaxMW           int
+	MaxMcastGrp     int
+	MaxAH           int
+	MaxSRQ          int
+	MaxSRQWR        int
+	MaxSRQSGE       int
+	MaxPKeys        int
+	LocalCAAckDelay uint8
+	PhysPortCnt     uint8
+}
+
+// AtomicCap says whether and how a device does atomic operations.
+type AtomicCap uint32
+
+// Atomic capabilities (enum ibv_atomic_cap).
+const (
+	AtomicNone AtomicCap = abi.IB_ATOMIC_NONE
+	AtomicHCA  AtomicCap = abi.IB_ATOMIC_HCA
+	AtomicGlob AtomicCap = abi.IB_ATOMIC_GLOB
+)
+
+// QueryDevice returns the device's attributes, as ibv_query_device_ex does
+// (the extended query, so that the 64-bit capability flags are complete).
+func (c *Context) QueryDevice() (DeviceAttr, error) {
+	var (
+		req  abi.ExQueryDevice
+		resp abi.ExQueryDeviceResp
+	)
+	cmd := ucmd.Cmd{
+		Num:  abi.IB_USER_VERBS_EX_CMD_QUERY_DEVICE,
+		Ex:   true,
+		Req:  ucmd.Bytes(&req),
+		Resp: ucmd.Bytes(&resp),
+	}
+	if err := c.do(&cmd); err != nil {
+		return DeviceAttr{}, err
+	}
+	b := &resp.Base
+	// The extended flags are a superset of the legacy 32 bits; a kernel
+	// that predates them leaves them zero.
+	caps := uint64(b.DeviceCapFlags) | resp.DeviceCapFlagsEx
+	return DeviceAttr{
+		FWVer:           fmt.Sprintf("%d.%d.%d", uint16(b.FwVer>>32), uint16(b.FwVer>>16), uint16(b.FwVer)),
+		NodeGUID:        guidFromBE(b.NodeGUID),
+		SysImageGUID:    guidFromBE(b.SysImageGUID),
+		MaxMRSize:       b.MaxMRSize,
+		PageSizeCap:     b.PageSizeCap,
+		VendorID:        b.VendorID,
+		VendorPartID:    b.VendorPartID,
+		HWVer:           b.HwVer,
+		MaxQP:           int(b.MaxQP),
+		MaxQPWR:         int(b.MaxQPWr),
+		DeviceCapFlags:  caps,
+		MaxSGE:          int(b.MaxSGE),
+		MaxSGERD:        int(b.MaxSGERd),
+		MaxCQ:           int(b.MaxCQ),
+		MaxCQE:          int(b.MaxCQE),
+		MaxMR:           int(b.MaxMR),
+		MaxPD:           int(b.MaxPD),
+		MaxQPRdAtom:     int(b.MaxQPRdAtom),
+		MaxResRdAtom:    int(b.MaxResRdAtom),
+		MaxQPInitRdAtom: int(b.MaxQPInitRdAtom),
+		AtomicCap:       AtomicCap(b.AtomicCap),
+		MaxMW:           int(b.MaxMW),
+		MaxMcastGrp:     int(b.MaxMcastGrp),
+		MaxAH:           int(b.MaxAH),
+		MaxSRQ:          int(b.MaxSRQ),
+		MaxSRQWR:        int(b.MaxSRQWr),
+		MaxSRQSGE:       int(b.MaxSRQSGE),
+		MaxPKeys:        int(b.MaxPKeys),
+		LocalCAAckDelay: b.LocalCAAckDelay,
+		PhysPortCnt:     b.PhysPortCnt,
+	}, nil
+}
+
+// guidFromBE converts a __be64 GUID field, as read in host order, into a
+// GUID.
+func guidFromBE(v uint64) GUID {
+	var b [8]byte
+	binary.NativeEndian.PutUint64(b[:], v)
+	return GUID(binary.BigEndian.Uint64(b[:]))
+}
+
+// PortState is a port's logical state (enum ibv_port_state).
+type PortState uint8
+
+// Port states.
+const (
+	PortNop         PortState = abi.IB_PORT_NOP
+	PortDown        PortState = abi.IB_PORT_DOWN
+	PortInit        PortState = abi.IB_PORT_INIT
+	PortArmed       PortState = abi.IB_PORT_ARMED
+	PortActive      PortState = abi.IB_PORT_ACTIVE
+	PortActiveDefer PortState = abi.IB_PORT_ACTIVE_DEFER
+)
+
+var portStateNames = [...]string{"PORT_NOP", "PORT_DOWN", "PORT_INIT", "PORT_ARMED", "PORT_ACTIVE", "PORT_ACTIVE_DEFER"}
+
+// String returns the name ibv_devinfo prints, e.g. "PORT_ACTIVE".
+func (s PortState) String() string {
+	if int(s) < len(portStateNames) {
+		return portStateNames[s]
+	}
+	return "invalid state"
+}
+
+// MTU is an IB path MTU code (enum ibv_mtu).
+type MTU uint8
+
+// MTUs.
+const (
+	MTU256  MTU = abi.IB_MTU_256
+	MTU512  MTU = abi.IB_MTU_512
+	MTU1024 MTU = abi.IB_MTU_1024
+	MTU2048 MTU = abi.IB_MTU_2048
+	MTU4096 MTU = abi.IB_MTU_4096
+)
+
+// Bytes returns the MTU in bytes, 0 for an invalid code.
+func (m MTU) Bytes() int {
+	if m < MTU256 || m > MTU4096 {
+		return 0
+	}
+	return 128 << m
+}
+
+// LinkLayer is the link layer of a port.
+type LinkLayer uint8
+
+// Link layers.
+const (
+	LinkLayerUnspecified LinkLayer = abi.IB_LINK_LAYER_UNSPECIFIED
+	LinkLayerInfiniBand  LinkLayer = abi.IB_LINK_LAYER_INFINIBAND
+	LinkLayerEthernet    LinkLayer = abi.IB_LINK_LAYER_ETHERNET
+)
+
+// String returns the name ibv_devinfo prints.
+func (l LinkLayer) String() string {
+	switch l {
+	case LinkLayerInfiniBand, LinkLayerUnspecified:
+		return "InfiniBand"
+	case LinkLayerEthernet:
+		return "Ethernet"
+	}
+	return "Unknown"
+}
+
+// PortAttr is what QueryPort reports: ibv_port_attr.
+type PortAttr struct {
+	State         PortState
+	MaxMTU        MTU
+	ActiveMTU     MTU
+	GIDTblLen     int
+	PortCapFlags  uint32
+	MaxMsgSz      uint32
+	BadPKeyCntr   uint32
+	QKeyViolCntr  uint32
+	PKeyTblLen    uint16
+	LID           uint16
+	SMLID         uint16
+	LMC           uint8
+	MaxVLNum      uint8
+	SMSL          uint8
+	SubnetTimeout uint8
+	InitTypeReply uint8
+	ActiveWidth   uint8
+	ActiveSpeed   uint8
+	PhysState     uint8
+	LinkLayer     LinkLayer
+	Flags         uint8
+}
+
+// QueryPort returns the attributes of port (numbered from 1).
+func (c *Context) QueryPort(port uint8) (PortAttr, error) {
+	var resp abi.QueryPortResp
+	req := abi.QueryPort{PortNum: port}
+	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_QUERY_PORT, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&resp)}
+	if err := c.do(&cmd); err != nil {
+		return PortAttr{}, fmt.Errorf("uverbs: query port %d: %w", port, err)
+	}
+	return PortAttr{
+		State:         PortState(resp.State),
+		MaxMTU:        MTU(resp.MaxMTU),
+		ActiveMTU:     MTU(resp.ActiveMTU),
+		GIDTblLen:     int(resp.GIDTblLen),
+		PortCapFlags:  resp.PortCapFlags,
+		MaxMsgSz:      resp.MaxMsgSz,
+		BadPKeyCntr:   resp.BadPKeyCntr,
+		QKeyViolCntr:  resp.QKeyViolCntr,
+		PKeyTblLen:    resp.PKeyTblLen,
+		LID:           resp.LID,
+		SMLID:         resp.SMLID,
+		LMC:           resp.LMC,
+		MaxVLNum:      resp.MaxVLNum,
+		SMSL:          resp.SMSL,
+		SubnetTimeout: resp.SubnetTimeout,
+		InitTypeReply: resp.InitTypeReply,
+		ActiveWidth:   resp.ActiveWidth,
+		ActiveSpeed:   resp.ActiveSpeed,
+		PhysState:     resp.PhysState,
+		LinkLayer:     LinkLayer(resp.LinkLayer),
+		Flags:         resp.Flags,
+	}, nil
+}
