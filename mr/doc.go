@@ -1,0 +1,11 @@
+// Package mr allocates memory for RDMA and registers it with a device.
+//
+// Memory that a device reads and writes must stay where it is and stay
+// alive while it is registered. The Go garbage collector may free a []byte
+// that nothing references any more, and the runtime moves goroutine stacks,
+// so purerdma does not register Go heap memory. Alloc returns memory mapped
+// outside the Go heap (anonymous mmap), which neither the collector nor the
+// runtime touches; Register accepts only memory from Alloc, or from a
+// mapping the caller owns and declares with Mapped. Anything else is
+// refused with ErrNotMapped.
+package mr

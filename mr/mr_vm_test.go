@@ -1,0 +1,102 @@
+package mr
+
+import (
+	"errors"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/purerdma/purerdma/internal/testenv"
+	"github.com/purerdma/purerdma/uverbs"
+)
+
+func setup(t *testing.T, d testenv.Dev) (*uverbs.Context, *uverbs.PD) {
+	t.Helper()
+	ctx, err := uverbs.OpenName(d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ctx.Close() })
+	pd, err := ctx.AllocPD()
+	if err != nil {
+		t.Fatalf("AllocPD: %v", err)
+	}
+	return ctx, pd
+}
+
+func TestRegister(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
+		_, pd := setup(t, d)
+		buf, err := Alloc(64 << 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Register(pd, buf, LocalWrite|RemoteRead|RemoteWrite)
+		if err != nil {
+			t.Fatalf("Register: %v", err)
+		}
+		if m.Addr() != uint64(base(buf)) || m.Len() != len(buf) {
+			t.Errorf("MR covers %#x+%d, want %#x+%d", m.Addr(), m.Len(), base(buf), len(buf))
+		}
+		t.Logf("%s: lkey %#x rkey %#x", d.Name, m.LKey(), m.RKey())
+
+		// Wrong destroy order: the PD and the memory are still in use.
+		if err := pd.Close(); !errors.Is(err, uverbs.ErrBusy) || !errors.Is(err, unix.EBUSY) {
+			t.Errorf("PD.Close with a registered MR: %v, want ErrBusy wrapping EBUSY", err)
+		}
+		if err := Free(buf); !errors.Is(err, ErrRegistered) {
+			t.Errorf("Free of registered memory: %v, want ErrRegistered", err)
+		}
+		// Both stay usable: a second region of the same memory registers.
+		m2, err := Register(pd, buf[4096:8192], LocalWrite)
+		if err != nil {
+			t.Fatalf("second Register after the failed PD close: %v", err)
+		}
+		for _, r := range []*MR{m2, m, m} { // m twice: Close is idempotent
+			if err := r.Close(); err != nil {
+				t.Errorf("MR.Close: %v", err)
+			}
+		}
+		if err := pd.Close(); err != nil {
+			t.Errorf("PD.Close: %v", err)
+		}
+		if err := Free(buf); err != nil {
+			t.Errorf("Free: %v", err)
+		}
+	})
+}
+
+func TestRegisterRefuses(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
+		ctx, pd := setup(t, d)
+		buf, err := Alloc(4096)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer Free(buf)
+		tests := []struct {
+			name   string
+			buf    []byte
+			access Access
+			want   error
+		}{
+			{"Go heap memory", make([]byte, 4096), LocalWrite, ErrNotMapped},
+			{"empty", buf[:0], LocalWrite, unix.EINVAL},
+			{"remote write without local write", buf, RemoteWrite, unix.EINVAL},
+			{"remote atomic without local write", buf, RemoteAtomic, unix.EINVAL},
+		}
+		for _, tt := range tests {
+			if m, err := Register(pd, tt.buf, tt.access); !errors.Is(err, tt.want) {
+				t.Errorf("%s: Register = %v, %v; want %v", tt.name, m, err, tt.want)
+			}
+		}
+		// Nothing was left registered by the refusals.
+		if err := pd.Close(); err != nil {
+			t.Errorf("PD.Close after refused registrations: %v", err)
+		}
+		ctx.Close()
+		if _, err := Register(pd, buf, LocalWrite); !errors.Is(err, uverbs.ErrClosed) {
+			t.Errorf("Register after close: %v, want ErrClosed", err)
+		}
+	})
+}
