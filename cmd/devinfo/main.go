@@ -1,0 +1,21 @@
+// Command devinfo prints the attributes of the RDMA devices of this host, in
+// the format of rdma-core's ibv_devinfo.
+//
+//	devinfo [-d DEV] [-i PORT] [-l] [-v]
+//
+// Without -v the output matches ibv_devinfo byte for byte. With -v it
+// prints the verbose lines that uverbs reports; see format.go for the ones
+// it leaves out.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	if err := run(os.Stdout, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "devinfo:", err)
+		os.Exit(1)
+	}
+}
