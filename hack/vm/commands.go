@@ -44,9 +44,9 @@ func test(env *fetch.Env, o options, args []string) error {
 func demo(env *fetch.Env, o options) error {
 	return runGuest(env, o, plan.ModeDemo, func(im *image, b *builder) error {
 		steps := []plan.Step{
-			{Name: "rdma link show", Path: "/usr/local/bin/rdma", Args: []string{"link", "show"}},
-			{Name: "rdma dev show", Path: "/usr/local/bin/rdma", Args: []string{"dev", "show"}},
-			{Name: "ibv_devices (Go)", Path: "/usr/local/bin/ibv_devices"},
+			{Name: "rdma link show", Path: "/opt/purerdma/bin/rdma", Args: []string{"link", "show"}},
+			{Name: "rdma dev show", Path: "/opt/purerdma/bin/rdma", Args: []string{"dev", "show"}},
+			{Name: "ibv_devices (Go)", Path: "/opt/purerdma/bin/ibv_devices"},
 		}
 		if o.ctools {
 			steps = append(steps,
@@ -102,7 +102,7 @@ func runGuest(env *fetch.Env, o options, mode plan.Mode, fill func(*image, *buil
 	im.files["/init"] = filepath.Join(work, "init")
 	bins, _ := filepath.Glob(filepath.Join(work, "bin", "*"))
 	for _, bin := range bins {
-		im.files["/usr/local/bin/"+filepath.Base(bin)] = bin
+		im.files["/opt/purerdma/bin/"+filepath.Base(bin)] = bin
 	}
 	if o.ctools {
 		files, err := env.CToolFiles()

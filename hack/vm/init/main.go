@@ -123,7 +123,9 @@ func powerOff() {
 // environ is the environment of every step.
 func environ(p *plan.Plan) []string {
 	env := map[string]string{
-		"PATH":             "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
+		// The project's tools come last, so that testenv.CTool finds the C
+		// programs of the same name (ibv_devices) and never our own.
+		"PATH":             "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin:/opt/purerdma/bin",
 		"HOME":             "/tmp",
 		"TMPDIR":           "/tmp",
 		"TERM":             "dumb",
