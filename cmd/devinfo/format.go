@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
@@ -177,44 +178,42 @@ func vlStr(v uint8) string {
 	return "invalid value"
 }
 
-func linkLayerStr(l uverbs.LinkLayer) string { return l.String() }
-
 // deviceCapFlags are the legacy 32-bit IBV_DEVICE_* flags ibv_devinfo names,
 // in the order it prints them.
 var deviceCapFlags = []struct {
 	bit  uint32
 	name string
 }{
-	{1 << 0, "RESIZE_MAX_WR"},
-	{1 << 1, "BAD_PKEY_CNTR"},
-	{1 << 2, "BAD_QKEY_CNTR"},
-	{1 << 3, "RAW_MULTI"},
-	{1 << 4, "AUTO_PATH_MIG"},
-	{1 << 5, "CHANGE_PHY_PORT"},
-	{1 << 6, "UD_AV_PORT_ENFORCE"},
-	{1 << 7, "CURR_QP_STATE_MOD"},
-	{1 << 8, "SHUTDOWN_PORT"},
-	{1 << 9, "INIT_TYPE"},
-	{1 << 10, "PORT_ACTIVE_EVENT"},
-	{1 << 11, "SYS_IMAGE_GUID"},
-	{1 << 12, "RC_RNR_NAK_GEN"},
-	{1 << 13, "SRQ_RESIZE"},
-	{1 << 14, "N_NOTIFY_CQ"},
-	{1 << 17, "MEM_WINDOW"},
-	{1 << 18, "UD_IP_CSUM"},
-	{1 << 20, "XRC"},
-	{1 << 21, "MEM_MGT_EXTENSIONS"},
-	{1 << 23, "MEM_WINDOW_TYPE_2A"},
-	{1 << 24, "MEM_WINDOW_TYPE_2B"},
-	{1 << 25, "RC_IP_CSUM"},
-	{1 << 26, "RAW_IP_CSUM"},
-	{1 << 29, "MANAGED_FLOW_STEERING"},
+	{abi.IB_UVERBS_DEVICE_RESIZE_MAX_WR, "RESIZE_MAX_WR"},
+	{abi.IB_UVERBS_DEVICE_BAD_PKEY_CNTR, "BAD_PKEY_CNTR"},
+	{abi.IB_UVERBS_DEVICE_BAD_QKEY_CNTR, "BAD_QKEY_CNTR"},
+	{abi.IB_UVERBS_DEVICE_RAW_MULTI, "RAW_MULTI"},
+	{abi.IB_UVERBS_DEVICE_AUTO_PATH_MIG, "AUTO_PATH_MIG"},
+	{abi.IB_UVERBS_DEVICE_CHANGE_PHY_PORT, "CHANGE_PHY_PORT"},
+	{abi.IB_UVERBS_DEVICE_UD_AV_PORT_ENFORCE, "UD_AV_PORT_ENFORCE"},
+	{abi.IB_UVERBS_DEVICE_CURR_QP_STATE_MOD, "CURR_QP_STATE_MOD"},
+	{abi.IB_UVERBS_DEVICE_SHUTDOWN_PORT, "SHUTDOWN_PORT"},
+	{1 << 9, "INIT_TYPE"}, // IBV_DEVICE_INIT_TYPE: libibverbs only, no uapi name
+	{abi.IB_UVERBS_DEVICE_PORT_ACTIVE_EVENT, "PORT_ACTIVE_EVENT"},
+	{abi.IB_UVERBS_DEVICE_SYS_IMAGE_GUID, "SYS_IMAGE_GUID"},
+	{abi.IB_UVERBS_DEVICE_RC_RNR_NAK_GEN, "RC_RNR_NAK_GEN"},
+	{abi.IB_UVERBS_DEVICE_SRQ_RESIZE, "SRQ_RESIZE"},
+	{abi.IB_UVERBS_DEVICE_N_NOTIFY_CQ, "N_NOTIFY_CQ"},
+	{abi.IB_UVERBS_DEVICE_MEM_WINDOW, "MEM_WINDOW"},
+	{abi.IB_UVERBS_DEVICE_UD_IP_CSUM, "UD_IP_CSUM"},
+	{abi.IB_UVERBS_DEVICE_XRC, "XRC"},
+	{abi.IB_UVERBS_DEVICE_MEM_MGT_EXTENSIONS, "MEM_MGT_EXTENSIONS"},
+	{abi.IB_UVERBS_DEVICE_MEM_WINDOW_TYPE_2A, "MEM_WINDOW_TYPE_2A"},
+	{abi.IB_UVERBS_DEVICE_MEM_WINDOW_TYPE_2B, "MEM_WINDOW_TYPE_2B"},
+	{abi.IB_UVERBS_DEVICE_RC_IP_CSUM, "RC_IP_CSUM"},
+	{abi.IB_UVERBS_DEVICE_RAW_IP_CSUM, "RAW_IP_CSUM"},
+	{abi.IB_UVERBS_DEVICE_MANAGED_FLOW_STEERING, "MANAGED_FLOW_STEERING"},
 }
 
 // Extended device capability flags (the upper 32 bits) ibv_devinfo names.
 const (
-	deviceRawScatterFCS             = 1 << 34
-	devicePCIWriteEndPadding        = 1 << 36
+	deviceRawScatterFCS             = abi.IB_UVERBS_DEVICE_RAW_SCATTER_FCS
+	devicePCIWriteEndPadding        = abi.IB_UVERBS_DEVICE_PCI_WRITE_END_PADDING
 	knownExFlags             uint64 = deviceRawScatterFCS | devicePCIWriteEndPadding
 )
 
@@ -317,7 +316,7 @@ func printDevice(w io.Writer, d *deviceInfo, verbose bool) error {
 		p("\t\t\tsm_lid:\t\t\t%d\n", pa.SMLID)
 		p("\t\t\tport_lid:\t\t%d\n", pa.LID)
 		p("\t\t\tport_lmc:\t\t0x%02x\n", pa.LMC)
-		p("\t\t\tlink_layer:\t\t%s\n", linkLayerStr(pa.LinkLayer))
+		p("\t\t\tlink_layer:\t\t%s\n", pa.LinkLayer)
 		if verbose {
 			p("\t\t\tmax_msg_sz:\t\t0x%x\n", pa.MaxMsgSz)
 			p("\t\t\tport_cap_flags:\t\t0x%08x\n", pa.PortCapFlags)
