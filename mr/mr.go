@@ -3,46 +3,40 @@ package mr
 import (
 	"errors"
 	"fmt"
-	"sync"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
+	"github.com/purerdma/purerdma/internal/verbs"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
-// Access says what a region allows (enum ibv_access_flags).
-type Access uint32
+// Access says what a region allows; it is uverbs.Access, repeated here
+// so that registering needs only this package.
+type Access = uverbs.Access
 
-// Access flags. Remote write and remote atomic need LocalWrite too, as in
-// libibverbs.
+// Access flags (see uverbs.Access).
 const (
-	LocalWrite   Access = abi.IB_UVERBS_ACCESS_LOCAL_WRITE
-	RemoteWrite  Access = abi.IB_UVERBS_ACCESS_REMOTE_WRITE
-	RemoteRead   Access = abi.IB_UVERBS_ACCESS_REMOTE_READ
-	RemoteAtomic Access = abi.IB_UVERBS_ACCESS_REMOTE_ATOMIC
-	ZeroBased    Access = abi.IB_UVERBS_ACCESS_ZERO_BASED
-	OnDemand     Access = abi.IB_UVERBS_ACCESS_ON_DEMAND
-	RelaxedOrder Access = abi.IB_UVERBS_ACCESS_RELAXED_ORDERING
+	LocalWrite   = uverbs.LocalWrite
+	RemoteWrite  = uverbs.RemoteWrite
+	RemoteRead   = uverbs.RemoteRead
+	RemoteAtomic = uverbs.RemoteAtomic
+	ZeroBased    = uverbs.ZeroBased
+	OnDemand     = uverbs.OnDemand
+	RelaxedOrder = uverbs.RelaxedOrder
 )
 
 // MR is a registered memory region.
 type MR struct {
-	pd     *uverbs.PD
+	pd     *verbs.PD
 	buf    []byte
 	handle uint32
 	lkey   uint32
 	rkey   uint32
+	id     uint64 // in the context's object table
 
-	mu     sync.Mutex
-	closed bool
-}
-
-// regMRDriver holds each driver's REG_MR udata sizes (in, out); siw takes
-// a key byte and answers with the STag.
-var regMRDriver = map[uverbs.Driver][2]int{
-	uverbs.DriverSIW: {8, 8}, // struct siw_ureq_reg_mr, struct siw_uresp_reg_mr
+	verbs.Life
 }
 
 // Register registers buf with pd for the given access. buf must come from
@@ -64,7 +58,12 @@ func Register(pd *uverbs.PD, buf []byte, access Access) (*MR, error) {
 	if m == nil {
 		return nil, fmt.Errorf("mr: register: %w", ErrNotMapped)
 	}
-	sizes := regMRDriver[pd.Context().Device().Driver]
+	core := verbs.PDOf(pd)
+	if core == nil {
+		release(buf)
+		return nil, fmt.Errorf("mr: register: nil PD: %w", unix.EINVAL)
+	}
+	in, out := core.Ctx.Udata(abi.IB_USER_VERBS_CMD_REG_MR)
 	addr := uint64(base(buf))
 	req := abi.RegMR{Start: addr, Length: uint64(len(buf)), HCAVA: addr, PDHandle: pd.Handle(), AccessFlags: uint32(access)}
 	var resp abi.RegMRResp
@@ -72,17 +71,19 @@ func Register(pd *uverbs.PD, buf []byte, access Access) (*MR, error) {
 		Num:    abi.IB_USER_VERBS_CMD_REG_MR,
 		Req:    ucmd.Bytes(&req),
 		Resp:   ucmd.Bytes(&resp),
-		DrvIn:  make([]byte, sizes[0]),
-		DrvOut: make([]byte, sizes[1]),
+		DrvIn:  make([]byte, in),
+		DrvOut: make([]byte, out),
 	}
-	if err := pd.Do(&cmd); err != nil {
+	if err := core.Do(&cmd); err != nil {
 		release(buf)
 		if errors.Is(err, unix.ENOMEM) {
 			return nil, fmt.Errorf("mr: register %d bytes: %w (is RLIMIT_MEMLOCK too low? see ulimit -l)", len(buf), err)
 		}
 		return nil, fmt.Errorf("mr: register %d bytes: %w", len(buf), err)
 	}
-	return &MR{pd: pd, buf: buf, handle: resp.MRHandle, lkey: resp.LKey, rkey: resp.RKey}, nil
+	r := &MR{pd: core, buf: buf, handle: resp.MRHandle, lkey: resp.LKey, rkey: resp.RKey}
+	r.id = core.Ctx.Add(r)
+	return r, nil
 }
 
 // release drops one registration of the mapping holding buf.
@@ -111,18 +112,16 @@ func (m *MR) RKey() uint32 { return m.rkey }
 
 // Close deregisters the region. It is safe to call more than once.
 func (m *MR) Close() error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed {
-		return nil
-	}
 	req := abi.DeregMR{MRHandle: m.handle}
 	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_DEREG_MR, Req: ucmd.Bytes(&req)}
-	// After the context closed, the kernel has released the region already.
-	if err := m.pd.Do(&cmd); err != nil && !errors.Is(err, uverbs.ErrClosed) {
-		return fmt.Errorf("mr: deregister: %w", err)
-	}
-	m.closed = true
+	return m.Destroy(m.pd.Ctx, "mr: deregister", &cmd, m.release)
+}
+
+// Release is for the closing context, which has released the region in
+// the kernel.
+func (m *MR) Release() { m.Life.Release(m.release) }
+
+func (m *MR) release() {
+	m.pd.Ctx.Remove(m.id)
 	release(m.buf)
-	return nil
 }

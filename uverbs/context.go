@@ -1,41 +1,54 @@
 package uverbs
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"sync"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
+	"github.com/purerdma/purerdma/internal/verbs"
 )
 
 // ErrClosed is returned by operations on a closed object.
-var ErrClosed = errors.New("uverbs: use of closed object")
+var ErrClosed = verbs.ErrClosed
+
+// ErrBusy is returned when an object cannot be destroyed because others
+// still use it, e.g. a PD that has memory regions or queue pairs, or a CQ
+// that queue pairs use. Destroy those first; the object stays usable.
+var ErrBusy = verbs.ErrBusy
+
+// ErrNoProvider is returned when a device's driver has no purerdma
+// provider, so that queues cannot be created on it. Discovery and queries
+// work on every device.
+var ErrNoProvider = verbs.ErrNoProvider
 
 // Context is an opened device: its uverbs command file and the async event
 // file the kernel created with it. It is what ibv_open_device returns.
 // All kernel objects made through a Context are released when it closes.
 type Context struct {
 	dev   Device
-	cmd   *os.File // the uverbs character device
-	fd    *ucmd.FD
+	core  *verbs.Context
 	async *os.File // non-blocking, on the runtime poller
 
 	numCompVectors int
-
-	closeOnce sync.Once
-	closeErr  error
-	closed    bool
-	mu        sync.RWMutex // held for reading by commands, for writing by Close
 }
 
-// contextDriverOut is the size of each driver's GET_CONTEXT response
-// (udata out); the kernel refuses a smaller buffer.
-var contextDriverOut = map[Driver]int{
-	DriverSIW: 8, // struct siw_uresp_alloc_ctx
+func init() {
+	verbs.Core = func(public any) any {
+		switch x := public.(type) {
+		case *Context:
+			if x != nil {
+				return x.core
+			}
+		case *PD:
+			if x != nil {
+				return &x.core
+			}
+		}
+		return nil
+	}
 }
 
 // Open opens dev, as ibv_open_device does.
@@ -44,16 +57,16 @@ func Open(dev Device) (*Context, error) {
 	if err != nil {
 		return nil, fmt.Errorf("uverbs: open %s: %w", dev.Name, err)
 	}
-	c := &Context{dev: dev, cmd: f, fd: ucmd.NewFD(int(f.Fd()), uint32(dev.Driver))}
+	c := &Context{dev: dev, core: verbs.NewContext(dev.Name, f, uint32(dev.Driver))}
 	if err := c.getContext(); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("uverbs: open %s: %w", dev.Name, err)
 	}
 	// rdma-core sends write commands through ioctl when the kernel has
 	// INVOKE_WRITE; do the same, so that both paths stay exercised.
-	c.fd.UseIoctl(true)
+	c.core.FD.UseIoctl(true)
 	if _, err := c.QueryDevice(); err != nil {
-		c.fd.UseIoctl(false)
+		c.core.FD.UseIoctl(false)
 	}
 	return c, nil
 }
@@ -72,13 +85,14 @@ func (c *Context) getContext() error {
 		req  abi.GetContext
 		resp abi.GetContextResp
 	)
+	_, out := c.core.Udata(abi.IB_USER_VERBS_CMD_GET_CONTEXT)
 	cmd := ucmd.Cmd{
 		Num:    abi.IB_USER_VERBS_CMD_GET_CONTEXT,
 		Req:    ucmd.Bytes(&req),
 		Resp:   ucmd.Bytes(&resp),
-		DrvOut: make([]byte, contextDriverOut[c.dev.Driver]),
+		DrvOut: make([]byte, out),
 	}
-	if err := c.fd.Do(&cmd); err != nil {
+	if err := c.core.FD.Do(&cmd); err != nil {
 		return err
 	}
 	fd := int(resp.AsyncFD)
@@ -88,6 +102,7 @@ func (c *Context) getContext() error {
 		return err
 	}
 	c.async = os.NewFile(uintptr(fd), c.dev.Name+"-async")
+	c.core.SetAsync(c.async)
 	c.numCompVectors = int(resp.NumCompVectors)
 	return nil
 }
@@ -98,24 +113,13 @@ func (c *Context) Device() Device { return c.dev }
 // NumCompVectors returns how many completion vectors the device has.
 func (c *Context) NumCompVectors() int { return c.numCompVectors }
 
-// Close releases the context and every kernel object created through it.
-// It is safe to call more than once.
-func (c *Context) Close() error {
-	c.closeOnce.Do(func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		c.closed = true
-		c.closeErr = errors.Join(c.async.Close(), c.cmd.Close())
-	})
-	return c.closeErr
-}
+// Close releases the context and every kernel object created through it:
+// closing those objects afterwards does nothing. It is safe to call more
+// than once.
+func (c *Context) Close() error { return c.core.Close() }
 
 // do runs a command unless c is closed.
-func (c *Context) do(cmd *ucmd.Cmd) error {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if c.closed {
-		return ErrClosed
-	}
-	return c.fd.Do(cmd)
-}
+func (c *Context) do(cmd *ucmd.Cmd) error { return c.core.Do(cmd) }
+
+// run runs an ioctl method unless c is closed.
+func (c *Context) run(m *ucmd.Method) error { return c.core.Run(m) }

@@ -33,7 +33,7 @@ func TestContextOpenClose(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
 		before := fdCount(t)
 		c := openTest(t, d)
-		if !c.fd.Ioctl() {
+		if !c.core.FD.Ioctl() {
 			t.Errorf("the kernel has INVOKE_WRITE on 6.1, but Open chose the write() path")
 		}
 		if got := fdCount(t); got != before+2 {
@@ -65,7 +65,7 @@ func TestQueryBothPaths(t *testing.T) {
 		}
 		var results []result
 		for _, ioctl := range []bool{false, true} {
-			c.fd.UseIoctl(ioctl)
+			c.core.FD.UseIoctl(ioctl)
 			attr, err := c.QueryDevice()
 			if err != nil {
 				t.Fatalf("QueryDevice (ioctl %v): %v", ioctl, err)

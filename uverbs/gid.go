@@ -91,10 +91,7 @@ func (c *Context) GIDTable(port uint8) ([]GIDEntry, error) {
 }
 
 func (c *Context) sysfsGIDTable(port uint8) ([]GIDEntry, error) {
-	c.mu.RLock()
-	closed := c.closed
-	c.mu.RUnlock()
-	if closed {
+	if c.core.Closed() {
 		return nil, ErrClosed
 	}
 	return sysfsGIDTable(sysfsRoot, c.dev.Name, port)
@@ -151,16 +148,6 @@ func (c *Context) queryGIDTable(port uint8) ([]GIDEntry, error) {
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Index < ents[j].Index })
 	return ents, nil
-}
-
-// run runs an ioctl method unless c is closed.
-func (c *Context) run(m *ucmd.Method) error {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if c.closed {
-		return ErrClosed
-	}
-	return c.fd.Run(m)
 }
 
 // sysfsGIDTable reads the GID table of port of device dev from

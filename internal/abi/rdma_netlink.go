@@ -74,6 +74,15 @@ const (
 	RDMA_NLDEV_ATTR_PORT_PHYS_STATE = 13                     // u8
 	RDMA_NLDEV_ATTR_DEV_NODE_TYPE   = 14                     // u8
 
+	// The reply to RDMA_NLDEV_CMD_RES_GET (`rdma resource show`) nests
+	// RES_SUMMARY > RES_SUMMARY_ENTRY > (ENTRY_NAME, ENTRY_CURR), one
+	// entry per kind of tracked object. The kernel opens these nests
+	// without NLA_F_NESTED.
+	RDMA_NLDEV_ATTR_RES_SUMMARY            = 15 // nested table
+	RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY      = 16 // nested table
+	RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_NAME = 17 // string: "pd", "cq", "qp", "cm_id", "mr", "ctx", "srq"
+	RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR = 18 // u64, the number of objects
+
 	RDMA_NLDEV_ATTR_NDEV_INDEX = 50 // u32
 	RDMA_NLDEV_ATTR_NDEV_NAME  = 51 // string
 

@@ -1,0 +1,119 @@
+package cq
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/ucmd"
+	"github.com/purerdma/purerdma/internal/verbs"
+	"github.com/purerdma/purerdma/uverbs"
+)
+
+// Channel is a completion channel (struct ibv_comp_channel): the file on
+// which armed CQs report completions. Several CQs may share one.
+type Channel struct {
+	core *verbs.Context
+	file *os.File // non-blocking, on the runtime poller
+	id   uint64   // in the context's object table
+	ev   verbs.EventFile
+
+	mu     sync.Mutex
+	cqs    int // CQs using the channel
+	closed bool
+}
+
+// NewChannel creates a completion channel on ctx
+// (ibv_create_comp_channel).
+func NewChannel(ctx *uverbs.Context) (*Channel, error) {
+	core := verbs.ContextOf(ctx)
+	if core == nil {
+		return nil, fmt.Errorf("cq: create channel: nil context: %w", unix.EINVAL)
+	}
+	var req abi.CreateCompChannel
+	var resp abi.CreateCompChannelResp
+	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&resp)}
+	if err := core.Do(&cmd); err != nil {
+		return nil, fmt.Errorf("cq: create channel: %w", err)
+	}
+	fd := int(resp.FD)
+	// Non-blocking before os.NewFile, so that the file joins the poller.
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("cq: create channel: %w", err)
+	}
+	unix.CloseOnExec(fd)
+	f := os.NewFile(uintptr(fd), core.Name+"-comp")
+	ch := &Channel{core: core, file: f, ev: verbs.EventFile{File: f}}
+	ch.id = core.Add(ch)
+	return ch, nil
+}
+
+// Fd returns the channel's file descriptor, for poll(2)-style integration
+// (librpma's rpma_conn_get_completion_fd). It stays owned by the channel.
+func (ch *Channel) Fd() int { return int(ch.file.Fd()) }
+
+// Wait blocks until an armed CQ on the channel has a completion and
+// returns that CQ, as ibv_get_cq_event does; the event is acknowledged at
+// once. It returns ctx's error when ctx ends first and ErrClosed when the
+// channel closes. Waits on one channel run one at a time.
+func (ch *Channel) Wait(ctx context.Context) (*CQ, error) {
+	var ev [8]byte // struct ib_uverbs_comp_event_desc: the CQ's user handle
+	for {
+		if err := ch.ev.Read(ctx, ev[:]); err != nil {
+			return nil, fmt.Errorf("cq: wait: %w", err)
+		}
+		// An event of a CQ destroyed meanwhile names no live object.
+		if c, ok := ch.core.Lookup(binary.NativeEndian.Uint64(ev[:])).(*CQ); ok {
+			c.events.Add(1)
+			return c, nil
+		}
+	}
+}
+
+func (ch *Channel) attach() (int, error) {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if ch.closed {
+		return 0, ErrClosed
+	}
+	ch.cqs++
+	return int(ch.file.Fd()), nil
+}
+
+func (ch *Channel) detach() {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	ch.cqs--
+}
+
+// Close closes the channel. It fails with uverbs.ErrBusy while CQs use
+// it, as ibv_destroy_comp_channel does. It is safe to call more than once.
+func (ch *Channel) Close() error {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if ch.closed {
+		return nil
+	}
+	if ch.cqs > 0 {
+		return fmt.Errorf("cq: close channel: %d CQs use it: %w", ch.cqs, uverbs.ErrBusy)
+	}
+	ch.closed = true
+	ch.core.Remove(ch.id)
+	return ch.file.Close()
+}
+
+// Release is for the closing context; see verbs.Object.
+func (ch *Channel) Release() {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if !ch.closed {
+		ch.closed = true
+		ch.file.Close()
+	}
+}

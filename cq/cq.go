@@ -1,0 +1,183 @@
+package cq
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/ucmd"
+	"github.com/purerdma/purerdma/internal/verbs"
+	"github.com/purerdma/purerdma/uverbs"
+)
+
+// CQ is a completion queue. Poll, ReqNotify and Close may be called from
+// several goroutines.
+type CQ struct {
+	ctx     *uverbs.Context
+	core    *verbs.Context
+	ch      *Channel
+	handle  uint32
+	cqe     int
+	id      uint64 // user handle: names the CQ in events
+	ring    provider.CQ
+	scratch provider.WC // the provider writes here, never into the caller's slice
+
+	events atomic.Uint64 // completion events delivered for this CQ
+
+	verbs.Life
+}
+
+// Options are the optional parts of a CQ.
+type Options struct {
+	// Channel receives an event when the armed CQ gets a completion.
+	Channel *Channel
+	// CompVector picks the completion vector (interrupt) the CQ uses.
+	CompVector int
+}
+
+// New creates a CQ on ctx that holds at least cqe completions, as
+// ibv_create_cq does. The device may round cqe up; CQE tells the result.
+func New(ctx *uverbs.Context, cqe int, opts *Options) (*CQ, error) {
+	core := verbs.ContextOf(ctx)
+	if core == nil {
+		return nil, fmt.Errorf("cq: create: nil context: %w", unix.EINVAL)
+	}
+	if err := core.NeedDriver("cq: create"); err != nil {
+		return nil, err
+	}
+	if opts == nil {
+		opts = &Options{}
+	}
+	if cqe < 1 || cqe > int(^uint32(0)>>1) {
+		return nil, fmt.Errorf("cq: create with %d entries: %w", cqe, unix.EINVAL)
+	}
+	if opts.CompVector < 0 || opts.CompVector >= max(ctx.NumCompVectors(), 1) {
+		return nil, fmt.Errorf("cq: create: completion vector %d of %d: %w", opts.CompVector, ctx.NumCompVectors(), unix.EINVAL)
+	}
+	c := &CQ{ctx: ctx, core: core, ch: opts.Channel}
+	chFD := int32(-1)
+	if c.ch != nil {
+		if c.ch.core != core {
+			return nil, fmt.Errorf("cq: create: the channel belongs to another device: %w", unix.EINVAL)
+		}
+		fd, err := c.ch.attach()
+		if err != nil {
+			return nil, fmt.Errorf("cq: create: %w", err)
+		}
+		chFD = int32(fd)
+	}
+	c.id = core.Add(c)
+	if err := c.create(cqe, opts.CompVector, chFD); err != nil {
+		core.Remove(c.id)
+		if c.ch != nil {
+			c.ch.detach()
+		}
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *CQ) create(cqe, vector int, chFD int32) error {
+	req := abi.CreateCQ{UserHandle: c.id, CQE: uint32(cqe), CompVector: uint32(vector), CompChannel: chFD}
+	var resp abi.CreateCQResp
+	_, out := c.core.Udata(abi.IB_USER_VERBS_CMD_CREATE_CQ)
+	cmd := ucmd.Cmd{
+		Num:    abi.IB_USER_VERBS_CMD_CREATE_CQ,
+		Req:    ucmd.Bytes(&req),
+		Resp:   ucmd.Bytes(&resp),
+		DrvOut: make([]byte, out),
+	}
+	if err := c.core.Do(&cmd); err != nil {
+		return fmt.Errorf("cq: create with %d entries: %w", cqe, err)
+	}
+	c.handle, c.cqe = resp.CQHandle, int(resp.CQE)
+	ring, err := c.core.Driver.NewCQ(c.core, cmd.DrvOut)
+	if err != nil {
+		c.core.Do(c.destroyCmd())
+		return fmt.Errorf("cq: create: %s: %w", c.core.Driver.Name(), err)
+	}
+	c.ring = ring
+	return nil
+}
+
+// destroyCmd is the DESTROY_CQ command for c.
+func (c *CQ) destroyCmd() *ucmd.Cmd {
+	req := abi.DestroyCQ{CQHandle: c.handle}
+	var resp abi.DestroyCQResp
+	return &ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_DESTROY_CQ, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&resp)}
+}
+
+// Context returns the context the CQ was created on.
+func (c *CQ) Context() *uverbs.Context { return c.ctx }
+
+// Handle returns the kernel's handle of the CQ; queue pairs name their CQs
+// by it.
+func (c *CQ) Handle() uint32 { return c.handle }
+
+// CQE returns how many completions the CQ holds.
+func (c *CQ) CQE() int { return c.cqe }
+
+// Channel returns the CQ's completion channel, or nil.
+func (c *CQ) Channel() *Channel { return c.ch }
+
+// Poll moves up to len(wc) completions, oldest first, into wc and returns
+// how many it moved, as ibv_poll_cq does. It returns 0 when the CQ is
+// empty. It neither blocks nor allocates.
+func (c *CQ) Poll(wc []WC) (int, error) {
+	c.Lock()
+	defer c.Unlock()
+	if c.Gone() {
+		return 0, ErrClosed
+	}
+	n := 0
+	for n < len(wc) && c.ring.Next(&c.scratch) {
+		wc[n].fill(&c.scratch)
+		n++
+	}
+	return n, nil
+}
+
+// ReqNotify arms the CQ: the next completion (with solicitedOnly, the next
+// solicited receive or failed completion) sends one event to the CQ's
+// channel. Arm again after each event.
+func (c *CQ) ReqNotify(solicitedOnly bool) error {
+	c.Lock()
+	defer c.Unlock()
+	if c.Gone() {
+		return ErrClosed
+	}
+	if c.ring.Arm(solicitedOnly) {
+		return nil
+	}
+	if err := c.core.FD.Notify(c.handle, solicitedOnly); err != nil {
+		return fmt.Errorf("cq: request notification: %w", err)
+	}
+	return nil
+}
+
+// Events returns how many completion events the CQ's channel delivered
+// for it (what ibv_ack_cq_events counts; purerdma acknowledges them as it
+// delivers them).
+func (c *CQ) Events() uint64 { return c.events.Load() }
+
+// Close destroys the CQ. It fails with uverbs.ErrBusy while a QP or SRQ
+// uses it. It is safe to call more than once.
+func (c *CQ) Close() error {
+	return c.Destroy(c.core, "cq: destroy", c.destroyCmd(), c.release)
+}
+
+// Release is for the closing context; see verbs.Object.
+func (c *CQ) Release() { c.Life.Release(c.release) }
+
+func (c *CQ) release() {
+	c.core.Remove(c.id)
+	if c.ring != nil {
+		c.ring.Close()
+	}
+	if c.ch != nil {
+		c.ch.detach()
+	}
+}

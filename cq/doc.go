@@ -1,0 +1,23 @@
+// Package cq provides completion queues and completion channels, what
+// ibv_create_cq, ibv_poll_cq, ibv_req_notify_cq and ibv_get_cq_event are to
+// C.
+//
+// A CQ's ring is mapped from the kernel and polled in Go by the device's
+// provider: Poll makes no system call and does not allocate. To sleep
+// instead of spinning, create the CQ with a Channel, arm it with
+// ReqNotify, and Wait on the channel; the channel's file is non-blocking
+// and parked on Go's runtime poller, so a waiting goroutine holds no OS
+// thread, and Wait honours its context.Context.
+//
+// The usual loop, as with libibverbs, arms before polling so that no
+// completion slips between an empty poll and the wait:
+//
+//	for {
+//		if err := cq.ReqNotify(false); err != nil { ... }
+//		n, err := cq.Poll(wc)
+//		...
+//		if n == 0 {
+//			if _, err := ch.Wait(ctx); err != nil { ... }
+//		}
+//	}
+package cq

@@ -1,0 +1,159 @@
+package cq
+
+import (
+	"fmt"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
+)
+
+// WC is a work completion (struct ibv_wc). When Status is not Success,
+// only ID, Status, QPNum and VendorErr are valid, as ibv_poll_cq(3) says;
+// Poll sets the other fields to zero then, so that they cannot be misread.
+type WC struct {
+	ID        uint64 // the wr_id of the completed work request
+	Status    Status
+	Opcode    Opcode
+	VendorErr uint32 // the provider's error syndrome
+	ByteLen   uint32 // bytes transferred
+	// Imm is the immediate data in host byte order when Flags has
+	// WithImm, or the invalidated rkey when Flags has WithInv.
+	Imm          uint32
+	QPNum        uint32 // the local QP the work request ran on
+	SrcQP        uint32 // the remote QP (UD only)
+	Flags        Flags
+	PKeyIndex    uint16 // GSI QPs only
+	SLID         uint16
+	SL           uint8
+	DLIDPathBits uint8
+}
+
+// fill sets w from a provider's completion, zeroing what an error leaves
+// undefined.
+func (w *WC) fill(p *provider.WC) {
+	if p.Status != abi.IB_WC_SUCCESS {
+		*w = WC{ID: p.ID, Status: Status(p.Status), QPNum: p.QPNum, VendorErr: p.VendorErr}
+		return
+	}
+	*w = WC{
+		ID:           p.ID,
+		Status:       Status(p.Status),
+		Opcode:       Opcode(p.Opcode),
+		VendorErr:    p.VendorErr,
+		ByteLen:      p.ByteLen,
+		Imm:          p.ImmData,
+		QPNum:        p.QPNum,
+		SrcQP:        p.SrcQP,
+		Flags:        Flags(p.Flags),
+		PKeyIndex:    p.PKeyIndex,
+		SLID:         p.SLID,
+		SL:           p.SL,
+		DLIDPathBits: p.DLIDPathBits,
+	}
+}
+
+// Err returns nil for a successful completion and otherwise an error that
+// matches ErrCompletion and carries the status.
+func (w *WC) Err() error {
+	if w.Status == Success {
+		return nil
+	}
+	return &CompletionError{ID: w.ID, Status: w.Status, VendorErr: w.VendorErr}
+}
+
+// Status is a completion status (enum ibv_wc_status).
+type Status uint32
+
+// Completion statuses.
+const (
+	Success          Status = abi.IB_WC_SUCCESS
+	LocLenErr        Status = abi.IB_WC_LOC_LEN_ERR
+	LocQPOpErr       Status = abi.IB_WC_LOC_QP_OP_ERR
+	LocEECOpErr      Status = abi.IB_WC_LOC_EEC_OP_ERR
+	LocProtErr       Status = abi.IB_WC_LOC_PROT_ERR
+	WRFlushErr       Status = abi.IB_WC_WR_FLUSH_ERR
+	MWBindErr        Status = abi.IB_WC_MW_BIND_ERR
+	BadRespErr       Status = abi.IB_WC_BAD_RESP_ERR
+	LocAccessErr     Status = abi.IB_WC_LOC_ACCESS_ERR
+	RemInvReqErr     Status = abi.IB_WC_REM_INV_REQ_ERR
+	RemAccessErr     Status = abi.IB_WC_REM_ACCESS_ERR
+	RemOpErr         Status = abi.IB_WC_REM_OP_ERR
+	RetryExcErr      Status = abi.IB_WC_RETRY_EXC_ERR
+	RNRRetryExcErr   Status = abi.IB_WC_RNR_RETRY_EXC_ERR
+	LocRDDViolErr    Status = abi.IB_WC_LOC_RDD_VIOL_ERR
+	RemInvRdReqErr   Status = abi.IB_WC_REM_INV_RD_REQ_ERR
+	RemAbortErr      Status = abi.IB_WC_REM_ABORT_ERR
+	InvEECNErr       Status = abi.IB_WC_INV_EECN_ERR
+	InvEECStateErr   Status = abi.IB_WC_INV_EEC_STATE_ERR
+	FatalErr         Status = abi.IB_WC_FATAL_ERR
+	RespTimeoutErr   Status = abi.IB_WC_RESP_TIMEOUT_ERR
+	GeneralErr       Status = abi.IB_WC_GENERAL_ERR
+	TMErr            Status = 22
+	TMRndvIncomplete Status = 23
+)
+
+// statusNames are ibv_wc_status_str's texts.
+var statusNames = [...]string{
+	"success", "local length error", "local QP operation error",
+	"local EE context operation error", "local protection error",
+	"Work Request Flushed Error", "memory management operation error",
+	"bad response error", "local access error",
+	"remote invalid request error", "remote access error",
+	"remote operation error", "transport retry counter exceeded",
+	"RNR retry counter exceeded", "local RDD violation error",
+	"remote invalid RD request", "aborted error", "invalid EE context number",
+	"invalid EE context state", "fatal error", "response timeout error",
+	"general error", "TM error", "TM software rendezvous",
+}
+
+// String returns the text ibv_wc_status_str gives.
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return "unknown"
+}
+
+// Opcode is the kind of work a completion reports (enum ibv_wc_opcode).
+// Receive completions have the Recv bit set.
+type Opcode uint32
+
+// Completion opcodes.
+const (
+	OpSend            Opcode = abi.IB_WC_SEND
+	OpRDMAWrite       Opcode = abi.IB_WC_RDMA_WRITE
+	OpRDMARead        Opcode = abi.IB_WC_RDMA_READ
+	OpCompSwap        Opcode = abi.IB_WC_COMP_SWAP
+	OpFetchAdd        Opcode = abi.IB_WC_FETCH_ADD
+	OpBindMW          Opcode = abi.IB_WC_BIND_MW
+	OpLocalInv        Opcode = abi.IB_WC_LOCAL_INV
+	OpTSO             Opcode = abi.IB_WC_LSO
+	OpRecv            Opcode = abi.IB_WC_RECV
+	OpRecvRDMAWithImm Opcode = abi.IB_WC_RECV_RDMA_WITH_IMM
+)
+
+var opcodeNames = map[Opcode]string{
+	OpSend: "SEND", OpRDMAWrite: "RDMA_WRITE", OpRDMARead: "RDMA_READ",
+	OpCompSwap: "COMP_SWAP", OpFetchAdd: "FETCH_ADD", OpBindMW: "BIND_MW",
+	OpLocalInv: "LOCAL_INV", OpTSO: "TSO", OpRecv: "RECV",
+	OpRecvRDMAWithImm: "RECV_RDMA_WITH_IMM",
+}
+
+// String returns the name of the IBV_WC_ constant without its prefix.
+func (o Opcode) String() string {
+	if s, ok := opcodeNames[o]; ok {
+		return s
+	}
+	return fmt.Sprintf("Opcode(%d)", uint32(o))
+}
+
+// Flags describe a completion (enum ibv_wc_flags).
+type Flags uint32
+
+// Completion flags.
+const (
+	GRH      Flags = abi.IB_WC_GRH      // a GRH is present (UD)
+	WithImm  Flags = abi.IB_WC_WITH_IMM // Imm holds immediate data
+	WithInv  Flags = abi.IB_WC_WITH_INVALIDATE
+	IPCsumOK Flags = abi.IB_WC_IP_CSUM_OK
+)

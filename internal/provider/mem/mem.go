@@ -1,0 +1,42 @@
+// Package mem is the unsafe core of the drivers' data paths: it views
+// mapped queue memory as ABI structs and indices, and reads the user
+// memory that inline sends copy. It is the only unsafe code the drivers
+// use.
+package mem
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// At returns the T at byte offset off of b. T must be a plain ABI struct
+// (no Go pointers) and b must hold sizeof(T) bytes at off; At panics
+// otherwise, since that is a driver bug, not user input.
+func At[T any](b []byte, off int) *T {
+	var zero T
+	_ = b[off+int(unsafe.Sizeof(zero))-1] // bounds check
+	return (*T)(unsafe.Pointer(&b[off]))
+}
+
+// Uint32 returns the 32-bit word at byte offset off of b, for atomic
+// access. off must be 4-byte aligned.
+func Uint32(b []byte, off int) *atomic.Uint32 {
+	_ = b[off+3]
+	if off%4 != 0 {
+		panic("mem: misaligned atomic word")
+	}
+	return (*atomic.Uint32)(unsafe.Pointer(&b[off]))
+}
+
+// User returns the n bytes at the user address addr, which a send's SGE
+// names for inline data. The caller vouches that the memory is live: an
+// SGE must point into memory that stays mapped, as in libibverbs.
+func User(addr uint64, n int) []byte {
+	if n == 0 {
+		return nil
+	}
+	// Through a pointer-typed load rather than unsafe.Pointer(uintptr(addr)):
+	// the address is not one Go allocated, and vet rightly flags the cast.
+	p := *(*unsafe.Pointer)(unsafe.Pointer(&addr))
+	return unsafe.Slice((*byte)(p), n)
+}

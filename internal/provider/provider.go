@@ -1,0 +1,187 @@
+// Package provider defines what a kernel RDMA driver's user-space half
+// (rdma-core's providers/<name>) supplies to purerdma: the sizes of its
+// private command data, and the data path on the queues the kernel maps
+// into the process. Each driver lives in a package of its own below this
+// one and registers itself by the RDMA_DRIVER_* id the kernel reports, so a
+// new driver is a new package and one import line in uverbs.
+//
+// Drivers only ever see memory owned by purerdma's objects (the queues they
+// mapped and the request copies below), never the caller's: that keeps the
+// caller's work requests and completion arrays on its stack even though
+// every call here goes through an interface.
+package provider
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// ErrFull is returned by Put when the queue has no free slot.
+var ErrFull = errors.New("queue full")
+
+// ErrUnsupported is returned for an operation the driver does not have.
+var ErrUnsupported = errors.New("operation not supported by the driver")
+
+// Driver is the user-space half of one kernel driver.
+type Driver interface {
+	// Name is the driver's name as rdma-core spells it ("rxe", "siw").
+	Name() string
+	// Udata returns the sizes in bytes of the driver's private request
+	// and response for the uverbs write command cmd
+	// (IB_USER_VERBS_CMD_*). The kernel refuses a response buffer that is
+	// too small, and some drivers refuse any request data at all.
+	Udata(cmd uint32) (in, out int)
+	// NewCQ maps the CQ the kernel described in resp, the driver's
+	// CREATE_CQ response.
+	NewCQ(dev Device, resp []byte) (CQ, error)
+	// NewQP maps the queues of a new QP. rq is nil when the QP uses an SRQ.
+	NewQP(dev Device, init QPInit, resp []byte) (sq SQ, rq RQ, err error)
+	// NewSRQ maps the queue of a new SRQ.
+	NewSRQ(dev Device, init SRQInit, resp []byte) (RQ, error)
+	// AHNum returns the number a send work request names an address
+	// handle by, from the driver's CREATE_AH response.
+	AHNum(resp []byte) uint32
+}
+
+// Device is what a driver needs from the opened device.
+type Device interface {
+	// Mmap maps size bytes of the command file at offset, shared and
+	// read-write.
+	Mmap(offset uint64, size int) ([]byte, error)
+	// Munmap undoes Mmap.
+	Munmap(b []byte) error
+	// Doorbell tells the kernel that the send queue of the QP with the
+	// given handle has new work (a POST_SEND write with no requests).
+	Doorbell(qpHandle uint32) error
+}
+
+// QPInit describes a new QP to its driver.
+type QPInit struct {
+	Handle     uint32 // the kernel's QP handle, for the doorbell
+	QPNum      uint32
+	Type       uint8  // IB_UVERBS_QPT_*
+	MaxSendWR  uint32 // what the kernel granted; a queue holds no more
+	MaxRecvWR  uint32
+	MaxSendSGE uint32
+	MaxRecvSGE uint32
+	MaxInline  uint32
+	SRQ        bool
+}
+
+// SRQInit describes a new SRQ to its driver.
+type SRQInit struct {
+	MaxWR  uint32 // what the kernel granted; the queue holds no more
+	MaxSGE uint32
+}
+
+// SGE is a scatter/gather element (struct ibv_sge).
+type SGE struct {
+	Addr   uint64
+	Length uint32
+	LKey   uint32
+}
+
+// SendWR is a send work request, already checked against the QP's limits.
+// Inline data is read from the SGE addresses.
+type SendWR struct {
+	ID         uint64
+	Opcode     uint32 // IB_UVERBS_WR_*
+	Flags      uint32 // IB_UVERBS_SEND_*
+	Imm        uint32 // immediate data in host order, or the rkey to invalidate
+	SGE        []SGE
+	RemoteAddr uint64
+	RKey       uint32
+	CompareAdd uint64
+	Swap       uint64
+	AHNum      uint32 // UD: from Driver.AHNum
+	RemoteQPN  uint32 // UD
+	RemoteQKey uint32 // UD
+}
+
+// RecvWR is a receive work request.
+type RecvWR struct {
+	ID  uint64
+	SGE []SGE
+}
+
+// WC is a work completion in the layout of struct ib_uverbs_wc, with
+// ImmData in host order.
+type WC struct {
+	ID           uint64
+	Status       uint32
+	Opcode       uint32
+	VendorErr    uint32
+	ByteLen      uint32
+	ImmData      uint32
+	QPNum        uint32
+	SrcQP        uint32
+	Flags        uint32
+	PKeyIndex    uint16
+	SLID         uint16
+	SL           uint8
+	DLIDPathBits uint8
+	PortNum      uint8
+}
+
+// SQ is a send queue. Its methods are called with the QP's send lock held.
+type SQ interface {
+	// Put writes wr into the next free slot without handing it to the
+	// device; ErrFull when there is none.
+	Put(wr *SendWR) error
+	// Flush hands the slots Put since the last Flush to the device and
+	// rings the doorbell once.
+	Flush() error
+	// Close unmaps the queue.
+	Close() error
+}
+
+// RQ is a receive queue or an SRQ. Its methods are called with the
+// queue's lock held.
+type RQ interface {
+	// Put writes wr into the next free slot without handing it to the
+	// device; ErrFull when there is none.
+	Put(wr *RecvWR) error
+	// Flush hands the slots Put since the last Flush to the device.
+	Flush() error
+	// Close unmaps the queue.
+	Close() error
+}
+
+// CQ is a completion queue. Its methods are called with the CQ's lock
+// held.
+type CQ interface {
+	// Next moves the oldest completion into wc and reports whether there
+	// was one.
+	Next(wc *WC) bool
+	// Arm requests an event for the next (or next solicited) completion
+	// if the driver does so in shared memory. It reports false when the
+	// kernel must be asked with REQ_NOTIFY_CQ instead.
+	Arm(solicitedOnly bool) bool
+	// Close unmaps the queue.
+	Close() error
+}
+
+var (
+	mu      sync.RWMutex
+	drivers = map[uint32]Driver{}
+)
+
+// Register makes d the driver for the kernel driver id (RDMA_DRIVER_*).
+// Drivers call it from init.
+func Register(id uint32, d Driver) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := drivers[id]; dup {
+		panic(fmt.Sprintf("provider: driver id %d registered twice", id))
+	}
+	drivers[id] = d
+}
+
+// Lookup returns the driver for a kernel driver id.
+func Lookup(id uint32) (Driver, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	d, ok := drivers[id]
+	return d, ok
+}

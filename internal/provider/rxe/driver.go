@@ -1,0 +1,138 @@
+package rxe
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
+)
+
+func init() { provider.Register(abi.RDMA_DRIVER_RXE, driver{}) }
+
+// Sizes of the driver responses (include/uapi/rdma/rdma_user_rxe.h),
+// checked against the abi structs in the tests.
+const (
+	mmInfoSize        = 16 // struct mminfo
+	createCQRespSize  = 16 // struct rxe_create_cq_resp
+	resizeCQRespSize  = 16 // struct rxe_resize_cq_resp
+	createQPRespSize  = 32 // struct rxe_create_qp_resp
+	createSRQRespSize = 24 // struct rxe_create_srq_resp
+	createAHRespSize  = 8  // struct rxe_create_ah_resp
+	modifySRQCmdSize  = 8  // struct rxe_modify_srq_cmd
+)
+
+type driver struct{}
+
+func (driver) Name() string { return "rxe" }
+
+// Udata returns the rxe driver data sizes. The extended commands
+// IB_USER_VERBS_EX_CMD_CREATE_CQ and _CREATE_QP have the same numbers as
+// the legacy ones and the same driver data, so cmd may be either.
+//
+// rxe takes driver request data only for MODIFY_SRQ: rxe_modify_srq
+// refuses an inlen below sizeof(struct rxe_modify_srq_cmd), whose
+// mmap_info_addr is where a resize (IB_SRQ_MAX_WR) writes the new
+// mapping. A zero address is fine for IB_SRQ_LIMIT alone. rxe_create_qp
+// refuses any request data at all.
+func (driver) Udata(cmd uint32) (in, out int) {
+	switch cmd {
+	case abi.IB_USER_VERBS_CMD_CREATE_CQ: // = IB_USER_VERBS_EX_CMD_CREATE_CQ
+		return 0, createCQRespSize
+	case abi.IB_USER_VERBS_CMD_RESIZE_CQ:
+		return 0, resizeCQRespSize
+	case abi.IB_USER_VERBS_CMD_CREATE_QP: // = IB_USER_VERBS_EX_CMD_CREATE_QP
+		return 0, createQPRespSize
+	case abi.IB_USER_VERBS_CMD_CREATE_SRQ:
+		return 0, createSRQRespSize
+	case abi.IB_USER_VERBS_CMD_MODIFY_SRQ:
+		return modifySRQCmdSize, 0
+	case abi.IB_USER_VERBS_CMD_CREATE_AH:
+		return 0, createAHRespSize
+	}
+	return 0, 0
+}
+
+// mmInfo decodes a struct mminfo at off in a driver response.
+func mmInfo(resp []byte, off int) abi.MMInfo {
+	b := resp[off : off+mmInfoSize]
+	return abi.MMInfo{
+		Offset: binary.NativeEndian.Uint64(b[0:]),
+		Size:   binary.NativeEndian.Uint32(b[8:]),
+	}
+}
+
+func shortResp(what string, got, want int) error {
+	return fmt.Errorf("rxe: %s response is %d bytes, want %d: %w", what, got, want, unix.EINVAL)
+}
+
+func (driver) NewCQ(dev provider.Device, resp []byte) (provider.CQ, error) {
+	if len(resp) < createCQRespSize {
+		return nil, shortResp("CREATE_CQ", len(resp), createCQRespSize)
+	}
+	c := &cq{}
+	if err := c.q.open(dev, mmInfo(resp, 0), wcSize, "CQ"); err != nil {
+		return nil, err
+	}
+	c.cons = c.q.cons.Load()
+	return c, nil
+}
+
+// NewQP maps the receive queue (unless the QP has an SRQ) and the send
+// queue. rxe_create_qp_resp lists the receive queue first.
+func (driver) NewQP(dev provider.Device, init provider.QPInit, resp []byte) (provider.SQ, provider.RQ, error) {
+	if len(resp) < createQPRespSize {
+		return nil, nil, shortResp("CREATE_QP", len(resp), createQPRespSize)
+	}
+	var r *rq
+	if !init.SRQ {
+		r = &rq{maxSGE: init.MaxRecvSGE}
+		need := recvWQEHdr + int(init.MaxRecvSGE)*sgeSize
+		if err := r.q.open(dev, mmInfo(resp, 0), need, "receive queue"); err != nil {
+			return nil, nil, err
+		}
+		r.q.setLimit(init.MaxRecvWR)
+		r.init()
+	}
+	s := &sq{init: init}
+	need := sendWQEHdr + max(int(init.MaxSendSGE)*sgeSize, int(init.MaxInline))
+	if err := s.q.open(dev, mmInfo(resp, mmInfoSize), need, "send queue"); err != nil {
+		if r != nil {
+			r.Close()
+		}
+		return nil, nil, err
+	}
+	s.q.setLimit(init.MaxSendWR)
+	s.pending = s.q.prod.Load()
+	s.published = s.pending
+	if r == nil {
+		return s, nil, nil // not a typed nil in the interface
+	}
+	return s, r, nil
+}
+
+func (driver) NewSRQ(dev provider.Device, init provider.SRQInit, resp []byte) (provider.RQ, error) {
+	if len(resp) < createSRQRespSize {
+		return nil, shortResp("CREATE_SRQ", len(resp), createSRQRespSize)
+	}
+	r := &rq{}
+	if err := r.q.open(dev, mmInfo(resp, 0), recvWQEHdr+sgeSize, "SRQ"); err != nil {
+		return nil, err
+	}
+	r.maxSGE = min(init.MaxSGE, uint32((r.q.elemSize()-recvWQEHdr)/sgeSize))
+	r.q.setLimit(init.MaxWR)
+	r.init()
+	return r, nil
+}
+
+// AHNum returns rxe_create_ah_resp.ah_num, or 0 (which kernels before 5.16
+// return, expecting an address vector in the WQE instead) when the
+// response is short.
+func (driver) AHNum(resp []byte) uint32 {
+	if len(resp) < createAHRespSize {
+		return 0
+	}
+	return binary.NativeEndian.Uint32(resp[0:])
+}

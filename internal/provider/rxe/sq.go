@@ -1,0 +1,150 @@
+package rxe
+
+import (
+	"fmt"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/provider/mem"
+)
+
+// sq is a send queue of struct rxe_send_wqe.
+type sq struct {
+	q         queue
+	init      provider.QPInit
+	pending   uint32 // producer including unflushed Puts
+	published uint32 // producer the kernel has seen
+}
+
+// Put fills the next slot the way rdma-core's init_send_wqe does, but
+// leaves it unpublished. The checks come first so that a refused request
+// leaves the slot alone.
+func (s *sq) Put(wr *provider.SendWR) error {
+	if s.q.buf == nil {
+		return errClosed
+	}
+	room := s.q.elemSize() - sendWQEHdr
+	n := len(wr.SGE)
+	var total uint64
+	for i := range wr.SGE {
+		total += uint64(wr.SGE[i].Length)
+	}
+	inline := wr.Flags&abi.IB_SEND_INLINE != 0
+	if inline {
+		if total > uint64(s.init.MaxInline) || total > uint64(room) {
+			return s.tooMuchInline(total, room)
+		}
+	} else if uint64(n) > uint64(s.init.MaxSendSGE) || n*sgeSize > room {
+		return s.tooManySGEs(n)
+	}
+	if total > 1<<31 {
+		return fmt.Errorf("rxe: send request of %d bytes: %w", total, unix.EINVAL)
+	}
+	switch wr.Opcode {
+	case abi.IB_UVERBS_WR_RDMA_WRITE, abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM,
+		abi.IB_UVERBS_WR_RDMA_READ,
+		abi.IB_UVERBS_WR_SEND, abi.IB_UVERBS_WR_SEND_WITH_IMM,
+		abi.IB_UVERBS_WR_SEND_WITH_INV, abi.IB_UVERBS_WR_LOCAL_INV:
+	case abi.IB_UVERBS_WR_ATOMIC_CMP_AND_SWP, abi.IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		// As rdma-core's validate_send_wr: room for the 8-byte
+		// original value, and an aligned target.
+		if total < 8 || wr.RemoteAddr&7 != 0 {
+			return fmt.Errorf("rxe: atomic to %#x with %d bytes of local buffer: %w", wr.RemoteAddr, total, unix.EINVAL)
+		}
+	default:
+		// BIND_MW needs fields SendWR does not have; the rest rxe
+		// does not implement.
+		return fmt.Errorf("rxe: send opcode %d: %w", wr.Opcode, provider.ErrUnsupported)
+	}
+	ud := s.init.Type == abi.IB_UVERBS_QPT_UD &&
+		(wr.Opcode == abi.IB_UVERBS_WR_SEND || wr.Opcode == abi.IB_UVERBS_WR_SEND_WITH_IMM)
+	if ud && wr.AHNum == 0 {
+		// Kernels before 5.16 want an address vector in the WQE
+		// instead; they are not supported.
+		return fmt.Errorf("rxe: UD send without an address handle number: %w", unix.EINVAL)
+	}
+	if s.q.full(s.pending) {
+		return provider.ErrFull
+	}
+	next := s.q.next(s.pending)
+
+	b := s.q.slot(s.pending)
+	clear(b)
+	w := mem.At[abi.RxeSendWQE](b, 0)
+	w.Wr.WrID = wr.ID
+	w.Wr.Opcode = wr.Opcode
+	w.Wr.SendFlags = wr.Flags
+	switch wr.Opcode {
+	case abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM, abi.IB_UVERBS_WR_SEND_WITH_IMM:
+		w.Wr.Ex = beSwap(wr.Imm) // imm_data is __be32
+	case abi.IB_UVERBS_WR_SEND_WITH_INV, abi.IB_UVERBS_WR_LOCAL_INV:
+		w.Wr.Ex = wr.Imm // invalidate_rkey is host order
+	}
+	switch wr.Opcode {
+	case abi.IB_UVERBS_WR_RDMA_WRITE, abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM,
+		abi.IB_UVERBS_WR_RDMA_READ:
+		u := mem.At[abi.RxeSendWrRDMA](w.Wr.Wr[:], 0)
+		u.RemoteAddr = wr.RemoteAddr
+		u.RKey = wr.RKey
+		w.Iova = wr.RemoteAddr
+	case abi.IB_UVERBS_WR_ATOMIC_CMP_AND_SWP, abi.IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+		u := mem.At[abi.RxeSendWrAtomic](w.Wr.Wr[:], 0)
+		u.RemoteAddr = wr.RemoteAddr
+		u.CompareAdd = wr.CompareAdd
+		u.Swap = wr.Swap
+		u.RKey = wr.RKey
+		w.Iova = wr.RemoteAddr
+	default:
+		if ud {
+			u := mem.At[abi.RxeSendWrUD](w.Wr.Wr[:], 0)
+			u.RemoteQPN = wr.RemoteQPN
+			u.RemoteQKey = wr.RemoteQKey
+			u.AHNum = wr.AHNum
+		}
+	}
+	if inline {
+		d := b[sendWQEHdr:]
+		for i := range wr.SGE {
+			d = d[copy(d, mem.User(wr.SGE[i].Addr, int(wr.SGE[i].Length))):]
+		}
+	} else {
+		for i := range wr.SGE {
+			*mem.At[abi.RxeSGE](b, sendWQEHdr+i*sgeSize) = abi.RxeSGE{
+				Addr:   wr.SGE[i].Addr,
+				Length: wr.SGE[i].Length,
+				LKey:   wr.SGE[i].LKey,
+			}
+		}
+	}
+	w.Dma.Length = uint32(total)
+	w.Dma.Resid = uint32(total)
+	w.Dma.NumSGE = uint32(n)
+	// cur_sge, sge_offset and state (0 = posted) stay zero from clear.
+	s.pending = next
+	return nil
+}
+
+func (s *sq) tooMuchInline(total uint64, room int) error {
+	return fmt.Errorf("rxe: %d bytes of inline data, at most %d (slot room %d): %w",
+		total, s.init.MaxInline, room, unix.EINVAL)
+}
+
+func (s *sq) tooManySGEs(n int) error {
+	return fmt.Errorf("rxe: send request with %d SGEs, at most %d: %w", n, s.init.MaxSendSGE, unix.EINVAL)
+}
+
+// Flush publishes every slot Put since the last Flush with one release
+// store and rings the doorbell once. If the doorbell fails the requests
+// are still in the ring; the kernel runs them at the next doorbell.
+func (s *sq) Flush() error {
+	if s.q.buf == nil || s.pending == s.published {
+		return nil
+	}
+	s.q.prod.Store(s.pending) // release: the WQEs are written
+	s.published = s.pending
+	return s.q.dev.Doorbell(s.init.Handle)
+}
+
+func (s *sq) Close() error { return s.q.close() }

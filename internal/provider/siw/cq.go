@@ -1,0 +1,106 @@
+package siw
+
+import (
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/provider/mem"
+)
+
+// completionQueue is a mapped CQ: num CQEs, then struct siw_cq_ctrl.
+type completionQueue struct {
+	dev  provider.Device
+	buf  []byte
+	num  uint32
+	ctrl int    // offset of struct siw_cq_ctrl
+	get  uint32 // slot of the next completion
+}
+
+// wcStatus maps enum siw_wc_status to enum ib_wc_status (siw_cq.c,
+// rdma-core's map_cqe_status).
+var wcStatus = [abi.SIW_NUM_WC_STATUS]uint32{
+	abi.SIW_WC_SUCCESS:         abi.IB_WC_SUCCESS,
+	abi.SIW_WC_LOC_LEN_ERR:     abi.IB_WC_LOC_LEN_ERR,
+	abi.SIW_WC_LOC_PROT_ERR:    abi.IB_WC_LOC_PROT_ERR,
+	abi.SIW_WC_LOC_QP_OP_ERR:   abi.IB_WC_LOC_QP_OP_ERR,
+	abi.SIW_WC_WR_FLUSH_ERR:    abi.IB_WC_WR_FLUSH_ERR,
+	abi.SIW_WC_BAD_RESP_ERR:    abi.IB_WC_BAD_RESP_ERR,
+	abi.SIW_WC_LOC_ACCESS_ERR:  abi.IB_WC_LOC_ACCESS_ERR,
+	abi.SIW_WC_REM_ACCESS_ERR:  abi.IB_WC_REM_ACCESS_ERR,
+	abi.SIW_WC_REM_INV_REQ_ERR: abi.IB_WC_REM_INV_REQ_ERR,
+	abi.SIW_WC_GENERAL_ERR:     abi.IB_WC_GENERAL_ERR,
+}
+
+// wcOpcode maps enum siw_opcode to the work completion opcode (siw_cq.c's
+// map_wc_opcode, rdma-core's map_cqe_opcode). A send with immediate data
+// or with invalidate completes as a send.
+var wcOpcode = [abi.SIW_NUM_OPCODES]uint32{
+	abi.SIW_OP_WRITE:           abi.IB_WC_RDMA_WRITE,
+	abi.SIW_OP_READ:            abi.IB_WC_RDMA_READ,
+	abi.SIW_OP_READ_LOCAL_INV:  abi.IB_WC_RDMA_READ,
+	abi.SIW_OP_SEND:            abi.IB_WC_SEND,
+	abi.SIW_OP_SEND_WITH_IMM:   abi.IB_WC_SEND,
+	abi.SIW_OP_SEND_REMOTE_INV: abi.IB_WC_SEND,
+	abi.SIW_OP_FETCH_AND_ADD:   abi.IB_WC_FETCH_ADD,
+	abi.SIW_OP_COMP_AND_SWAP:   abi.IB_WC_COMP_SWAP,
+	abi.SIW_OP_RECEIVE:         abi.IB_WC_RECV,
+	abi.SIW_OP_READ_RESPONSE:   abi.IB_WC_RDMA_READ, // never completed
+	abi.SIW_OP_INVAL_STAG:      abi.IB_WC_LOCAL_INV,
+	abi.SIW_OP_REG_MR:          abi.IB_WC_REG_MR,
+}
+
+func (q *completionQueue) Next(wc *provider.WC) bool {
+	off := int(q.get) * cqeSize
+	word := mem.Uint32(q.buf, off+flagsWord)
+	// flags, opcode and status in one load (little-endian: flags is the
+	// low byte).
+	w := word.Load()
+	if w&abi.SIW_WQE_VALID == 0 {
+		return false
+	}
+	flags, opcode, status := uint8(w), uint8(w>>8), uint16(w>>16)
+	cqe := mem.At[abi.SiwCQE](q.buf, off)
+
+	*wc = provider.WC{
+		ID:      cqe.ID,
+		Status:  abi.IB_WC_GENERAL_ERR,
+		Opcode:  abi.IB_WC_SEND,
+		ByteLen: cqe.Bytes,
+		QPNum:   uint32(cqe.QPID),
+	}
+	if int(status) < len(wcStatus) {
+		wc.Status = wcStatus[status]
+	}
+	if int(opcode) < len(wcOpcode) {
+		wc.Opcode = wcOpcode[opcode]
+	}
+	// The kernel sets REM_INVAL only in CQs of kernel users today
+	// (siw_rqe_complete), and writes imm_data 0: siw has no immediate
+	// data, so there is never IB_WC_WITH_IMM (rdma-core's copy_cqe sets
+	// no wc_flags at all).
+	if flags&abi.SIW_WQE_REM_INVAL != 0 {
+		wc.Flags = abi.IB_WC_WITH_INVALIDATE
+		wc.ImmData = uint32(cqe.ImmData) // inval_stag, first 4 bytes of the union
+	}
+
+	// Hand the element back only after it has been copied.
+	word.Store(0)
+	q.get++
+	if q.get == q.num {
+		q.get = 0
+	}
+	return true
+}
+
+// Arm stores what rdma-core's siw_notify_cq stores: the kernel disarms
+// the CQ (back to SIW_NOTIFY_NOT) when it signals, in siw_cq_notify_now,
+// and the next completion event then needs a new Arm.
+func (q *completionQueue) Arm(solicitedOnly bool) bool {
+	flags := uint32(abi.SIW_NOTIFY_SOLICITED | abi.SIW_NOTIFY_NEXT_COMPLETION)
+	if solicitedOnly {
+		flags = abi.SIW_NOTIFY_SOLICITED
+	}
+	mem.Uint32(q.buf, q.ctrl).Store(flags)
+	return true
+}
+
+func (q *completionQueue) Close() error { return unmap(q.dev, &q.buf) }

@@ -1,0 +1,138 @@
+package siw
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/provider/mem"
+)
+
+func TestCQNext(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cqe  abi.SiwCQE
+		want provider.WC
+	}{
+		{"send", abi.SiwCQE{ID: 1, Opcode: abi.SIW_OP_SEND, Bytes: 100, QPID: 7},
+			provider.WC{ID: 1, Status: abi.IB_WC_SUCCESS, Opcode: abi.IB_WC_SEND, ByteLen: 100, QPNum: 7}},
+		{"write", abi.SiwCQE{ID: 2, Opcode: abi.SIW_OP_WRITE, Bytes: 8, QPID: 7},
+			provider.WC{ID: 2, Opcode: abi.IB_WC_RDMA_WRITE, ByteLen: 8, QPNum: 7}},
+		{"read", abi.SiwCQE{ID: 3, Opcode: abi.SIW_OP_READ, Bytes: 4096, QPID: 7},
+			provider.WC{ID: 3, Opcode: abi.IB_WC_RDMA_READ, ByteLen: 4096, QPNum: 7}},
+		{"read local inv", abi.SiwCQE{ID: 3, Opcode: abi.SIW_OP_READ_LOCAL_INV, QPID: 7},
+			provider.WC{ID: 3, Opcode: abi.IB_WC_RDMA_READ, QPNum: 7}},
+		{"send with inv", abi.SiwCQE{ID: 4, Opcode: abi.SIW_OP_SEND_REMOTE_INV, QPID: 7},
+			provider.WC{ID: 4, Opcode: abi.IB_WC_SEND, QPNum: 7}},
+		{"send with imm has no imm", abi.SiwCQE{ID: 5, Opcode: abi.SIW_OP_SEND_WITH_IMM, ImmData: 0x55, QPID: 7},
+			provider.WC{ID: 5, Opcode: abi.IB_WC_SEND, QPNum: 7}},
+		{"recv", abi.SiwCQE{ID: 6, Opcode: abi.SIW_OP_RECEIVE, Bytes: 33, QPID: 1 << 20},
+			provider.WC{ID: 6, Opcode: abi.IB_WC_RECV, ByteLen: 33, QPNum: 1 << 20}},
+		{"recv with inv", abi.SiwCQE{ID: 7, Flags: abi.SIW_WQE_REM_INVAL, Opcode: abi.SIW_OP_RECEIVE, ImmData: 0xabcd, QPID: 2},
+			provider.WC{ID: 7, Opcode: abi.IB_WC_RECV, ImmData: 0xabcd, Flags: abi.IB_WC_WITH_INVALIDATE, QPNum: 2}},
+		{"local inv", abi.SiwCQE{ID: 8, Opcode: abi.SIW_OP_INVAL_STAG},
+			provider.WC{ID: 8, Opcode: abi.IB_WC_LOCAL_INV}},
+		{"reg mr", abi.SiwCQE{ID: 8, Opcode: abi.SIW_OP_REG_MR},
+			provider.WC{ID: 8, Opcode: abi.IB_WC_REG_MR}},
+		{"unknown opcode", abi.SiwCQE{ID: 9, Opcode: 200},
+			provider.WC{ID: 9, Opcode: abi.IB_WC_SEND}},
+		{"flush", abi.SiwCQE{ID: 10, Opcode: abi.SIW_OP_RECEIVE, Status: abi.SIW_WC_WR_FLUSH_ERR},
+			provider.WC{ID: 10, Opcode: abi.IB_WC_RECV, Status: abi.IB_WC_WR_FLUSH_ERR}},
+		{"unknown status", abi.SiwCQE{ID: 11, Opcode: abi.SIW_OP_SEND, Status: 999},
+			provider.WC{ID: 11, Opcode: abi.IB_WC_SEND, Status: abi.IB_WC_GENERAL_ERR}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, cq := newCQ(t, 4)
+			c.cqe.Flags |= abi.SIW_WQE_VALID
+			cq.complete(0, c.cqe)
+			wc := provider.WC{SrcQP: 99, PortNum: 3, VendorErr: 1} // stale
+			if !cq.Next(&wc) {
+				t.Fatal("Next found no completion")
+			}
+			if diff := cmp.Diff(c.want, wc); diff != "" {
+				t.Errorf("WC (-want +got):\n%s", diff)
+			}
+			if w := mem.Uint32(cq.buf, flagsWord).Load(); w != 0 {
+				t.Errorf("flags word %#x after Next, want 0", w)
+			}
+			if cq.Next(&wc) {
+				t.Error("Next found a second completion")
+			}
+		})
+	}
+}
+
+func TestCQStatus(t *testing.T) {
+	want := map[uint16]uint32{
+		abi.SIW_WC_SUCCESS:         abi.IB_WC_SUCCESS,
+		abi.SIW_WC_LOC_LEN_ERR:     abi.IB_WC_LOC_LEN_ERR,
+		abi.SIW_WC_LOC_PROT_ERR:    abi.IB_WC_LOC_PROT_ERR,
+		abi.SIW_WC_LOC_QP_OP_ERR:   abi.IB_WC_LOC_QP_OP_ERR,
+		abi.SIW_WC_WR_FLUSH_ERR:    abi.IB_WC_WR_FLUSH_ERR,
+		abi.SIW_WC_BAD_RESP_ERR:    abi.IB_WC_BAD_RESP_ERR,
+		abi.SIW_WC_LOC_ACCESS_ERR:  abi.IB_WC_LOC_ACCESS_ERR,
+		abi.SIW_WC_REM_ACCESS_ERR:  abi.IB_WC_REM_ACCESS_ERR,
+		abi.SIW_WC_REM_INV_REQ_ERR: abi.IB_WC_REM_INV_REQ_ERR,
+		abi.SIW_WC_GENERAL_ERR:     abi.IB_WC_GENERAL_ERR,
+	}
+	_, cq := newCQ(t, 16)
+	for s, ib := range want {
+		cq.complete(int(cq.get), abi.SiwCQE{Flags: abi.SIW_WQE_VALID, Status: s})
+		var wc provider.WC
+		if !cq.Next(&wc) || wc.Status != ib {
+			t.Errorf("siw status %d: WC status %d, want %d", s, wc.Status, ib)
+		}
+	}
+}
+
+func TestCQWrap(t *testing.T) {
+	_, cq := newCQ(t, 2)
+	var wc provider.WC
+	for id := uint64(0); id < 5; id++ {
+		cq.complete(int(id%2), abi.SiwCQE{ID: id, Flags: abi.SIW_WQE_VALID})
+		if !cq.Next(&wc) || wc.ID != id {
+			t.Fatalf("completion %d: got %v %d", id, wc, wc.ID)
+		}
+	}
+	// Two in flight, taken in order.
+	cq.complete(1, abi.SiwCQE{ID: 10, Flags: abi.SIW_WQE_VALID})
+	cq.complete(0, abi.SiwCQE{ID: 11, Flags: abi.SIW_WQE_VALID})
+	for _, id := range []uint64{10, 11} {
+		if !cq.Next(&wc) || wc.ID != id {
+			t.Fatalf("got %d, want %d", wc.ID, id)
+		}
+	}
+	if cq.Next(&wc) {
+		t.Fatal("empty CQ gave a completion")
+	}
+}
+
+func TestCQArm(t *testing.T) {
+	_, cq := newCQ(t, 4)
+	ctrl := func() uint32 { return mem.At[abi.SiwCQCtrl](cq.buf, 4*cqeSize).Flags }
+	if ctrl() != abi.SIW_NOTIFY_NOT {
+		t.Fatalf("new CQ armed: %#x", ctrl())
+	}
+	if !cq.Arm(true) || ctrl() != abi.SIW_NOTIFY_SOLICITED {
+		t.Errorf("Arm(solicited): ctrl %#x", ctrl())
+	}
+	if !cq.Arm(false) || ctrl() != abi.SIW_NOTIFY_SOLICITED|abi.SIW_NOTIFY_NEXT_COMPLETION {
+		t.Errorf("Arm(any): ctrl %#x", ctrl())
+	}
+}
+
+func TestCQNoAllocs(t *testing.T) {
+	_, cq := newCQ(t, 8)
+	var q provider.CQ = cq
+	var wc provider.WC
+	allocs := testing.AllocsPerRun(100, func() {
+		cq.complete(int(cq.get), abi.SiwCQE{ID: 1, Flags: abi.SIW_WQE_VALID, Opcode: abi.SIW_OP_RECEIVE})
+		if !q.Next(&wc) || q.Next(&wc) || !q.Arm(false) {
+			panic("Next or Arm failed")
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per Next+Arm", allocs)
+	}
+}

@@ -1,0 +1,169 @@
+package siw
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/provider/mem"
+)
+
+func init() { provider.Register(abi.RDMA_DRIVER_SIW, driver{}) }
+
+// Sizes of the siw ABI structs (siw-abi.h), checked against encoding/binary
+// in the tests: the package does not import unsafe.
+const (
+	sqeSize    = 120 // struct siw_sqe
+	rqeSize    = 112 // struct siw_rqe
+	cqeSize    = 32  // struct siw_cqe
+	cqCtrlSize = 8   // struct siw_cq_ctrl
+
+	allocCtxRespSize = 8  // struct siw_uresp_alloc_ctx
+	regMRReqSize     = 8  // struct siw_ureq_reg_mr
+	regMRRespSize    = 8  // struct siw_uresp_reg_mr
+	createCQRespSize = 16 // struct siw_uresp_create_cq
+	createQPRespSize = 32 // struct siw_uresp_create_qp
+	createSRQResp    = 16 // struct siw_uresp_create_srq
+
+	// flagsWord is the offset of the 32-bit word holding flags (and, in
+	// SQEs and RQEs, num_sge and opcode; in CQEs, opcode and status) in
+	// every queue element.
+	flagsWord = 8
+)
+
+// errInvalid marks a work request the siw ABI cannot express.
+var errInvalid = errors.New("siw: invalid work request")
+
+type driver struct{}
+
+func (driver) Name() string { return "siw" }
+
+// Udata follows rdma-core's providers/siw/siw_abi.h: only REG_MR sends
+// driver data in; GET_CONTEXT, REG_MR and the queue creations read a
+// response, which the kernel refuses to write into a smaller buffer.
+func (driver) Udata(cmd uint32) (in, out int) {
+	switch cmd {
+	case abi.IB_USER_VERBS_CMD_GET_CONTEXT:
+		return 0, allocCtxRespSize
+	case abi.IB_USER_VERBS_CMD_REG_MR:
+		return regMRReqSize, regMRRespSize
+	case abi.IB_USER_VERBS_CMD_CREATE_CQ:
+		return 0, createCQRespSize
+	case abi.IB_USER_VERBS_CMD_CREATE_QP:
+		return 0, createQPRespSize
+	case abi.IB_USER_VERBS_CMD_CREATE_SRQ:
+		return 0, createSRQResp
+	}
+	return 0, 0
+}
+
+func (driver) NewCQ(dev provider.Device, resp []byte) (provider.CQ, error) {
+	if len(resp) < createCQRespSize {
+		return nil, fmt.Errorf("siw: CREATE_CQ response has %d bytes, want %d", len(resp), createCQRespSize)
+	}
+	r := *mem.At[abi.SiwUrespCreateCQ](resp, 0)
+	if r.CQKey == abi.SIW_INVAL_UOBJ_KEY {
+		return nil, errors.New("siw: the kernel offers no mapping for the CQ")
+	}
+	if r.NumCQE == 0 {
+		return nil, errors.New("siw: CQ with no elements")
+	}
+	// The kernel allocates and offers exactly this (siw_create_cq); the
+	// mmap system call rounds it up to whole pages as the kernel does.
+	buf, err := mapQueue(dev, r.CQKey, r.NumCQE, cqeSize, cqCtrlSize)
+	if err != nil {
+		return nil, fmt.Errorf("siw: CQ: %w", err)
+	}
+	cq := &completionQueue{dev: dev, buf: buf, num: r.NumCQE, ctrl: int(r.NumCQE) * cqeSize}
+	mem.Uint32(buf, cq.ctrl).Store(abi.SIW_NOTIFY_NOT)
+	return cq, nil
+}
+
+func (driver) NewQP(dev provider.Device, init provider.QPInit, resp []byte) (provider.SQ, provider.RQ, error) {
+	if len(resp) < createQPRespSize {
+		return nil, nil, fmt.Errorf("siw: CREATE_QP response has %d bytes, want %d", len(resp), createQPRespSize)
+	}
+	r := *mem.At[abi.SiwUrespCreateQP](resp, 0)
+	if r.SQKey == abi.SIW_INVAL_UOBJ_KEY || r.NumSQE == 0 {
+		return nil, nil, errors.New("siw: the kernel offers no mapping for the send queue")
+	}
+	sqBuf, err := mapQueue(dev, r.SQKey, r.NumSQE, sqeSize, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("siw: SQ: %w", err)
+	}
+	sq := &sendQueue{
+		dev:    dev,
+		buf:    sqBuf,
+		num:    r.NumSQE,
+		handle: init.Handle,
+		maxSGE: min(int(init.MaxSendSGE), abi.SIW_MAX_SGE),
+	}
+	if init.SRQ {
+		return sq, nil, nil
+	}
+	rq := &recvQueue{dev: dev, num: r.NumRQE, maxSGE: min(int(init.MaxRecvSGE), abi.SIW_MAX_SGE)}
+	// A QP created with max_recv_wr 0 has no receive queue, and the kernel
+	// then leaves rq_key 0 rather than SIW_INVAL_UOBJ_KEY: there is
+	// nothing to map, and every Put finds the queue full.
+	if r.NumRQE == 0 {
+		return sq, rq, nil
+	}
+	if r.RQKey == abi.SIW_INVAL_UOBJ_KEY {
+		err := errors.New("siw: the kernel offers no mapping for the receive queue")
+		return nil, nil, errors.Join(err, sq.Close())
+	}
+	rq.buf, err = mapQueue(dev, r.RQKey, r.NumRQE, rqeSize, 0)
+	if err != nil {
+		return nil, nil, errors.Join(fmt.Errorf("siw: RQ: %w", err), sq.Close())
+	}
+	return sq, rq, nil
+}
+
+func (driver) NewSRQ(dev provider.Device, _ provider.SRQInit, resp []byte) (provider.RQ, error) {
+	if len(resp) < createSRQResp {
+		return nil, fmt.Errorf("siw: CREATE_SRQ response has %d bytes, want %d", len(resp), createSRQResp)
+	}
+	r := *mem.At[abi.SiwUrespCreateSRQ](resp, 0)
+	if r.SRQKey == abi.SIW_INVAL_UOBJ_KEY || r.NumRQE == 0 {
+		return nil, errors.New("siw: the kernel offers no mapping for the SRQ")
+	}
+	buf, err := mapQueue(dev, r.SRQKey, r.NumRQE, rqeSize, 0)
+	if err != nil {
+		return nil, fmt.Errorf("siw: SRQ: %w", err)
+	}
+	// The SRQ's max_sge is not in the response; the caller has checked
+	// each request against it, and the ring holds SIW_MAX_SGE.
+	return &recvQueue{dev: dev, buf: buf, num: r.NumRQE, maxSGE: abi.SIW_MAX_SGE}, nil
+}
+
+// AHNum is never used: siw has only RC QPs, and iWARP has no address
+// handles.
+func (driver) AHNum([]byte) uint32 { return 0 }
+
+// mapQueue maps n elements of size bytes plus extra bytes at key, the
+// length the kernel registered for the mapping.
+func mapQueue(dev provider.Device, key uint64, n uint32, size, extra int) ([]byte, error) {
+	length := uint64(n)*uint64(size) + uint64(extra)
+	if length > 1<<40 {
+		return nil, fmt.Errorf("%d elements is beyond reason", n)
+	}
+	buf, err := dev.Mmap(key, int(length))
+	if err != nil {
+		return nil, err
+	}
+	if len(buf) < int(length) {
+		return nil, errors.Join(fmt.Errorf("mapping has %d bytes, want %d", len(buf), length), dev.Munmap(buf))
+	}
+	return buf, nil
+}
+
+// unmap unmaps *buf once.
+func unmap(dev provider.Device, buf *[]byte) error {
+	if *buf == nil {
+		return nil
+	}
+	b := *buf
+	*buf = nil
+	return dev.Munmap(b)
+}

@@ -1,0 +1,56 @@
+package siw
+
+import (
+	"fmt"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/provider/mem"
+)
+
+// recvQueue is the mapped RQ of a QP, or an SRQ. A QP without receive
+// queue has one with no elements.
+type recvQueue struct {
+	dev    provider.Device
+	buf    []byte
+	num    uint32
+	maxSGE int
+	put    uint32 // slot of the next Put
+}
+
+func (q *recvQueue) Put(wr *provider.RecvWR) error {
+	if q.num == 0 {
+		return provider.ErrFull
+	}
+	off := int(q.put) * rqeSize
+	word := mem.Uint32(q.buf, off+flagsWord)
+	if word.Load()&abi.SIW_WQE_VALID != 0 {
+		return provider.ErrFull
+	}
+	// The kernel takes receive elements without scatter entries
+	// (siw_post_receive does); rdma-core refuses them.
+	if len(wr.SGE) > q.maxSGE {
+		return fmt.Errorf("%w: %d SGEs, the queue takes %d", errInvalid, len(wr.SGE), q.maxSGE)
+	}
+	rqe := mem.At[abi.SiwRQE](q.buf, off)
+	rqe.ID = wr.ID
+	rqe.Unused = 0
+	rqe.SGE = [abi.SIW_MAX_SGE]abi.SiwSGE{}
+	for i, s := range wr.SGE {
+		rqe.SGE[i] = abi.SiwSGE{LAddr: s.Addr, Length: s.Length, LKey: s.LKey}
+	}
+	// Publish flags and num_sge in one store; the opcode byte is the
+	// kernel's.
+	word.Store(abi.SIW_WQE_VALID | uint32(len(wr.SGE))<<16)
+	q.put++
+	if q.put == q.num {
+		q.put = 0
+	}
+	return nil
+}
+
+// Flush does nothing: siw has no receive doorbell, the kernel looks at
+// the ring when a message arrives.
+func (q *recvQueue) Flush() error { return nil }
+
+func (q *recvQueue) Close() error { return unmap(q.dev, &q.buf) }

@@ -1,0 +1,64 @@
+package siw
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
+)
+
+func TestRQPut(t *testing.T) {
+	dev, _, rq := newQP(t, 4, 2)
+	wr := provider.RecvWR{ID: 42, SGE: []provider.SGE{{Addr: 0x1000, Length: 64, LKey: 1}, {Addr: 0x2000, Length: 32, LKey: 2}}}
+	if err := rq.Put(&wr); err != nil {
+		t.Fatal(err)
+	}
+	want := abi.SiwRQE{ID: 42, Flags: abi.SIW_WQE_VALID, NumSGE: 2}
+	want.SGE[0] = abi.SiwSGE{LAddr: 0x1000, Length: 64, LKey: 1}
+	want.SGE[1] = abi.SiwSGE{LAddr: 0x2000, Length: 32, LKey: 2}
+	if diff := cmp.Diff(want, rq.rqe(0)); diff != "" {
+		t.Errorf("RQE (-want +got):\n%s", diff)
+	}
+
+	// No scatter entries: the kernel takes it.
+	if err := rq.Put(&provider.RecvWR{ID: 43}); err != nil {
+		t.Fatal(err)
+	}
+	if got := rq.rqe(1); got.NumSGE != 0 || got.Flags != abi.SIW_WQE_VALID || got.ID != 43 {
+		t.Errorf("RQE %+v", got)
+	}
+	if err := rq.Put(&provider.RecvWR{ID: 44}); err != provider.ErrFull {
+		t.Fatalf("Put on a full RQ = %v", err)
+	}
+	rq.consume(0)
+	if err := rq.Put(&provider.RecvWR{ID: 44, SGE: make([]provider.SGE, 4)}); !errors.Is(err, errInvalid) {
+		t.Errorf("4 SGEs on a QP of 3: %v", err)
+	}
+	if err := rq.Put(&provider.RecvWR{ID: 44}); err != nil {
+		t.Fatal(err)
+	}
+	if got := rq.rqe(0).ID; got != 44 {
+		t.Errorf("slot 0 holds %d after wrapping", got)
+	}
+	if err := rq.Flush(); err != nil || dev.doorbells != 0 {
+		t.Errorf("RQ Flush = %v, %d doorbells; siw has no receive doorbell", err, dev.doorbells)
+	}
+}
+
+func TestRQNoAllocs(t *testing.T) {
+	_, _, rq := newQP(t, 4, 8)
+	wr := provider.RecvWR{ID: 1, SGE: []provider.SGE{{Addr: 1, Length: 2, LKey: 3}}}
+	var q provider.RQ = rq
+	allocs := testing.AllocsPerRun(100, func() {
+		slot := int(rq.put)
+		if q.Put(&wr) != nil || q.Flush() != nil {
+			panic("Put failed")
+		}
+		rq.consume(slot)
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per Put+Flush", allocs)
+	}
+}

@@ -1,0 +1,174 @@
+package siw
+
+import (
+	"fmt"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/provider/mem"
+)
+
+// Byte offsets in struct siw_sqe.
+const (
+	sqeSGE    = 24               // sge[0]
+	sqeInline = sqeSGE + 16      // sge[1]: inline data start here
+	sqeEnd    = sqeInline + 16*5 // end of sge[SIW_MAX_SGE-1]
+)
+
+// sendQueue is the mapped SQ of one QP.
+type sendQueue struct {
+	dev    provider.Device
+	buf    []byte
+	num    uint32 // elements in the ring
+	handle uint32 // the QP's handle, for the doorbell
+	maxSGE int
+
+	put      uint32 // slot of the next Put
+	first    uint32 // slot of the first Put since the last Flush
+	pending  uint32 // Puts since the last Flush
+	mustRing bool   // the last doorbell failed: ring on the next Flush
+}
+
+func (q *sendQueue) Put(wr *provider.SendWR) error {
+	off := int(q.put) * sqeSize
+	word := mem.Uint32(q.buf, off+flagsWord)
+	if word.Load()&abi.SIW_WQE_VALID != 0 {
+		return provider.ErrFull
+	}
+
+	var opcode uint8
+	rdma := false // carries raddr and rkey
+	switch wr.Opcode {
+	case abi.IB_UVERBS_WR_RDMA_WRITE:
+		opcode, rdma = abi.SIW_OP_WRITE, true
+	case abi.IB_UVERBS_WR_RDMA_READ:
+		opcode, rdma = abi.SIW_OP_READ, true
+	case abi.IB_UVERBS_WR_SEND:
+		opcode = abi.SIW_OP_SEND
+	case abi.IB_UVERBS_WR_SEND_WITH_INV:
+		opcode = abi.SIW_OP_SEND_REMOTE_INV
+	default:
+		// The kernel's transmit path (siw_qp_prepare_tx) has no
+		// immediate data and no atomics; local invalidate and memory
+		// registration through a user SQ are not in rdma-core either.
+		return fmt.Errorf("siw: send opcode %d: %w", wr.Opcode, provider.ErrUnsupported)
+	}
+
+	flags := uint32(abi.SIW_WQE_VALID)
+	if wr.Flags&abi.IB_SEND_SIGNALED != 0 {
+		flags |= abi.SIW_WQE_SIGNALLED
+	}
+	if wr.Flags&abi.IB_SEND_SOLICITED != 0 {
+		flags |= abi.SIW_WQE_SOLICITED
+	}
+	if wr.Flags&abi.IB_SEND_FENCE != 0 {
+		// siw_activate_tx_from_sq fails a fenced READ and leaves it
+		// valid at the head of the ring, where it blocks the SQ.
+		if opcode == abi.SIW_OP_READ {
+			return fmt.Errorf("siw: fenced RDMA READ: %w", provider.ErrUnsupported)
+		}
+		flags |= abi.SIW_WQE_READ_FENCE
+	}
+
+	sqe := mem.At[abi.SiwSQE](q.buf, off)
+	sqe.ID = wr.ID
+	sqe.RKey, sqe.RAddr = 0, 0
+	switch {
+	case rdma:
+		sqe.RKey, sqe.RAddr = wr.RKey, wr.RemoteAddr
+	case opcode == abi.SIW_OP_SEND_REMOTE_INV:
+		sqe.RKey = wr.Imm // the STag the peer invalidates
+	}
+	sqe.SGE = [abi.SIW_MAX_SGE]abi.SiwSGE{}
+
+	var numSGE uint32
+	if wr.Flags&abi.IB_SEND_INLINE != 0 {
+		// siw_activate_tx_from_sq takes inline data with SEND and
+		// WRITE only, and fails anything else in a way that blocks the
+		// SQ.
+		if opcode != abi.SIW_OP_SEND && opcode != abi.SIW_OP_WRITE {
+			return fmt.Errorf("siw: inline data with send opcode %d: %w", wr.Opcode, provider.ErrUnsupported)
+		}
+		n, err := q.copyInline(off, wr.SGE)
+		if err != nil {
+			return err
+		}
+		sqe.SGE[0].Length = n
+		flags |= abi.SIW_WQE_INLINE
+		numSGE = 1
+	} else {
+		if len(wr.SGE) > q.maxSGE {
+			return fmt.Errorf("%w: %d SGEs, the QP takes %d", errInvalid, len(wr.SGE), q.maxSGE)
+		}
+		// iWARP reads into one sink buffer (RFC 5040 RDMA Read Request
+		// has a single sink STag); the kernel would use sge[0] only.
+		if opcode == abi.SIW_OP_READ && len(wr.SGE) != 1 {
+			return fmt.Errorf("siw: RDMA READ with %d SGEs, iWARP takes exactly one: %w", len(wr.SGE), provider.ErrUnsupported)
+		}
+		for i, s := range wr.SGE {
+			sqe.SGE[i] = abi.SiwSGE{LAddr: s.Addr, Length: s.Length, LKey: s.LKey}
+		}
+		numSGE = uint32(len(wr.SGE))
+	}
+
+	// Publish: flags, num_sge and opcode in one store, after the body.
+	word.Store(flags | numSGE<<16 | uint32(opcode)<<24)
+
+	if q.pending == 0 {
+		q.first = q.put
+	}
+	q.pending++
+	q.put++
+	if q.put == q.num {
+		q.put = 0
+	}
+	return nil
+}
+
+// copyInline copies the data the SGEs name into the element at off,
+// from sge[1] on, and returns its length.
+func (q *sendQueue) copyInline(off int, sges []provider.SGE) (uint32, error) {
+	dst := q.buf[off+sqeInline : off+sqeEnd]
+	n := 0
+	for _, s := range sges {
+		if s.Length == 0 {
+			continue
+		}
+		if uint64(n)+uint64(s.Length) > abi.SIW_MAX_INLINE {
+			return 0, fmt.Errorf("%w: more than %d bytes of inline data", errInvalid, abi.SIW_MAX_INLINE)
+		}
+		n += copy(dst[n:], mem.User(s.Addr, int(s.Length)))
+	}
+	return uint32(n), nil
+}
+
+// Flush rings the doorbell as rdma-core's siw_post_send does: only if the
+// element before the first new one has been taken by the kernel, or if
+// the batch went round the whole ring (see the package comment).
+func (q *sendQueue) Flush() error {
+	if q.pending == 0 {
+		return nil
+	}
+	n, first := q.pending, q.first
+	q.pending = 0
+	if n < q.num && !q.mustRing {
+		prev := first
+		if prev == 0 {
+			prev = q.num
+		}
+		prev--
+		if mem.Uint32(q.buf, int(prev)*sqeSize+flagsWord).Load()&abi.SIW_WQE_VALID != 0 {
+			return nil
+		}
+	}
+	if err := q.dev.Doorbell(q.handle); err != nil {
+		// The elements stay in the ring; without this the next Flush
+		// would find the one before it valid and never ring.
+		q.mustRing = true
+		return fmt.Errorf("siw: send doorbell: %w", err)
+	}
+	q.mustRing = false
+	return nil
+}
+
+func (q *sendQueue) Close() error { return unmap(q.dev, &q.buf) }

@@ -1,0 +1,162 @@
+package verbs
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/ucmd"
+)
+
+// Object is a user-space object that holds resources beside its kernel
+// object: mapped queues, files. Release frees them once the kernel object
+// is gone, and must be idempotent.
+type Object interface{ Release() }
+
+// Context is one opened device.
+type Context struct {
+	Name   string
+	Driver provider.Driver // nil when purerdma has no provider for the device
+	FD     *ucmd.FD
+	file   *os.File
+	extra  []*os.File // closed with the context
+	Async  EventFile  // the async event file, once SetAsync ran
+
+	mu     sync.RWMutex // held for reading by commands, for writing by Close
+	closed bool
+	objs   map[uint64]Object
+	next   uint64
+}
+
+// NewContext wraps an opened uverbs command file of a device whose kernel
+// driver id is driverID.
+func NewContext(name string, file *os.File, driverID uint32) *Context {
+	d, _ := provider.Lookup(driverID)
+	return &Context{
+		Name:   name,
+		Driver: d,
+		FD:     ucmd.NewFD(int(file.Fd()), driverID),
+		file:   file,
+		objs:   map[uint64]Object{},
+	}
+}
+
+// SetAsync records the context's async event file; Close closes it.
+func (c *Context) SetAsync(f *os.File) {
+	c.Async.File = f
+	c.extra = append(c.extra, f)
+}
+
+// Udata returns the driver's private data sizes for a write command.
+func (c *Context) Udata(cmd uint32) (in, out int) {
+	if c.Driver == nil {
+		return 0, 0
+	}
+	return c.Driver.Udata(cmd)
+}
+
+// NeedDriver returns ErrNoProvider unless the context has a driver.
+func (c *Context) NeedDriver(what string) error {
+	if c.Driver == nil {
+		return fmt.Errorf("%s on %s: %w", what, c.Name, ErrNoProvider)
+	}
+	return nil
+}
+
+// Do runs a write command unless the context is closed.
+func (c *Context) Do(cmd *ucmd.Cmd) error {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closed {
+		return ErrClosed
+	}
+	return c.FD.Do(cmd)
+}
+
+// Run runs an ioctl method unless the context is closed.
+func (c *Context) Run(m *ucmd.Method) error {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closed {
+		return ErrClosed
+	}
+	return c.FD.Run(m)
+}
+
+// Closed reports whether Close has begun.
+func (c *Context) Closed() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.closed
+}
+
+// Add records a live object and returns the user handle that names it in
+// the kernel's events.
+func (c *Context) Add(o Object) uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.next++
+	c.objs[c.next] = o
+	return c.next
+}
+
+// Remove forgets the object with user handle h.
+func (c *Context) Remove(h uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.objs, h)
+}
+
+// Lookup returns the live object with user handle h, or nil.
+func (c *Context) Lookup(h uint64) Object {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.objs[h]
+}
+
+// Close releases every live object and closes the command file, which
+// makes the kernel destroy all objects of the context. It is idempotent.
+func (c *Context) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	objs := c.objs
+	c.objs = map[uint64]Object{}
+	c.mu.Unlock()
+	// Objects first: each waits for its own data path to leave the queue
+	// memory, and after that nothing rings a doorbell on the file.
+	for _, o := range objs {
+		o.Release()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	errs := []error{c.file.Close()}
+	for _, f := range c.extra {
+		errs = append(errs, f.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Mmap maps a queue the kernel offers at offset of the command file.
+func (c *Context) Mmap(offset uint64, size int) ([]byte, error) {
+	b, err := unix.Mmap(c.FD.Int(), int64(offset), size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("uverbs: mmap %d bytes at %#x: %w", size, offset, err)
+	}
+	return b, nil
+}
+
+// Munmap unmaps a queue.
+func (c *Context) Munmap(b []byte) error { return unix.Munmap(b) }
+
+// Doorbell tells the kernel a QP's send queue has new work. It does not
+// take the context lock: the QP's lock keeps it away from a closing
+// context (see Close).
+func (c *Context) Doorbell(qpHandle uint32) error { return c.FD.Doorbell(qpHandle) }

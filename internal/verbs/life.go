@@ -1,0 +1,61 @@
+package verbs
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/purerdma/purerdma/internal/ucmd"
+)
+
+// Life is what every kernel object shares: a lock that its operations and
+// its destruction take, and whether it is gone.
+type Life struct {
+	mu     sync.Mutex
+	closed bool
+}
+
+// Lock locks the object.
+func (l *Life) Lock() { l.mu.Lock() }
+
+// Unlock unlocks the object.
+func (l *Life) Unlock() { l.mu.Unlock() }
+
+// Gone reports whether the object was destroyed. Hold the lock.
+func (l *Life) Gone() bool { return l.closed }
+
+// Destroy destroys the object once: it runs the destroy command on ctx,
+// then release. When the context is already closed the kernel object went
+// with it and only release runs. If the kernel refuses (EBUSY becomes
+// ErrBusy), the object stays alive and usable.
+func (l *Life) Destroy(ctx *Context, what string, cmd *ucmd.Cmd, release func()) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	if cmd != nil {
+		if err := ctx.Do(cmd); err != nil && !errors.Is(err, ErrClosed) {
+			return fmt.Errorf("%s: %w", what, KernelErr(err))
+		}
+	}
+	l.closed = true
+	if release != nil {
+		release()
+	}
+	return nil
+}
+
+// Release marks the object gone and runs release, once; a closing context
+// calls it for the objects it destroys.
+func (l *Life) Release(release func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return
+	}
+	l.closed = true
+	if release != nil {
+		release()
+	}
+}

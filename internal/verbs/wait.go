@@ -1,0 +1,55 @@
+package verbs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+)
+
+// EventFile is a non-blocking event file of the kernel (the async event
+// file, a completion channel) read on the runtime poller.
+type EventFile struct {
+	File *os.File
+	mu   sync.Mutex // one reader at a time: the read deadline is per file
+}
+
+// Read reads one event into buf, blocking until there is one, ctx ends
+// (its error is returned) or the file closes (ErrClosed).
+func (e *EventFile) Read(ctx context.Context, buf []byte) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	dl, _ := ctx.Deadline()
+	if err := e.File.SetReadDeadline(dl); err != nil {
+		return e.err(ctx, err)
+	}
+	if ctx.Done() != nil {
+		// A deadline in the past wakes the blocked read at once.
+		stop := context.AfterFunc(ctx, func() { e.File.SetReadDeadline(time.Unix(1, 0)) })
+		defer stop()
+	}
+	n, err := e.File.Read(buf)
+	if err != nil {
+		return e.err(ctx, err)
+	}
+	if n != len(buf) {
+		return fmt.Errorf("uverbs: short event read: %d of %d bytes", n, len(buf))
+	}
+	return nil
+}
+
+func (e *EventFile) err(ctx context.Context, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		// The file's deadline is ctx's, and may fire a moment before
+		// ctx's own timer does.
+		return context.DeadlineExceeded
+	case errors.Is(err, os.ErrClosed):
+		return ErrClosed
+	}
+	return fmt.Errorf("uverbs: read event: %w", err)
+}

@@ -1,0 +1,20 @@
+package uverbs
+
+import "github.com/purerdma/purerdma/internal/abi"
+
+// Access says what a memory region or a QP allows its peers and the local
+// device to do (enum ibv_access_flags). Package mr registers regions with
+// it; QPAttr.Access sets it for a QP's remote peer.
+type Access uint32
+
+// Access flags. Remote write and remote atomic need LocalWrite too, as in
+// libibverbs.
+const (
+	LocalWrite   Access = abi.IB_UVERBS_ACCESS_LOCAL_WRITE
+	RemoteWrite  Access = abi.IB_UVERBS_ACCESS_REMOTE_WRITE
+	RemoteRead   Access = abi.IB_UVERBS_ACCESS_REMOTE_READ
+	RemoteAtomic Access = abi.IB_UVERBS_ACCESS_REMOTE_ATOMIC
+	ZeroBased    Access = abi.IB_UVERBS_ACCESS_ZERO_BASED
+	OnDemand     Access = abi.IB_UVERBS_ACCESS_ON_DEMAND
+	RelaxedOrder Access = abi.IB_UVERBS_ACCESS_RELAXED_ORDERING
+)

@@ -1,0 +1,64 @@
+package uverbs
+
+import (
+	"fmt"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/ucmd"
+	"github.com/purerdma/purerdma/internal/verbs"
+)
+
+// AH is an address handle: where a UD send goes.
+type AH struct {
+	core   *verbs.Context
+	handle uint32
+	num    uint32 // what the provider's send queue names it by
+	id     uint64
+
+	destroy verbs.Life
+}
+
+// CreateAH creates an address handle in pd (ibv_create_ah). On RoCE the
+// address must be global: set IsGlobal, GRH.DGID and GRH.SGIDIndex.
+func (pd *PD) CreateAH(attr AHAttr) (*AH, error) {
+	c := pd.ctx.core
+	if err := c.NeedDriver("uverbs: create AH"); err != nil {
+		return nil, err
+	}
+	ah := &AH{core: c}
+	ah.id = c.Add(ah)
+	d := attr.dest()
+	req := abi.CreateAH{
+		UserHandle: ah.id,
+		PDHandle:   pd.Handle(),
+		Attr: abi.AHAttr{
+			GRH: abi.GlobalRoute{
+				DGID: d.DGID, FlowLabel: d.FlowLabel, SGIDIndex: d.SGIDIndex,
+				HopLimit: d.HopLimit, TrafficClass: d.TrafficClass,
+			},
+			DLID: d.DLID, SL: d.SL, SrcPathBits: d.SrcPathBits,
+			StaticRate: d.StaticRate, IsGlobal: d.IsGlobal, PortNum: d.PortNum,
+		},
+	}
+	var resp abi.CreateAHResp
+	_, out := c.Udata(abi.IB_USER_VERBS_CMD_CREATE_AH)
+	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_CREATE_AH, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&resp), DrvOut: make([]byte, out)}
+	if err := pd.core.Do(&cmd); err != nil {
+		c.Remove(ah.id)
+		return nil, fmt.Errorf("uverbs: create AH: %w", kernelErr(err))
+	}
+	ah.handle, ah.num = resp.AHHandle, c.Driver.AHNum(cmd.DrvOut)
+	return ah, nil
+}
+
+// Close destroys the address handle. It is safe to call more than once.
+func (ah *AH) Close() error {
+	req := abi.DestroyAH{AHHandle: ah.handle}
+	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_DESTROY_AH, Req: ucmd.Bytes(&req)}
+	return ah.destroy.Destroy(ah.core, "uverbs: destroy AH", &cmd, ah.release)
+}
+
+// Release is for the closing context; see verbs.Object.
+func (ah *AH) Release() { ah.destroy.Release(ah.release) }
+
+func (ah *AH) release() { ah.core.Remove(ah.id) }

@@ -1,0 +1,113 @@
+package uverbs
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/ucmd"
+)
+
+// EventType is the kind of an asynchronous event (enum ibv_event_type).
+type EventType uint32
+
+// Asynchronous event types.
+const (
+	EventCQErr            EventType = abi.IB_EVENT_CQ_ERR
+	EventQPFatal          EventType = abi.IB_EVENT_QP_FATAL
+	EventQPReqErr         EventType = abi.IB_EVENT_QP_REQ_ERR
+	EventQPAccessErr      EventType = abi.IB_EVENT_QP_ACCESS_ERR
+	EventCommEst          EventType = abi.IB_EVENT_COMM_EST
+	EventSQDrained        EventType = abi.IB_EVENT_SQ_DRAINED
+	EventPathMig          EventType = abi.IB_EVENT_PATH_MIG
+	EventPathMigErr       EventType = abi.IB_EVENT_PATH_MIG_ERR
+	EventDeviceFatal      EventType = abi.IB_EVENT_DEVICE_FATAL
+	EventPortActive       EventType = abi.IB_EVENT_PORT_ACTIVE
+	EventPortErr          EventType = abi.IB_EVENT_PORT_ERR
+	EventLIDChange        EventType = abi.IB_EVENT_LID_CHANGE
+	EventPKeyChange       EventType = abi.IB_EVENT_PKEY_CHANGE
+	EventSMChange         EventType = abi.IB_EVENT_SM_CHANGE
+	EventSRQErr           EventType = abi.IB_EVENT_SRQ_ERR
+	EventSRQLimitReached  EventType = abi.IB_EVENT_SRQ_LIMIT_REACHED
+	EventQPLastWQEReached EventType = abi.IB_EVENT_QP_LAST_WQE_REACHED
+	EventClientReregister EventType = abi.IB_EVENT_CLIENT_REREGISTER
+	EventGIDChange        EventType = abi.IB_EVENT_GID_CHANGE
+	EventWQFatal          EventType = abi.IB_EVENT_WQ_FATAL
+)
+
+// eventNames are ibv_event_type_str's texts.
+var eventNames = [...]string{
+	"CQ error", "local work queue catastrophic error",
+	"invalid request local work queue error", "local access violation work queue error",
+	"communication established", "send queue drained", "path migrated",
+	"path migration request error", "local catastrophic error", "port active",
+	"port error", "LID change", "P_Key change", "SM change", "SRQ catastrophic error",
+	"SRQ limit reached", "last WQE reached", "client reregistration", "GID table change",
+	"WQ fatal",
+}
+
+// String returns the text ibv_event_type_str gives.
+func (t EventType) String() string {
+	if int(t) < len(eventNames) {
+		return eventNames[t]
+	}
+	return "unknown"
+}
+
+// AsyncEvent is an asynchronous event (struct ibv_async_event). One of
+// QP, SRQ, CQ and Port says what it is about, by its Type.
+type AsyncEvent struct {
+	Type EventType
+	QP   *QP
+	SRQ  *SRQ
+	CQ   CQ  // a *cq.CQ
+	Port int // port events
+}
+
+func (e AsyncEvent) String() string {
+	switch {
+	case e.QP != nil:
+		return fmt.Sprintf("%s on QP %d", e.Type, e.QP.Num())
+	case e.SRQ != nil:
+		return fmt.Sprintf("%s on SRQ %d", e.Type, e.SRQ.Num())
+	case e.CQ != nil:
+		return fmt.Sprintf("%s on CQ %d", e.Type, e.CQ.Handle())
+	}
+	return fmt.Sprintf("%s on port %d", e.Type, e.Port)
+}
+
+// AsyncEvent waits for the next asynchronous event of the device
+// (ibv_get_async_event) until ctx ends; the event is acknowledged at once.
+// Events of objects destroyed meanwhile are skipped.
+func (c *Context) AsyncEvent(ctx context.Context) (AsyncEvent, error) {
+	for {
+		var d abi.AsyncEventDesc
+		if err := c.core.Async.Read(ctx, ucmd.Bytes(&d)); err != nil {
+			return AsyncEvent{}, fmt.Errorf("uverbs: async event: %w", err)
+		}
+		e := AsyncEvent{Type: EventType(d.EventType)}
+		switch e.Type {
+		case EventCQErr:
+			e.CQ, _ = c.core.Lookup(d.Element).(CQ)
+			if e.CQ == nil {
+				continue
+			}
+		case EventQPFatal, EventQPReqErr, EventQPAccessErr, EventCommEst,
+			EventSQDrained, EventPathMig, EventPathMigErr, EventQPLastWQEReached:
+			if e.QP, _ = c.core.Lookup(d.Element).(*QP); e.QP == nil {
+				continue
+			}
+		case EventSRQErr, EventSRQLimitReached:
+			if e.SRQ, _ = c.core.Lookup(d.Element).(*SRQ); e.SRQ == nil {
+				continue
+			}
+		default:
+			e.Port = int(d.Element)
+		}
+		return e, nil
+	}
+}
+
+// AsyncFd returns the file descriptor of the device's async event file,
+// for poll(2)-style integration. It stays owned by the context.
+func (c *Context) AsyncFd() int { return int(c.async.Fd()) }

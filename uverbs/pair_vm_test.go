@@ -1,0 +1,165 @@
+package uverbs_test
+
+import (
+	"context"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/testenv"
+	"github.com/purerdma/purerdma/mr"
+	"github.com/purerdma/purerdma/uverbs"
+)
+
+// rig is one device context with a PD, a CQ and a registered buffer.
+type rig struct {
+	ctx *uverbs.Context
+	pd  *uverbs.PD
+	cq  *cq.CQ
+	ch  *cq.Channel
+	buf []byte
+	mr  *mr.MR
+	gid int // the RoCE v2 GID index of the device's address
+}
+
+const rigAccess = mr.LocalWrite | mr.RemoteWrite | mr.RemoteRead | mr.RemoteAtomic
+
+func newRig(t *testing.T, d testenv.Dev) *rig {
+	t.Helper()
+	r := &rig{}
+	var err error
+	if r.ctx, err = uverbs.OpenName(d.Name); err != nil {
+		t.Fatalf("OpenName(%s): %v", d.Name, err)
+	}
+	t.Cleanup(func() { r.ctx.Close() })
+	if r.pd, err = r.ctx.AllocPD(); err != nil {
+		t.Fatalf("AllocPD: %v", err)
+	}
+	if r.ch, err = cq.NewChannel(r.ctx); err != nil {
+		t.Fatalf("NewChannel: %v", err)
+	}
+	if r.cq, err = cq.New(r.ctx, 64, &cq.Options{Channel: r.ch}); err != nil {
+		t.Fatalf("cq.New: %v", err)
+	}
+	if r.buf, err = mr.Alloc(1 << 16); err != nil {
+		t.Fatalf("mr.Alloc: %v", err)
+	}
+	t.Cleanup(func() { mr.Free(r.buf) })
+	if r.mr, err = mr.Register(r.pd, r.buf, rigAccess); err != nil {
+		t.Fatalf("mr.Register: %v", err)
+	}
+	if d.Driver == "rxe" { // RoCE; iWARP addresses by IP through rdma_cm
+		if r.gid, err = r.ctx.GIDIndex(1, netip.MustParseAddr(d.Addr)); err != nil {
+			t.Fatalf("GIDIndex(%s): %v", d.Addr, err)
+		}
+	}
+	t.Cleanup(func() {
+		// In the order the kernel requires; each must succeed.
+		for _, c := range []interface{ Close() error }{r.mr, r.cq, r.ch, r.pd} {
+			if err := c.Close(); err != nil {
+				t.Errorf("cleanup: %v", err)
+			}
+		}
+	})
+	return r
+}
+
+// sge returns an SGE for n bytes at off of the rig's buffer.
+func (r *rig) sge(off, n int) uverbs.SGE {
+	return uverbs.SGE{Addr: r.mr.Addr() + uint64(off), Length: uint32(n), LKey: r.mr.LKey()}
+}
+
+func (r *rig) qp(t *testing.T, typ uverbs.QPType, srq *uverbs.SRQ) *uverbs.QP {
+	t.Helper()
+	qp, err := r.pd.CreateQP(uverbs.QPInit{
+		Type: typ, SendCQ: r.cq, RecvCQ: r.cq, SRQ: srq,
+		Cap: uverbs.QPCap{MaxSendWR: 16, MaxRecvWR: 16, MaxSendSGE: 4, MaxRecvSGE: 4, MaxInlineData: 64},
+	})
+	if err != nil {
+		t.Fatalf("CreateQP(%s): %v", typ, err)
+	}
+	t.Cleanup(func() {
+		if err := qp.Close(); err != nil {
+			t.Errorf("QP close: %v", err)
+		}
+	})
+	return qp
+}
+
+// connect moves an RC QP to RTS towards the QP remote on the same device.
+func (r *rig) connect(t *testing.T, qp *uverbs.QP, remote uint32) {
+	t.Helper()
+	gids, err := r.ctx.GIDTable(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dgid uverbs.GID
+	for _, e := range gids {
+		if e.Index == r.gid {
+			dgid = e.GID
+		}
+	}
+	steps := []struct {
+		attr uverbs.QPAttr
+		mask uverbs.QPAttrMask
+	}{
+		{uverbs.QPAttr{State: uverbs.QPSInit, Port: 1, Access: rigAccess},
+			uverbs.QPAttrState | uverbs.QPAttrPKeyIndex | uverbs.QPAttrPort | uverbs.QPAttrAccessFlags},
+		{uverbs.QPAttr{
+			State: uverbs.QPSRTR, PathMTU: uverbs.MTU1024, DestQPNum: remote, RQPSN: 0x1234,
+			MaxDestRdAtomic: 4, MinRNRTimer: 12,
+			AH: uverbs.AHAttr{IsGlobal: true, Port: 1, GRH: uverbs.GlobalRoute{DGID: dgid, SGIDIndex: uint8(r.gid), HopLimit: 64}},
+		}, uverbs.QPAttrState | uverbs.QPAttrAV | uverbs.QPAttrPathMTU | uverbs.QPAttrDestQPN |
+			uverbs.QPAttrRQPSN | uverbs.QPAttrMaxDestRdAtomic | uverbs.QPAttrMinRNRTimer},
+		{uverbs.QPAttr{State: uverbs.QPSRTS, Timeout: 14, RetryCnt: 7, RNRRetry: 7, SQPSN: 0x1234, MaxRdAtomic: 4},
+			uverbs.QPAttrState | uverbs.QPAttrTimeout | uverbs.QPAttrRetryCnt | uverbs.QPAttrRNRRetry |
+				uverbs.QPAttrSQPSN | uverbs.QPAttrMaxQPRdAtomic},
+	}
+	for _, s := range steps {
+		if err := qp.Modify(&s.attr, s.mask); err != nil {
+			t.Fatalf("Modify to %s: %v", s.attr.State, err)
+		}
+	}
+}
+
+// rcPair returns two connected RC QPs on one device and its rig.
+func rcPair(t *testing.T, d testenv.Dev) (*rig, *uverbs.QP, *uverbs.QP) {
+	t.Helper()
+	r := newRig(t, d)
+	a, b := r.qp(t, uverbs.RC, nil), r.qp(t, uverbs.RC, nil)
+	r.connect(t, a, b.Num())
+	r.connect(t, b, a.Num())
+	return r, a, b
+}
+
+// poll waits up to a few seconds for n completions.
+func (r *rig) poll(t *testing.T, n int) []cq.WC {
+	t.Helper()
+	wc := make([]cq.WC, n)
+	got := 0
+	for deadline := time.Now().Add(5 * time.Second); got < n; {
+		m, err := r.cq.Poll(wc[got:])
+		if err != nil {
+			t.Fatalf("Poll: %v", err)
+		}
+		got += m
+		if m == 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d of %d completions after 5s: %+v", got, n, wc[:got])
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	var extra [1]cq.WC
+	if m, _ := r.cq.Poll(extra[:]); m != 0 {
+		t.Fatalf("unexpected extra completion %+v", extra[0])
+	}
+	return wc
+}
+
+func waitCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}

@@ -1,0 +1,153 @@
+package uverbs
+
+import (
+	"errors"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
+)
+
+// PostSend posts send work requests in order (ibv_post_send) and rings the
+// doorbell once for all of them. It returns how many it posted: on an
+// error, the requests before the failing one are posted, the rest not,
+// like ibv_post_send's bad_wr. It does not allocate and makes at most one
+// system call (the doorbell, on drivers that need one).
+func (qp *QP) PostSend(wrs []SendWR) (int, error) {
+	qp.sendMu.Lock()
+	defer qp.sendMu.Unlock()
+	if qp.closed.Load() {
+		return 0, ErrClosed
+	}
+	n := 0
+	var err error
+	for i := range wrs {
+		if err = qp.putSend(&wrs[i]); err != nil {
+			err = fmt.Errorf("uverbs: post send: work request %d (%s): %w", i, wrs[i].Opcode, err)
+			break
+		}
+		n++
+	}
+	if n > 0 {
+		if ferr := qp.sq.Flush(); ferr != nil {
+			err = errors.Join(err, fmt.Errorf("uverbs: post send: doorbell: %w", ferr))
+		}
+	}
+	return n, err
+}
+
+func (qp *QP) putSend(wr *SendWR) error {
+	if len(wr.SGE) > len(qp.ssge) {
+		return invalid("%d SGEs, the QP takes %d", len(wr.SGE), len(qp.ssge))
+	}
+	w := &qp.swr
+	*w = provider.SendWR{
+		ID:         wr.ID,
+		Opcode:     uint32(wr.Opcode),
+		Flags:      uint32(wr.Flags),
+		Imm:        wr.Imm,
+		RemoteAddr: wr.RemoteAddr,
+		RKey:       wr.RKey,
+		CompareAdd: wr.CompareAdd,
+		Swap:       wr.Swap,
+		RemoteQPN:  wr.RemoteQPN,
+		RemoteQKey: wr.RemoteQKey,
+	}
+	if qp.sigAll {
+		w.Flags |= abi.IB_SEND_SIGNALED
+	}
+	total := 0
+	for i, s := range wr.SGE {
+		qp.ssge[i] = provider.SGE(s)
+		total += int(s.Length)
+	}
+	w.SGE = qp.ssge[:len(wr.SGE)]
+	if wr.Flags&SendInline != 0 && total > qp.cap.MaxInlineData {
+		return invalid("%d inline bytes, the QP takes %d", total, qp.cap.MaxInlineData)
+	}
+	switch wr.Opcode {
+	case WRAtomicCmpAndSwp, WRAtomicFetchAndAdd:
+		if qp.typ != RC {
+			return invalid("atomics need an RC QP")
+		}
+		if len(wr.SGE) != 1 || wr.SGE[0].Length != 8 || wr.RemoteAddr%8 != 0 {
+			return invalid("an atomic takes one 8-byte SGE and an 8-byte aligned remote address")
+		}
+	case WRRDMAWrite, WRRDMAWriteWithImm, WRRDMARead:
+		if qp.typ == UD {
+			return invalid("RDMA needs a connected QP")
+		}
+		if wr.Opcode == WRRDMARead && (qp.typ != RC || wr.Flags&SendInline != 0) {
+			return invalid("RDMA read needs an RC QP and cannot be inline")
+		}
+	case WRSend, WRSendWithImm, WRSendWithInv, WRLocalInv:
+	default:
+		return invalid("opcode %s", wr.Opcode)
+	}
+	if qp.typ == UD {
+		if wr.AH == nil {
+			return invalid("a UD send needs an address handle")
+		}
+		w.AHNum = wr.AH.num
+	}
+	err := qp.sq.Put(w)
+	switch {
+	case errors.Is(err, provider.ErrFull):
+		return fmt.Errorf("send queue of %d holds no more: %w", qp.cap.MaxSendWR, ErrQueueFull)
+	case errors.Is(err, provider.ErrUnsupported):
+		return fmt.Errorf("%w: %w", err, unix.EOPNOTSUPP)
+	}
+	return err
+}
+
+// PostRecv posts receive work requests in order (ibv_post_recv), with the
+// same partial-success rule as PostSend. A QP with an SRQ takes its
+// receive work from the SRQ instead. It does not allocate.
+func (qp *QP) PostRecv(wrs []RecvWR) (int, error) {
+	qp.recvMu.Lock()
+	defer qp.recvMu.Unlock()
+	if qp.closed.Load() {
+		return 0, ErrClosed
+	}
+	if qp.rq == nil {
+		return 0, invalid("uverbs: post recv: the QP receives from an SRQ")
+	}
+	if QPState(qp.state.Load()) == QPSReset {
+		return 0, invalid("uverbs: post recv: the QP is in RESET")
+	}
+	return postRecv(qp.rq, &qp.rwr, qp.rsge, wrs, qp.cap.MaxRecvWR)
+}
+
+// postRecv puts wrs on rq through the scratch request and SGEs, and
+// publishes what it put.
+func postRecv(rq provider.RQ, w *provider.RecvWR, sge []provider.SGE, wrs []RecvWR, size int) (int, error) {
+	n := 0
+	var err error
+	for i := range wrs {
+		wr := &wrs[i]
+		if len(wr.SGE) > len(sge) {
+			err = invalid("uverbs: post recv: work request %d: %d SGEs, the queue takes %d", i, len(wr.SGE), len(sge))
+			break
+		}
+		for j, s := range wr.SGE {
+			sge[j] = provider.SGE(s)
+		}
+		*w = provider.RecvWR{ID: wr.ID, SGE: sge[:len(wr.SGE)]}
+		if perr := rq.Put(w); perr != nil {
+			if errors.Is(perr, provider.ErrFull) {
+				perr = fmt.Errorf("receive queue of %d holds no more: %w", size, ErrQueueFull)
+			}
+			err = fmt.Errorf("uverbs: post recv: work request %d: %w", i, perr)
+			break
+		}
+		n++
+	}
+	if n > 0 {
+		if ferr := rq.Flush(); ferr != nil {
+			err = errors.Join(err, fmt.Errorf("uverbs: post recv: %w", ferr))
+		}
+	}
+	return n, err
+}

@@ -1,0 +1,235 @@
+package uverbs
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/ucmd"
+	"github.com/purerdma/purerdma/internal/verbs"
+)
+
+// ErrInvalid is returned for invalid arguments; the error also matches
+// unix.EINVAL.
+var ErrInvalid = verbs.ErrInvalid
+
+// ErrQueueFull is returned when a work request does not fit in its queue;
+// the error also matches unix.ENOMEM, which libibverbs returns.
+var ErrQueueFull = verbs.ErrQueueFull
+
+// CQ is what a QP needs of a completion queue: *cq.CQ satisfies it.
+type CQ interface {
+	// Handle returns the kernel's handle of the CQ.
+	Handle() uint32
+	// Context returns the context the CQ was created on.
+	Context() *Context
+}
+
+// QPType is a queue pair's transport service (enum ibv_qp_type).
+type QPType uint8
+
+// QP types.
+const (
+	RC QPType = abi.IB_UVERBS_QPT_RC // reliable connected
+	UC QPType = abi.IB_UVERBS_QPT_UC // unreliable connected
+	UD QPType = abi.IB_UVERBS_QPT_UD // unreliable datagram
+)
+
+func (t QPType) String() string {
+	switch t {
+	case RC:
+		return "RC"
+	case UC:
+		return "UC"
+	case UD:
+		return "UD"
+	}
+	return fmt.Sprintf("QPType(%d)", uint8(t))
+}
+
+// QPCap are a QP's queue sizes (struct ibv_qp_cap). CreateQP returns what
+// the device granted, which may exceed the request.
+type QPCap struct {
+	MaxSendWR     int
+	MaxRecvWR     int
+	MaxSendSGE    int
+	MaxRecvSGE    int
+	MaxInlineData int
+}
+
+// QPInit describes a new QP (struct ibv_qp_init_attr).
+type QPInit struct {
+	Type   QPType
+	SendCQ CQ
+	RecvCQ CQ
+	SRQ    *SRQ // receive work comes from the SRQ; Cap's receive sizes are ignored
+	Cap    QPCap
+	// SigAll makes every send request signaled, whatever its flags.
+	SigAll bool
+}
+
+// QP is a queue pair. PostSend and PostRecv may run concurrently with each
+// other and from several goroutines.
+type QP struct {
+	pd     *PD
+	core   *verbs.Context
+	handle uint32
+	num    uint32
+	typ    QPType
+	cap    QPCap
+	id     uint64
+	sigAll bool
+
+	closed atomic.Bool
+	state  atomic.Uint32 // the last state Modify set
+
+	sendMu sync.Mutex
+	sq     provider.SQ
+	swr    provider.SendWR // scratch: the provider sees this, not the caller's request
+	ssge   []provider.SGE
+
+	recvMu sync.Mutex
+	rq     provider.RQ // nil with an SRQ
+	rwr    provider.RecvWR
+	rsge   []provider.SGE
+
+	destroy verbs.Life
+}
+
+// CreateQP creates a queue pair in pd (ibv_create_qp).
+func (pd *PD) CreateQP(init QPInit) (*QP, error) {
+	c := pd.ctx.core
+	if err := c.NeedDriver("uverbs: create QP"); err != nil {
+		return nil, err
+	}
+	if err := checkQPInit(pd.ctx, &init); err != nil {
+		return nil, fmt.Errorf("uverbs: create QP: %w", err)
+	}
+	qp := &QP{pd: pd, core: c, typ: init.Type, sigAll: init.SigAll}
+	qp.id = c.Add(qp)
+	req := abi.CreateQP{
+		UserHandle:    qp.id,
+		PDHandle:      pd.Handle(),
+		SendCQHandle:  init.SendCQ.Handle(),
+		RecvCQHandle:  init.RecvCQ.Handle(),
+		MaxSendWr:     uint32(init.Cap.MaxSendWR),
+		MaxRecvWr:     uint32(init.Cap.MaxRecvWR),
+		MaxSendSGE:    uint32(init.Cap.MaxSendSGE),
+		MaxRecvSGE:    uint32(init.Cap.MaxRecvSGE),
+		MaxInlineData: uint32(init.Cap.MaxInlineData),
+		QPType:        uint8(init.Type),
+	}
+	if init.SigAll {
+		req.SQSigAll = 1
+	}
+	if init.SRQ != nil {
+		req.SRQHandle, req.IsSRQ = init.SRQ.handle, 1
+		req.MaxRecvWr, req.MaxRecvSGE = 0, 0
+	}
+	var resp abi.CreateQPResp
+	_, out := c.Udata(abi.IB_USER_VERBS_CMD_CREATE_QP)
+	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_CREATE_QP, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&resp), DrvOut: make([]byte, out)}
+	if err := pd.core.Do(&cmd); err != nil {
+		c.Remove(qp.id)
+		return nil, fmt.Errorf("uverbs: create %s QP: %w", init.Type, err)
+	}
+	qp.handle, qp.num = resp.QPHandle, resp.QPN
+	qp.cap = QPCap{
+		MaxSendWR:     int(resp.MaxSendWr),
+		MaxRecvWR:     int(resp.MaxRecvWr),
+		MaxSendSGE:    int(resp.MaxSendSGE),
+		MaxRecvSGE:    int(resp.MaxRecvSGE),
+		MaxInlineData: int(resp.MaxInlineData),
+	}
+	sq, rq, err := c.Driver.NewQP(c, provider.QPInit{
+		Handle:     qp.handle,
+		QPNum:      qp.num,
+		Type:       uint8(init.Type),
+		MaxSendWR:  resp.MaxSendWr,
+		MaxRecvWR:  resp.MaxRecvWr,
+		MaxSendSGE: resp.MaxSendSGE,
+		MaxRecvSGE: resp.MaxRecvSGE,
+		MaxInline:  resp.MaxInlineData,
+		SRQ:        init.SRQ != nil,
+	}, cmd.DrvOut)
+	if err != nil {
+		c.Do(qp.destroyCmd())
+		c.Remove(qp.id)
+		return nil, fmt.Errorf("uverbs: create QP: %s: %w", c.Driver.Name(), err)
+	}
+	qp.sq, qp.rq = sq, rq
+	qp.ssge = make([]provider.SGE, qp.cap.MaxSendSGE)
+	qp.rsge = make([]provider.SGE, qp.cap.MaxRecvSGE)
+	return qp, nil
+}
+
+func checkQPInit(c *Context, init *QPInit) error {
+	switch {
+	case init.Type != RC && init.Type != UC && init.Type != UD:
+		return invalid("QP type %d", init.Type)
+	case init.SendCQ == nil || init.RecvCQ == nil:
+		return invalid("a QP needs a send CQ and a receive CQ")
+	case init.SendCQ.Context() != c || init.RecvCQ.Context() != c:
+		return invalid("the CQs belong to another device context")
+	case init.SRQ != nil && init.SRQ.pd.ctx != c:
+		return invalid("the SRQ belongs to another device context")
+	}
+	cp := init.Cap
+	if cp.MaxSendWR < 0 || cp.MaxRecvWR < 0 || cp.MaxSendSGE < 0 || cp.MaxRecvSGE < 0 || cp.MaxInlineData < 0 {
+		return invalid("negative QP capacity %+v", cp)
+	}
+	return nil
+}
+
+// invalid returns an error matching ErrInvalid and unix.EINVAL.
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), ErrInvalid)
+}
+
+// Num returns the QP number, which peers address the QP by.
+func (qp *QP) Num() uint32 { return qp.num }
+
+// Handle returns the kernel's handle of the QP.
+func (qp *QP) Handle() uint32 { return qp.handle }
+
+// Type returns the QP's transport.
+func (qp *QP) Type() QPType { return qp.typ }
+
+// Cap returns the queue sizes the device granted.
+func (qp *QP) Cap() QPCap { return qp.cap }
+
+// PD returns the QP's protection domain.
+func (qp *QP) PD() *PD { return qp.pd }
+
+func (qp *QP) destroyCmd() *ucmd.Cmd {
+	req := abi.DestroyQP{QPHandle: qp.handle}
+	var resp abi.DestroyQPResp
+	return &ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_DESTROY_QP, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&resp)}
+}
+
+// Close destroys the QP. Its CQs, SRQ and PD may be destroyed after it.
+// It is safe to call more than once.
+func (qp *QP) Close() error {
+	return qp.destroy.Destroy(qp.core, "uverbs: destroy QP", qp.destroyCmd(), qp.release)
+}
+
+// Release is for the closing context; see verbs.Object.
+func (qp *QP) Release() { qp.destroy.Release(qp.release) }
+
+// release waits for the data path to leave the queues, then unmaps them.
+func (qp *QP) release() {
+	qp.closed.Store(true)
+	qp.core.Remove(qp.id)
+	qp.sendMu.Lock()
+	qp.sq.Close()
+	qp.sendMu.Unlock()
+	qp.recvMu.Lock()
+	if qp.rq != nil {
+		qp.rq.Close()
+	}
+	qp.recvMu.Unlock()
+}
+
+func kernelErr(err error) error { return verbs.KernelErr(err) }

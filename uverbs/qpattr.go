@@ -1,0 +1,255 @@
+package uverbs
+
+import (
+	"fmt"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/ucmd"
+)
+
+// QPState is a queue pair's state (enum ibv_qp_state).
+type QPState uint8
+
+// QP states. A new QP is in RESET; a connection moves it through INIT,
+// RTR (ready to receive) and RTS (ready to send). ERR flushes its work.
+const (
+	QPSReset QPState = abi.IB_QPS_RESET
+	QPSInit  QPState = abi.IB_QPS_INIT
+	QPSRTR   QPState = abi.IB_QPS_RTR
+	QPSRTS   QPState = abi.IB_QPS_RTS
+	QPSSQD   QPState = abi.IB_QPS_SQD
+	QPSSQE   QPState = abi.IB_QPS_SQE
+	QPSErr   QPState = abi.IB_QPS_ERR
+)
+
+var qpStateNames = [...]string{"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"}
+
+func (s QPState) String() string {
+	if int(s) < len(qpStateNames) {
+		return qpStateNames[s]
+	}
+	return fmt.Sprintf("QPState(%d)", uint8(s))
+}
+
+// QPAttrMask selects the QPAttr fields Modify sets and Query reads (enum
+// ibv_qp_attr_mask).
+type QPAttrMask uint32
+
+// QP attribute mask bits.
+const (
+	QPAttrState           QPAttrMask = abi.IB_QP_STATE
+	QPAttrCurState        QPAttrMask = abi.IB_QP_CUR_STATE
+	QPAttrEnSQDAsync      QPAttrMask = abi.IB_QP_EN_SQD_ASYNC_NOTIFY
+	QPAttrAccessFlags     QPAttrMask = abi.IB_QP_ACCESS_FLAGS
+	QPAttrPKeyIndex       QPAttrMask = abi.IB_QP_PKEY_INDEX
+	QPAttrPort            QPAttrMask = abi.IB_QP_PORT
+	QPAttrQKey            QPAttrMask = abi.IB_QP_QKEY
+	QPAttrAV              QPAttrMask = abi.IB_QP_AV
+	QPAttrPathMTU         QPAttrMask = abi.IB_QP_PATH_MTU
+	QPAttrTimeout         QPAttrMask = abi.IB_QP_TIMEOUT
+	QPAttrRetryCnt        QPAttrMask = abi.IB_QP_RETRY_CNT
+	QPAttrRNRRetry        QPAttrMask = abi.IB_QP_RNR_RETRY
+	QPAttrRQPSN           QPAttrMask = abi.IB_QP_RQ_PSN
+	QPAttrMaxQPRdAtomic   QPAttrMask = abi.IB_QP_MAX_QP_RD_ATOMIC
+	QPAttrAltPath         QPAttrMask = abi.IB_QP_ALT_PATH
+	QPAttrMinRNRTimer     QPAttrMask = abi.IB_QP_MIN_RNR_TIMER
+	QPAttrSQPSN           QPAttrMask = abi.IB_QP_SQ_PSN
+	QPAttrMaxDestRdAtomic QPAttrMask = abi.IB_QP_MAX_DEST_RD_ATOMIC
+	QPAttrPathMigState    QPAttrMask = abi.IB_QP_PATH_MIG_STATE
+	QPAttrCap             QPAttrMask = abi.IB_QP_CAP
+	QPAttrDestQPN         QPAttrMask = abi.IB_QP_DEST_QPN
+)
+
+// GlobalRoute is the GRH part of an address (struct ibv_global_route).
+// RoCE always routes globally: DGID is the peer's GID and SGIDIndex the
+// local GID table index (Context.GIDIndex finds it for an IP address).
+type GlobalRoute struct {
+	DGID         GID
+	FlowLabel    uint32
+	SGIDIndex    uint8
+	HopLimit     uint8
+	TrafficClass uint8
+}
+
+// AHAttr is an address vector (struct ibv_ah_attr).
+type AHAttr struct {
+	GRH         GlobalRoute
+	IsGlobal    bool
+	DLID        uint16
+	SL          uint8
+	SrcPathBits uint8
+	StaticRate  uint8
+	Port        uint8
+}
+
+// QPAttr holds a QP's attributes (struct ibv_qp_attr).
+type QPAttr struct {
+	State           QPState
+	CurState        QPState
+	PathMTU         MTU
+	PathMigState    uint8
+	QKey            uint32
+	RQPSN           uint32
+	SQPSN           uint32
+	DestQPNum       uint32
+	Access          Access // what the remote peer may do (remote read, write, atomic)
+	Cap             QPCap
+	AH              AHAttr
+	AltAH           AHAttr
+	PKeyIndex       uint16
+	AltPKeyIndex    uint16
+	EnSQDAsync      bool
+	SQDraining      bool
+	MaxRdAtomic     uint8 // outstanding RDMA reads and atomics as initiator
+	MaxDestRdAtomic uint8 // ... and as target
+	MinRNRTimer     uint8
+	Port            uint8
+	Timeout         uint8
+	RetryCnt        uint8
+	RNRRetry        uint8
+	AltPort         uint8
+	AltTimeout      uint8
+	SigAll          bool // Query only
+}
+
+func (a *AHAttr) dest() abi.QPDest {
+	d := abi.QPDest{
+		DGID:         a.GRH.DGID,
+		FlowLabel:    a.GRH.FlowLabel,
+		DLID:         a.DLID,
+		SGIDIndex:    a.GRH.SGIDIndex,
+		HopLimit:     a.GRH.HopLimit,
+		TrafficClass: a.GRH.TrafficClass,
+		SL:           a.SL,
+		SrcPathBits:  a.SrcPathBits,
+		StaticRate:   a.StaticRate,
+		PortNum:      a.Port,
+	}
+	if a.IsGlobal {
+		d.IsGlobal = 1
+	}
+	return d
+}
+
+func ahFromDest(d *abi.QPDest) AHAttr {
+	return AHAttr{
+		GRH: GlobalRoute{
+			DGID:         d.DGID,
+			FlowLabel:    d.FlowLabel,
+			SGIDIndex:    d.SGIDIndex,
+			HopLimit:     d.HopLimit,
+			TrafficClass: d.TrafficClass,
+		},
+		IsGlobal:    d.IsGlobal != 0,
+		DLID:        d.DLID,
+		SL:          d.SL,
+		SrcPathBits: d.SrcPathBits,
+		StaticRate:  d.StaticRate,
+		Port:        d.PortNum,
+	}
+}
+
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Modify changes the attributes of the QP that mask selects
+// (ibv_modify_qp). The kernel checks that the transition and the mask fit
+// together; a wrong combination fails with ErrInvalid and EINVAL.
+func (qp *QP) Modify(attr *QPAttr, mask QPAttrMask) error {
+	if mask&^abi.IB_QP_ATTR_STANDARD_BITS != 0 {
+		return invalid("uverbs: modify QP: mask %#x has unknown bits", uint32(mask))
+	}
+	req := abi.ModifyQP{
+		Dest:             attr.AH.dest(),
+		AltDest:          attr.AltAH.dest(),
+		QPHandle:         qp.handle,
+		AttrMask:         uint32(mask),
+		QKey:             attr.QKey,
+		RQPSN:            attr.RQPSN,
+		SQPSN:            attr.SQPSN,
+		DestQPNum:        attr.DestQPNum,
+		QPAccessFlags:    uint32(attr.Access),
+		PKeyIndex:        attr.PKeyIndex,
+		AltPKeyIndex:     attr.AltPKeyIndex,
+		QPState:          uint8(attr.State),
+		CurQPState:       uint8(attr.CurState),
+		PathMTU:          uint8(attr.PathMTU),
+		PathMigState:     attr.PathMigState,
+		EnSQDAsyncNotify: b2u(attr.EnSQDAsync),
+		MaxRdAtomic:      attr.MaxRdAtomic,
+		MaxDestRdAtomic:  attr.MaxDestRdAtomic,
+		MinRNRTimer:      attr.MinRNRTimer,
+		PortNum:          attr.Port,
+		Timeout:          attr.Timeout,
+		RetryCnt:         attr.RetryCnt,
+		RNRRetry:         attr.RNRRetry,
+		AltPortNum:       attr.AltPort,
+		AltTimeout:       attr.AltTimeout,
+	}
+	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_MODIFY_QP, Req: ucmd.Bytes(&req)}
+	if err := qp.do(&cmd); err != nil {
+		return fmt.Errorf("uverbs: modify QP %d (mask %#x): %w", qp.num, uint32(mask), kernelErr(err))
+	}
+	if mask&QPAttrState != 0 {
+		qp.state.Store(uint32(attr.State))
+	}
+	return nil
+}
+
+// Query returns the QP's attributes (ibv_query_qp). mask says which the
+// caller needs; the kernel may return more.
+func (qp *QP) Query(mask QPAttrMask) (QPAttr, error) {
+	req := abi.QueryQP{QPHandle: qp.handle, AttrMask: uint32(mask)}
+	var r abi.QueryQPResp
+	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_QUERY_QP, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&r)}
+	if err := qp.do(&cmd); err != nil {
+		return QPAttr{}, fmt.Errorf("uverbs: query QP %d: %w", qp.num, kernelErr(err))
+	}
+	return QPAttr{
+		State:        QPState(r.QPState),
+		CurState:     QPState(r.CurQPState),
+		PathMTU:      MTU(r.PathMTU),
+		PathMigState: r.PathMigState,
+		QKey:         r.QKey,
+		RQPSN:        r.RQPSN,
+		SQPSN:        r.SQPSN,
+		DestQPNum:    r.DestQPNum,
+		Access:       Access(r.QPAccessFlags),
+		Cap: QPCap{
+			MaxSendWR:     int(r.MaxSendWr),
+			MaxRecvWR:     int(r.MaxRecvWr),
+			MaxSendSGE:    int(r.MaxSendSGE),
+			MaxRecvSGE:    int(r.MaxRecvSGE),
+			MaxInlineData: int(r.MaxInlineData),
+		},
+		AH:              ahFromDest(&r.Dest),
+		AltAH:           ahFromDest(&r.AltDest),
+		PKeyIndex:       r.PKeyIndex,
+		AltPKeyIndex:    r.AltPKeyIndex,
+		SQDraining:      r.SQDraining != 0,
+		MaxRdAtomic:     r.MaxRdAtomic,
+		MaxDestRdAtomic: r.MaxDestRdAtomic,
+		MinRNRTimer:     r.MinRNRTimer,
+		Port:            r.PortNum,
+		Timeout:         r.Timeout,
+		RetryCnt:        r.RetryCnt,
+		RNRRetry:        r.RNRRetry,
+		AltPort:         r.AltPortNum,
+		AltTimeout:      r.AltTimeout,
+		SigAll:          r.SQSigAll != 0,
+	}, nil
+}
+
+// do runs a command on the QP unless it is closed.
+func (qp *QP) do(cmd *ucmd.Cmd) error {
+	qp.destroy.Lock()
+	defer qp.destroy.Unlock()
+	if qp.destroy.Gone() {
+		return ErrClosed
+	}
+	return qp.core.Do(cmd)
+}

@@ -1,0 +1,155 @@
+package uverbs
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/ucmd"
+	"github.com/purerdma/purerdma/internal/verbs"
+)
+
+// SRQInit describes a shared receive queue (struct ibv_srq_init_attr).
+type SRQInit struct {
+	MaxWR  int
+	MaxSGE int
+	// Limit, if not 0, arms the SRQ: when fewer than Limit requests are
+	// left, the context gets an EventSRQLimitReached event.
+	Limit int
+}
+
+// SRQ is a shared receive queue: several QPs take their receive work
+// requests from it.
+type SRQ struct {
+	pd     *PD
+	core   *verbs.Context
+	handle uint32
+	num    uint32
+	maxWR  int
+	maxSGE int
+	id     uint64
+
+	closed atomic.Bool
+	mu     sync.Mutex
+	rq     provider.RQ
+	wr     provider.RecvWR
+	sge    []provider.SGE
+
+	destroy verbs.Life
+}
+
+// CreateSRQ creates a shared receive queue in pd (ibv_create_srq).
+func (pd *PD) CreateSRQ(init SRQInit) (*SRQ, error) {
+	c := pd.ctx.core
+	if err := c.NeedDriver("uverbs: create SRQ"); err != nil {
+		return nil, err
+	}
+	if init.MaxWR < 1 || init.MaxSGE < 0 || init.Limit < 0 {
+		return nil, invalid("uverbs: create SRQ: %+v", init)
+	}
+	s := &SRQ{pd: pd, core: c}
+	s.id = c.Add(s)
+	req := abi.CreateSRQ{UserHandle: s.id, PDHandle: pd.Handle(), MaxWr: uint32(init.MaxWR), MaxSGE: uint32(init.MaxSGE), SRQLimit: uint32(init.Limit)}
+	var resp abi.CreateSRQResp
+	_, out := c.Udata(abi.IB_USER_VERBS_CMD_CREATE_SRQ)
+	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_CREATE_SRQ, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&resp), DrvOut: make([]byte, out)}
+	if err := pd.core.Do(&cmd); err != nil {
+		c.Remove(s.id)
+		return nil, fmt.Errorf("uverbs: create SRQ: %w", kernelErr(err))
+	}
+	s.handle, s.num, s.maxWR, s.maxSGE = resp.SRQHandle, resp.SRQN, int(resp.MaxWr), int(resp.MaxSGE)
+	rq, err := c.Driver.NewSRQ(c, provider.SRQInit{MaxWR: resp.MaxWr, MaxSGE: resp.MaxSGE}, cmd.DrvOut)
+	if err != nil {
+		c.Do(s.destroyCmd())
+		c.Remove(s.id)
+		return nil, fmt.Errorf("uverbs: create SRQ: %s: %w", c.Driver.Name(), err)
+	}
+	s.rq = rq
+	s.sge = make([]provider.SGE, s.maxSGE)
+	return s, nil
+}
+
+// Num returns the SRQ number.
+func (s *SRQ) Num() uint32 { return s.num }
+
+// Handle returns the kernel's handle of the SRQ.
+func (s *SRQ) Handle() uint32 { return s.handle }
+
+// MaxWR returns how many requests the SRQ holds; MaxSGE how many SGEs
+// each may have.
+func (s *SRQ) MaxWR() int { return s.maxWR }
+
+// MaxSGE returns how many SGEs a request may have.
+func (s *SRQ) MaxSGE() int { return s.maxSGE }
+
+// PostRecv posts receive work requests (ibv_post_srq_recv), with
+// PostSend's partial-success rule. It does not allocate.
+func (s *SRQ) PostRecv(wrs []RecvWR) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed.Load() {
+		return 0, ErrClosed
+	}
+	return postRecv(s.rq, &s.wr, s.sge, wrs, s.maxWR)
+}
+
+// SetLimit arms the SRQ's limit event (ibv_modify_srq with IBV_SRQ_LIMIT).
+// Resizing an SRQ is not supported.
+func (s *SRQ) SetLimit(limit int) error {
+	if limit < 0 || limit > s.maxWR {
+		return invalid("uverbs: SRQ limit %d of %d", limit, s.maxWR)
+	}
+	req := abi.ModifySRQ{SRQHandle: s.handle, AttrMask: abi.IB_SRQ_LIMIT, SRQLimit: uint32(limit)}
+	// rxe wants its resize pointer even when nothing is resized: 0.
+	in, _ := s.core.Udata(abi.IB_USER_VERBS_CMD_MODIFY_SRQ)
+	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_MODIFY_SRQ, Req: ucmd.Bytes(&req), DrvIn: make([]byte, in)}
+	if err := s.do(&cmd); err != nil {
+		return fmt.Errorf("uverbs: modify SRQ: %w", kernelErr(err))
+	}
+	return nil
+}
+
+// Limit returns the SRQ's current limit (ibv_query_srq); 0 when disarmed.
+func (s *SRQ) Limit() (int, error) {
+	req := abi.QuerySRQ{SRQHandle: s.handle}
+	var resp abi.QuerySRQResp
+	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_QUERY_SRQ, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&resp)}
+	if err := s.do(&cmd); err != nil {
+		return 0, fmt.Errorf("uverbs: query SRQ: %w", kernelErr(err))
+	}
+	return int(resp.SRQLimit), nil
+}
+
+func (s *SRQ) do(cmd *ucmd.Cmd) error {
+	s.destroy.Lock()
+	defer s.destroy.Unlock()
+	if s.destroy.Gone() {
+		return ErrClosed
+	}
+	return s.core.Do(cmd)
+}
+
+func (s *SRQ) destroyCmd() *ucmd.Cmd {
+	req := abi.DestroySRQ{SRQHandle: s.handle}
+	var resp abi.DestroySRQResp
+	return &ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_DESTROY_SRQ, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&resp)}
+}
+
+// Close destroys the SRQ. It fails with ErrBusy while QPs use it. It is
+// safe to call more than once.
+func (s *SRQ) Close() error {
+	return s.destroy.Destroy(s.core, "uverbs: destroy SRQ", s.destroyCmd(), s.release)
+}
+
+// Release is for the closing context; see verbs.Object.
+func (s *SRQ) Release() { s.destroy.Release(s.release) }
+
+func (s *SRQ) release() {
+	s.closed.Store(true)
+	s.core.Remove(s.id)
+	s.mu.Lock()
+	s.rq.Close()
+	s.mu.Unlock()
+}
