@@ -50,7 +50,7 @@ func NewChannel(ctx *uverbs.Context) (*Channel, error) {
 	unix.CloseOnExec(fd)
 	f := os.NewFile(uintptr(fd), core.Name+"-comp")
 	ch := &Channel{core: core, file: f, ev: verbs.EventFile{File: f}}
-	ch.id = core.Add(ch)
+	ch.id = core.Add(ch, ch.release)
 	return ch, nil
 }
 
@@ -108,8 +108,8 @@ func (ch *Channel) Close() error {
 	return ch.file.Close()
 }
 
-// Release is for the closing context; see verbs.Object.
-func (ch *Channel) Release() {
+// release closes the file when the context closes.
+func (ch *Channel) release() {
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
 	if !ch.closed {

@@ -27,7 +27,7 @@ type CQ struct {
 
 	events atomic.Uint64 // completion events delivered for this CQ
 
-	verbs.Life
+	life verbs.Life
 }
 
 // Options are the optional parts of a CQ.
@@ -69,7 +69,7 @@ func New(ctx *uverbs.Context, cqe int, opts *Options) (*CQ, error) {
 		}
 		chFD = int32(fd)
 	}
-	c.id = core.Add(c)
+	c.id = core.Add(c, func() { c.life.Release(c.release) })
 	if err := c.create(cqe, opts.CompVector, chFD); err != nil {
 		core.Remove(c.id)
 		if c.ch != nil {
@@ -127,9 +127,9 @@ func (c *CQ) Channel() *Channel { return c.ch }
 // how many it moved, as ibv_poll_cq does. It returns 0 when the CQ is
 // empty. It neither blocks nor allocates.
 func (c *CQ) Poll(wc []WC) (int, error) {
-	c.Lock()
-	defer c.Unlock()
-	if c.Gone() {
+	c.life.Lock()
+	defer c.life.Unlock()
+	if c.life.Gone() {
 		return 0, ErrClosed
 	}
 	n := 0
@@ -144,9 +144,9 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 // solicited receive or failed completion) sends one event to the CQ's
 // channel. Arm again after each event.
 func (c *CQ) ReqNotify(solicitedOnly bool) error {
-	c.Lock()
-	defer c.Unlock()
-	if c.Gone() {
+	c.life.Lock()
+	defer c.life.Unlock()
+	if c.life.Gone() {
 		return ErrClosed
 	}
 	if c.ring.Arm(solicitedOnly) {
@@ -166,11 +166,8 @@ func (c *CQ) Events() uint64 { return c.events.Load() }
 // Close destroys the CQ. It fails with uverbs.ErrBusy while a QP or SRQ
 // uses it. It is safe to call more than once.
 func (c *CQ) Close() error {
-	return c.Destroy(c.core, "cq: destroy", c.destroyCmd(), c.release)
+	return c.life.Destroy(c.core, "cq: destroy", c.destroyCmd(), c.release)
 }
-
-// Release is for the closing context; see verbs.Object.
-func (c *CQ) Release() { c.Life.Release(c.release) }
 
 func (c *CQ) release() {
 	c.core.Remove(c.id)

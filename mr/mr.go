@@ -36,7 +36,7 @@ type MR struct {
 	rkey   uint32
 	id     uint64 // in the context's object table
 
-	verbs.Life
+	life verbs.Life
 }
 
 // Register registers buf with pd for the given access. buf must come from
@@ -82,7 +82,7 @@ func Register(pd *uverbs.PD, buf []byte, access Access) (*MR, error) {
 		return nil, fmt.Errorf("mr: register %d bytes: %w", len(buf), err)
 	}
 	r := &MR{pd: core, buf: buf, handle: resp.MRHandle, lkey: resp.LKey, rkey: resp.RKey}
-	r.id = core.Ctx.Add(r)
+	r.id = core.Ctx.Add(r, func() { r.life.Release(r.release) })
 	return r, nil
 }
 
@@ -114,12 +114,8 @@ func (m *MR) RKey() uint32 { return m.rkey }
 func (m *MR) Close() error {
 	req := abi.DeregMR{MRHandle: m.handle}
 	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_DEREG_MR, Req: ucmd.Bytes(&req)}
-	return m.Destroy(m.pd.Ctx, "mr: deregister", &cmd, m.release)
+	return m.life.Destroy(m.pd.Ctx, "mr: deregister", &cmd, m.release)
 }
-
-// Release is for the closing context, which has released the region in
-// the kernel.
-func (m *MR) Release() { m.Life.Release(m.release) }
 
 func (m *MR) release() {
 	m.pd.Ctx.Remove(m.id)

@@ -26,7 +26,7 @@ func (pd *PD) CreateAH(attr AHAttr) (*AH, error) {
 		return nil, err
 	}
 	ah := &AH{core: c}
-	ah.id = c.Add(ah)
+	ah.id = c.Add(ah, func() { ah.destroy.Release(ah.release) })
 	d := attr.dest()
 	req := abi.CreateAH{
 		UserHandle: ah.id,
@@ -57,8 +57,5 @@ func (ah *AH) Close() error {
 	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_DESTROY_AH, Req: ucmd.Bytes(&req)}
 	return ah.destroy.Destroy(ah.core, "uverbs: destroy AH", &cmd, ah.release)
 }
-
-// Release is for the closing context; see verbs.Object.
-func (ah *AH) Release() { ah.destroy.Release(ah.release) }
 
 func (ah *AH) release() { ah.core.Remove(ah.id) }

@@ -25,7 +25,7 @@ func (c *Context) AllocPD() (*PD, error) {
 		return nil, fmt.Errorf("uverbs: alloc PD: %w", err)
 	}
 	pd := &PD{ctx: c, core: verbs.PD{Ctx: c.core, Handle: resp.PDHandle}}
-	pd.id = c.core.Add(pd)
+	pd.id = c.core.Add(pd, func() { pd.core.Release(nil) })
 	return pd, nil
 }
 

@@ -108,7 +108,7 @@ func (pd *PD) CreateQP(init QPInit) (*QP, error) {
 		return nil, fmt.Errorf("uverbs: create QP: %w", err)
 	}
 	qp := &QP{pd: pd, core: c, typ: init.Type, sigAll: init.SigAll}
-	qp.id = c.Add(qp)
+	qp.id = c.Add(qp, func() { qp.destroy.Release(qp.release) })
 	req := abi.CreateQP{
 		UserHandle:    qp.id,
 		PDHandle:      pd.Handle(),
@@ -214,9 +214,6 @@ func (qp *QP) destroyCmd() *ucmd.Cmd {
 func (qp *QP) Close() error {
 	return qp.destroy.Destroy(qp.core, "uverbs: destroy QP", qp.destroyCmd(), qp.release)
 }
-
-// Release is for the closing context; see verbs.Object.
-func (qp *QP) Release() { qp.destroy.Release(qp.release) }
 
 // release waits for the data path to leave the queues, then unmaps them.
 func (qp *QP) release() {

@@ -50,7 +50,7 @@ func (pd *PD) CreateSRQ(init SRQInit) (*SRQ, error) {
 		return nil, invalid("uverbs: create SRQ: %+v", init)
 	}
 	s := &SRQ{pd: pd, core: c}
-	s.id = c.Add(s)
+	s.id = c.Add(s, func() { s.destroy.Release(s.release) })
 	req := abi.CreateSRQ{UserHandle: s.id, PDHandle: pd.Handle(), MaxWr: uint32(init.MaxWR), MaxSGE: uint32(init.MaxSGE), SRQLimit: uint32(init.Limit)}
 	var resp abi.CreateSRQResp
 	_, out := c.Udata(abi.IB_USER_VERBS_CMD_CREATE_SRQ)
@@ -142,9 +142,6 @@ func (s *SRQ) destroyCmd() *ucmd.Cmd {
 func (s *SRQ) Close() error {
 	return s.destroy.Destroy(s.core, "uverbs: destroy SRQ", s.destroyCmd(), s.release)
 }
-
-// Release is for the closing context; see verbs.Object.
-func (s *SRQ) Release() { s.destroy.Release(s.release) }
 
 func (s *SRQ) release() {
 	s.closed.Store(true)

@@ -12,10 +12,13 @@ import (
 	"github.com/purerdma/purerdma/internal/ucmd"
 )
 
-// Object is a user-space object that holds resources beside its kernel
-// object: mapped queues, files. Release frees them once the kernel object
-// is gone, and must be idempotent.
-type Object interface{ Release() }
+// object is a live object of the context and how to release its
+// user-space resources (mapped queues, files) once the kernel has
+// destroyed it with the context.
+type object struct {
+	obj     any
+	release func()
+}
 
 // Context is one opened device.
 type Context struct {
@@ -28,7 +31,7 @@ type Context struct {
 
 	mu     sync.RWMutex // held for reading by commands, for writing by Close
 	closed bool
-	objs   map[uint64]Object
+	objs   map[uint64]object
 	next   uint64
 }
 
@@ -41,7 +44,7 @@ func NewContext(name string, file *os.File, driverID uint32) *Context {
 		Driver: d,
 		FD:     ucmd.NewFD(int(file.Fd()), driverID),
 		file:   file,
-		objs:   map[uint64]Object{},
+		objs:   map[uint64]object{},
 	}
 }
 
@@ -95,12 +98,13 @@ func (c *Context) Closed() bool {
 }
 
 // Add records a live object and returns the user handle that names it in
-// the kernel's events.
-func (c *Context) Add(o Object) uint64 {
+// the kernel's events. Close calls release, which must be idempotent and
+// must wait for the object's data path to leave its queues.
+func (c *Context) Add(obj any, release func()) uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.next++
-	c.objs[c.next] = o
+	c.objs[c.next] = object{obj, release}
 	return c.next
 }
 
@@ -112,10 +116,10 @@ func (c *Context) Remove(h uint64) {
 }
 
 // Lookup returns the live object with user handle h, or nil.
-func (c *Context) Lookup(h uint64) Object {
+func (c *Context) Lookup(h uint64) any {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.objs[h]
+	return c.objs[h].obj
 }
 
 // Close releases every live object and closes the command file, which
@@ -128,12 +132,12 @@ func (c *Context) Close() error {
 	}
 	c.closed = true
 	objs := c.objs
-	c.objs = map[uint64]Object{}
+	c.objs = map[uint64]object{}
 	c.mu.Unlock()
 	// Objects first: each waits for its own data path to leave the queue
 	// memory, and after that nothing rings a doorbell on the file.
 	for _, o := range objs {
-		o.Release()
+		o.release()
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

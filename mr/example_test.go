@@ -1,0 +1,48 @@
+package mr_test
+
+import (
+	"fmt"
+	"log"
+
+	"github.com/purerdma/purerdma/mr"
+	"github.com/purerdma/purerdma/uverbs"
+)
+
+// Allocate memory outside the Go heap and register it for remote reads
+// and writes. The keys go to the peer; the memory is freed only after the
+// region is deregistered.
+func ExampleRegister() {
+	ctx, err := uverbs.OpenName("rxe0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ctx.Close()
+	pd, err := ctx.AllocPD()
+	if err != nil {
+		log.Fatal(err)
+	}
+	buf, err := mr.Alloc(64 << 10)
+	if err != nil {
+		log.Fatal(err)
+	}
+	region, err := mr.Register(pd, buf, mr.LocalWrite|mr.RemoteRead|mr.RemoteWrite)
+	if err != nil {
+		log.Fatal(err) // errors.Is(err, unix.ENOMEM): raise RLIMIT_MEMLOCK
+	}
+	fmt.Printf("addr %#x rkey %#x\n", region.Addr(), region.RKey())
+	if err := region.Close(); err != nil {
+		log.Fatal(err)
+	}
+	if err := mr.Free(buf); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// Go-allocated memory is refused: the collector could free it while the
+// device still writes into it.
+func ExampleRegister_goHeap() {
+	var pd *uverbs.PD
+	_, err := mr.Register(pd, make([]byte, 4096), mr.LocalWrite)
+	fmt.Println(err)
+	// Output: mr: register: mr: memory is not from mr.Alloc or mr.Mapped
+}

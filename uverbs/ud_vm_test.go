@@ -1,0 +1,115 @@
+package uverbs_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/testenv"
+	"github.com/purerdma/purerdma/uverbs"
+)
+
+// grhSize is the room a UD receive needs before the payload: the device
+// writes the packet's global route header there.
+const grhSize = 40
+
+// TestUD sends datagrams between two UD QPs through an address handle.
+func TestUD(t *testing.T) {
+	d := testenv.Device(t, "rxe")
+	r := newRig(t, d)
+	a, b := r.qp(t, uverbs.UD, nil), r.qp(t, uverbs.UD, nil)
+	const qkey = 0x11111111
+	for _, qp := range []*uverbs.QP{a, b} {
+		steps := []struct {
+			attr uverbs.QPAttr
+			mask uverbs.QPAttrMask
+		}{
+			{uverbs.QPAttr{State: uverbs.QPSInit, Port: 1, QKey: qkey}, uverbs.QPAttrState | uverbs.QPAttrPKeyIndex | uverbs.QPAttrPort | uverbs.QPAttrQKey},
+			{uverbs.QPAttr{State: uverbs.QPSRTR}, uverbs.QPAttrState},
+			{uverbs.QPAttr{State: uverbs.QPSRTS, SQPSN: 7}, uverbs.QPAttrState | uverbs.QPAttrSQPSN},
+		}
+		for _, s := range steps {
+			if err := qp.Modify(&s.attr, s.mask); err != nil {
+				t.Fatalf("UD QP to %s: %v", s.attr.State, err)
+			}
+		}
+	}
+	gids, err := r.ctx.GIDTable(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ah, err := r.pd.CreateAH(uverbs.AHAttr{IsGlobal: true, Port: 1,
+		GRH: uverbs.GlobalRoute{DGID: gids[r.gid].GID, SGIDIndex: uint8(r.gid), HopLimit: 64}})
+	if err != nil {
+		t.Fatalf("CreateAH: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := ah.Close(); err != nil {
+			t.Errorf("AH close: %v", err)
+		}
+	})
+	copy(r.buf, "datagram")
+	if _, err := b.PostRecv([]uverbs.RecvWR{{ID: 2, SGE: []uverbs.SGE{r.sge(offB, grhSize+64)}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.PostSend([]uverbs.SendWR{{ID: 1, Opcode: uverbs.WRSend, Flags: uverbs.SendSignaled,
+		SGE: []uverbs.SGE{r.sge(0, 8)}, AH: ah, RemoteQPN: b.Num(), RemoteQKey: qkey}}); err != nil {
+		t.Fatal(err)
+	}
+	got := sortWC(r.poll(t, 2))
+	want := []cq.WC{
+		{ID: 1, Opcode: cq.OpSend, ByteLen: 8, QPNum: a.Num()},
+		{ID: 2, Opcode: cq.OpRecv, ByteLen: grhSize + 8, QPNum: b.Num(), SrcQP: a.Num(), Flags: grh},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("completions (-want +got):\n%s", diff)
+	}
+	wantBytes(t, r.buf[offB+grhSize:offB+grhSize+8], "datagram")
+	if _, err := a.PostSend([]uverbs.SendWR{{Opcode: uverbs.WRSend, SGE: []uverbs.SGE{r.sge(0, 8)}}}); !errors.Is(err, uverbs.ErrInvalid) {
+		t.Errorf("UD send without an AH: %v, want ErrInvalid", err)
+	}
+}
+
+// TestDataPathAllocs checks that posting, polling and arming allocate
+// nothing on the heap.
+func TestDataPathAllocs(t *testing.T) {
+	d := testenv.Device(t, "rxe")
+	r, a, b := rcPair(t, d)
+	recv := []uverbs.RecvWR{{ID: 2, SGE: []uverbs.SGE{r.sge(offB, 64)}}}
+	send := []uverbs.SendWR{
+		{ID: 1, Opcode: uverbs.WRSend, Flags: uverbs.SendSignaled, SGE: []uverbs.SGE{r.sge(0, 64)}},
+		{ID: 3, Opcode: uverbs.WRRDMAWrite, Flags: uverbs.SendSignaled | uverbs.SendInline,
+			SGE: []uverbs.SGE{r.sge(0, 16)}, RemoteAddr: r.mr.Addr() + offB + 128, RKey: r.mr.RKey()},
+	}
+	wc := make([]cq.WC, 4)
+	var failed error
+	allocs := testing.AllocsPerRun(200, func() {
+		if _, err := b.PostRecv(recv); err != nil {
+			failed = err
+			return
+		}
+		if _, err := a.PostSend(send); err != nil {
+			failed = err
+			return
+		}
+		for got := 0; got < 3; {
+			n, err := r.cq.Poll(wc[got:])
+			if err != nil {
+				failed = err
+				return
+			}
+			got += n
+		}
+		if err := r.cq.ReqNotify(false); err != nil {
+			failed = err
+		}
+	})
+	if failed != nil {
+		t.Fatal(failed)
+	}
+	if allocs != 0 {
+		t.Errorf("PostRecv + PostSend + Poll + ReqNotify allocate %v times per round, want 0", allocs)
+	}
+}
