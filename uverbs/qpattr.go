@@ -245,11 +245,4 @@ func (qp *QP) Query(mask QPAttrMask) (QPAttr, error) {
 }
 
 // do runs a command on the QP unless it is closed.
-func (qp *QP) do(cmd *ucmd.Cmd) error {
-	qp.destroy.Lock()
-	defer qp.destroy.Unlock()
-	if qp.destroy.Gone() {
-		return ErrClosed
-	}
-	return qp.core.Do(cmd)
-}
+func (qp *QP) do(cmd *ucmd.Cmd) error { return qp.destroy.Do(qp.core, cmd) }

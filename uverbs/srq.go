@@ -122,14 +122,7 @@ func (s *SRQ) Limit() (int, error) {
 	return int(resp.SRQLimit), nil
 }
 
-func (s *SRQ) do(cmd *ucmd.Cmd) error {
-	s.destroy.Lock()
-	defer s.destroy.Unlock()
-	if s.destroy.Gone() {
-		return ErrClosed
-	}
-	return s.core.Do(cmd)
-}
+func (s *SRQ) do(cmd *ucmd.Cmd) error { return s.destroy.Do(s.core, cmd) }
 
 func (s *SRQ) destroyCmd() *ucmd.Cmd {
 	req := abi.DestroySRQ{SRQHandle: s.handle}

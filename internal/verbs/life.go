@@ -24,6 +24,17 @@ func (l *Life) Unlock() { l.mu.Unlock() }
 // Gone reports whether the object was destroyed. Hold the lock.
 func (l *Life) Gone() bool { return l.closed }
 
+// Do runs a command about the object on ctx unless the object is gone,
+// holding its lock so that it cannot be destroyed half-way.
+func (l *Life) Do(ctx *Context, cmd *ucmd.Cmd) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return ErrClosed
+	}
+	return ctx.Do(cmd)
+}
+
 // Destroy destroys the object once: it runs the destroy command on ctx,
 // then release. When the context is already closed the kernel object went
 // with it and only release runs. If the kernel refuses (EBUSY becomes

@@ -12,11 +12,4 @@ type PD struct {
 // Do runs a command for an object in the PD, unless the PD or its
 // context is closed. The PD stays locked during the command, so that it
 // cannot be destroyed half-way.
-func (pd *PD) Do(cmd *ucmd.Cmd) error {
-	pd.Lock()
-	defer pd.Unlock()
-	if pd.Gone() {
-		return ErrClosed
-	}
-	return pd.Ctx.Do(cmd)
-}
+func (pd *PD) Do(cmd *ucmd.Cmd) error { return pd.Life.Do(pd.Ctx, cmd) }
