@@ -3,7 +3,6 @@ package uverbs_test
 import (
 	"context"
 	"errors"
-	"os"
 	"testing"
 	"time"
 
@@ -13,8 +12,6 @@ import (
 	"github.com/purerdma/purerdma/internal/testenv"
 	"github.com/purerdma/purerdma/uverbs"
 )
-
-func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
 
 // TestQPLifecycle creates the objects on every device, rxe and siw, and
 // walks a QP from RESET to INIT and ERR, checking what Query reports.
