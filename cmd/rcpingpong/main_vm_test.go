@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/purerdma/purerdma/internal/testenv"
+	"github.com/purerdma/purerdma/uverbs"
+)
+
+// result is what one side of a run printed.
+type result struct {
+	who            string
+	code           int
+	stdout, stderr string
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("%s exited %d\nstdout:\n%s\nstderr:\n%s", r.who, r.code, r.stdout, r.stderr)
+}
+
+// side runs one end of the ping-pong: the Go port in-process or the C tool.
+type side func(ctx context.Context, args []string) result
+
+func goSide(ctx context.Context, args []string) result {
+	var stdout, stderr bytes.Buffer
+	code := runContext(ctx, args, &stdout, &stderr)
+	return result{"Go rcpingpong " + strings.Join(args, " "), code, stdout.String(), stderr.String()}
+}
+
+func cSide(path string) side {
+	return func(ctx context.Context, args []string) result {
+		var stdout, stderr bytes.Buffer
+		cmd := exec.CommandContext(ctx, path, args...)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := 0
+		if err != nil {
+			code = -1
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			}
+			fmt.Fprintf(&stderr, "[exec: %v]", err)
+		}
+		return result{"C ibv_rc_pingpong " + strings.Join(args, " "), code, stdout.String(), stderr.String()}
+	}
+}
+
+// freePort returns a TCP port that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// listening reports whether some socket listens on port, from
+// /proc/net/tcp{,6}: probing with a connection would use up the server's
+// only accept.
+func listening(port int) bool {
+	want := fmt.Sprintf(":%04X ", port)
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, _ := os.ReadFile(f)
+		for _, line := range strings.Split(string(b), "\n") {
+			fields := strings.Fields(line)
+			// sl local_address rem_address st ...; 0A is LISTEN.
+			if len(fields) > 3 && strings.HasSuffix(fields[1]+" ", want) && fields[3] == "0A" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// addrLine matches the address lines of both programs.
+var addrLine = regexp.MustCompile(`(?m)^  (local|remote) address: {1,2}LID (0x[0-9a-f]{4}), QPN (0x[0-9a-f]{6}), PSN (0x[0-9a-f]{6}), GID (\S+)$`)
+
+// addrs returns the "LID, QPN, PSN, GID" parts of the local and remote
+// lines.
+func addrs(t *testing.T, r result) (local, remote string) {
+	t.Helper()
+	m := addrLine.FindAllStringSubmatch(r.stdout, -1)
+	if len(m) != 2 || m[0][1] != "local" || m[1][1] != "remote" {
+		t.Fatalf("want a local and a remote address line:\n%v", r)
+	}
+	return strings.Join(m[0][2:], " "), strings.Join(m[1][2:], " ")
+}
+
+func TestPingpongRXE(t *testing.T) {
+	d := testenv.Device(t, "rxe")
+	ctool := cSide(testenv.CTool(t, "ibv_rc_pingpong"))
+	uc, err := uverbs.OpenName(d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gidx, err := uc.GIDIndex(1, netip.MustParseAddr(d.Addr))
+	uc.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const iters, size = 200, 4096
+	tests := []struct {
+		name           string
+		server, client side
+		serverArgs     []string // besides the common ones
+		clientArgs     []string
+		// invalid: the server reports page 0. With -c the C client
+		// writes 0 at the start of each page (i / page_size %
+		// sizeof(char)), the server checks for 0 there; a client
+		// without -c sends its buffer as allocated, all 0x7b.
+		invalid bool
+	}{
+		{"GoServer-CClient", goSide, ctool, []string{"-c"}, []string{"-c"}, false},
+		{"CServer-GoClient", ctool, goSide, []string{"-c"}, []string{"-c"}, false},
+		{"GoServer-GoClient", goSide, goSide, []string{"-c"}, []string{"-c"}, false},
+		{"GoServer-CClient-events", goSide, ctool, []string{"-c", "-e"}, []string{"-c", "-e"}, false},
+		{"CServer-GoClient-events", ctool, goSide, []string{"-c", "-e"}, []string{"-c", "-e"}, false},
+		{"GoServer-GoClient-events", goSide, goSide, []string{"-c", "-e"}, []string{"-c"}, false},
+		{"GoServer-CClient-unchecked", goSide, ctool, []string{"-c"}, nil, true},
+		{"CServer-GoClient-unchecked", ctool, goSide, []string{"-c"}, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			port := freePort(t)
+			common := []string{"-d", d.Name, "-g", strconv.Itoa(gidx), "-n", strconv.Itoa(iters), "-s", strconv.Itoa(size), "-p", strconv.Itoa(port)}
+			srvDone := make(chan result, 1)
+			go func() { srvDone <- tt.server(ctx, append(append([]string{}, common...), tt.serverArgs...)) }()
+
+			var srv result
+			for !listening(port) {
+				select {
+				case srv = <-srvDone:
+					t.Fatalf("server ended before listening:\n%v", srv)
+				case <-time.After(10 * time.Millisecond):
+				}
+			}
+			cli := tt.client(ctx, append(append(append([]string{}, common...), tt.clientArgs...), "127.0.0.1"))
+			if cli.code != 0 {
+				cancel() // the server would wait for the client forever
+			}
+			srv = <-srvDone
+			if srv.code != 0 || cli.code != 0 {
+				t.Fatalf("failed:\n%v\n%v", srv, cli)
+			}
+			t.Logf("server:\n%s", srv.stdout)
+			t.Logf("client:\n%s", cli.stdout)
+
+			sl, sr := addrs(t, srv)
+			cl, cr := addrs(t, cli)
+			if sl != cr || cl != sr {
+				t.Errorf("address lines disagree: server local %q remote %q, client local %q remote %q", sl, sr, cl, cr)
+			}
+			wantGID := "::ffff:" + d.Addr
+			for _, a := range []string{sl, cl} {
+				if !strings.HasSuffix(a, " "+wantGID) {
+					t.Errorf("address %q does not end in GID %s", a, wantGID)
+				}
+			}
+			for _, r := range []result{srv, cli} {
+				for _, want := range []string{
+					fmt.Sprintf("%d bytes in ", 2*iters*size),
+					fmt.Sprintf("%d iters in ", iters),
+				} {
+					if !strings.Contains(r.stdout, "\n"+want) {
+						t.Errorf("no line %q...:\n%v", want, r)
+					}
+				}
+				if r.stderr != "" {
+					t.Errorf("unexpected output on stderr:\n%v", r)
+				}
+			}
+			if got := strings.Contains(srv.stdout, "\ninvalid data in page 0\n"); got != tt.invalid {
+				t.Errorf("server reported invalid data: %v, want %v:\n%v", got, tt.invalid, srv)
+			}
+			if strings.Contains(cli.stdout, "invalid data") {
+				t.Errorf("the client validated:\n%v", cli)
+			}
+			statLines := regexp.MustCompile(`(?m)^\d+ bytes in \d+\.\d\d seconds = \d+\.\d\d Mbit/sec\n\d+ iters in \d+\.\d\d seconds = \d+\.\d\d usec/iter\n`)
+			for _, r := range []result{srv, cli} {
+				if !statLines.MatchString(r.stdout) {
+					t.Errorf("statistics lines malformed:\n%v", r)
+				}
+			}
+		})
+	}
+}
+
+// With no server the client fails as the C one does, after printing its
+// local address.
+func TestClientNoServerRXE(t *testing.T) {
+	d := testenv.Device(t, "rxe")
+	ctool := cSide(testenv.CTool(t, "ibv_rc_pingpong"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	port := freePort(t)
+	args := []string{"-d", d.Name, "-p", strconv.Itoa(port), "127.0.0.1"}
+	want := fmt.Sprintf("Couldn't connect to 127.0.0.1:%d", port)
+	for _, s := range []side{goSide, ctool} {
+		r := s(ctx, args)
+		if r.code != 1 || !strings.HasPrefix(r.stderr, want) || !strings.HasPrefix(r.stdout, "  local address:  LID 0x0000, QPN 0x") {
+			t.Errorf("want exit 1, stderr %q...:\n%v", want, r)
+		}
+	}
+}
