@@ -2,7 +2,8 @@ package abi
 
 // The layout and constant tests of this package (ib_user_verbs_test.go,
 // ib_user_ioctl_verbs_types_test.go, rdma_user_ioctl_cmds_test.go,
-// ib_user_ioctl_cmds_test.go, rdma_user_rxe_test.go, siw_abi_test.go) compare
+// ib_user_ioctl_cmds_test.go, rdma_user_rxe_test.go, siw_abi_test.go,
+// rdma_user_cm_test.go, ib_user_sa_test.go) compare
 // the Go definitions with numbers that came from the C compiler, never from
 // arithmetic by hand:
 //

@@ -105,3 +105,9 @@ func (f *FD) Notify(cq uint32, solicitedOnly bool) error {
 	}
 	return nil
 }
+
+// Addr returns the address of b's first byte as a kernel u64 pointer
+// field takes it, or 0 for an empty slice. b must stay reachable (and so
+// must be heap memory, which does not move) until the call that passes the
+// address returns.
+func Addr(b []byte) uint64 { return addr(b) }
