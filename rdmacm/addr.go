@@ -1,0 +1,66 @@
+package rdmacm
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net"
+	"net/netip"
+
+	"golang.org/x/sys/unix"
+)
+
+func putU64(b []byte, v uint64) { binary.NativeEndian.PutUint64(b, v) }
+
+// encodeSockaddr writes ap as a struct sockaddr_in (IPv4) or
+// sockaddr_in6 into b and returns its size. A zero AddrPort is an
+// unspecified IPv4 address.
+func encodeSockaddr(b []byte, ap netip.AddrPort) int {
+	clear(b)
+	a := ap.Addr()
+	if !a.IsValid() {
+		a = netip.IPv4Unspecified()
+	}
+	if a.Is4() || a.Is4In6() {
+		binary.NativeEndian.PutUint16(b[0:], unix.AF_INET)
+		binary.BigEndian.PutUint16(b[2:], ap.Port())
+		v4 := a.Unmap().As4()
+		copy(b[4:8], v4[:])
+		return unix.SizeofSockaddrInet4
+	}
+	binary.NativeEndian.PutUint16(b[0:], unix.AF_INET6)
+	binary.BigEndian.PutUint16(b[2:], ap.Port())
+	v6 := a.As16()
+	copy(b[8:24], v6[:])
+	if z := a.Zone(); z != "" {
+		// A zone is an interface for link-local addresses; its index goes in
+		// sin6_scope_id. Resolution fails later if it names no interface.
+		if ifi, err := net.InterfaceByName(z); err == nil {
+			binary.NativeEndian.PutUint32(b[24:], uint32(ifi.Index))
+		}
+	}
+	return unix.SizeofSockaddrInet6
+}
+
+// decodeSockaddr reads a struct sockaddr_in or sockaddr_in6.
+func decodeSockaddr(b []byte) (netip.AddrPort, error) {
+	if len(b) < 2 {
+		return netip.AddrPort{}, fmt.Errorf("rdmacm: short sockaddr")
+	}
+	switch binary.NativeEndian.Uint16(b) {
+	case unix.AF_INET:
+		if len(b) < unix.SizeofSockaddrInet4 {
+			break
+		}
+		return netip.AddrPortFrom(netip.AddrFrom4([4]byte(b[4:8])), binary.BigEndian.Uint16(b[2:])), nil
+	case unix.AF_INET6:
+		if len(b) < unix.SizeofSockaddrInet6 {
+			break
+		}
+		return netip.AddrPortFrom(netip.AddrFrom16([16]byte(b[8:24])), binary.BigEndian.Uint16(b[2:])), nil
+	case 0:
+		return netip.AddrPort{}, nil
+	default:
+		return netip.AddrPort{}, fmt.Errorf("rdmacm: address family %d not supported", binary.NativeEndian.Uint16(b))
+	}
+	return netip.AddrPort{}, fmt.Errorf("rdmacm: short sockaddr of %d bytes", len(b))
+}

@@ -1,0 +1,238 @@
+package rdmacm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/ucmd"
+)
+
+// Path is the connection manager's character device.
+const Path = "/dev/infiniband/rdma_cm"
+
+// ErrNoEvent is returned by TryGetEvent when no event is pending; it
+// matches unix.EAGAIN as well.
+var ErrNoEvent = errNoEvent{}
+
+type errNoEvent struct{}
+
+func (errNoEvent) Error() string        { return "rdmacm: no event pending" }
+func (errNoEvent) Is(target error) bool { return target == unix.EAGAIN }
+
+// ErrClosed is returned by operations on a closed channel or ID; it
+// matches unix.EBADF as well.
+var ErrClosed = errClosed{}
+
+type errClosed struct{}
+
+func (errClosed) Error() string        { return "rdmacm: use of closed channel or ID" }
+func (errClosed) Is(target error) bool { return target == unix.EBADF }
+
+// EventChannel delivers the events of the IDs created on it (struct
+// rdma_event_channel). Its methods may be called from several goroutines.
+type EventChannel struct {
+	file *os.File
+	raw  syscall.RawConn
+
+	readMu sync.Mutex // one reader at a time: the read deadline is per file
+
+	mu      sync.Mutex
+	closed  bool
+	ids     map[uint64]*ID // by user handle
+	nextUID uint64
+	pending []*Event // read for an ID while waiting for another's
+}
+
+// NewEventChannel opens the connection manager (rdma_create_event_channel).
+func NewEventChannel() (*EventChannel, error) {
+	fd, err := unix.Open(Path, unix.O_RDWR|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("rdmacm: open %s: %w", Path, err)
+	}
+	f := os.NewFile(uintptr(fd), Path)
+	raw, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("rdmacm: %w", err)
+	}
+	return &EventChannel{file: f, raw: raw, ids: map[uint64]*ID{}}, nil
+}
+
+// Fd returns the channel's file descriptor, for poll(2)-style
+// integration; it becomes readable when an event is pending. It stays
+// owned by the channel.
+func (ch *EventChannel) Fd() int {
+	fd := -1
+	ch.raw.Control(func(f uintptr) { fd = int(f) })
+	return fd
+}
+
+// do runs a command on the channel's file.
+func (ch *EventChannel) do(cmd uint32, req []byte, respOff int, resp []byte) error {
+	var err error
+	if cerr := ch.raw.Control(func(fd uintptr) { err = write(int(fd), cmd, req, respOff, resp) }); cerr != nil {
+		return fmt.Errorf("rdmacm: %w", ErrClosed)
+	}
+	return err
+}
+
+// GetEvent waits for the next event of any ID on the channel
+// (rdma_get_cm_event) until ctx ends.
+func (ch *EventChannel) GetEvent(ctx context.Context) (*Event, error) {
+	return ch.next(ctx, nil)
+}
+
+// TryGetEvent returns the next event if one is pending, and ErrNoEvent
+// otherwise.
+func (ch *EventChannel) TryGetEvent() (*Event, error) {
+	if e := ch.popPending(nil); e != nil {
+		return e, nil
+	}
+	var (
+		resp abi.UcmEventResp
+		err  error
+	)
+	if cerr := ch.raw.Control(func(fd uintptr) { err = getEvent(int(fd), &resp) }); cerr != nil {
+		return nil, ErrClosed
+	}
+	if errors.Is(err, unix.EAGAIN) {
+		return nil, ErrNoEvent
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ch.decode(&resp)
+}
+
+// next returns the next event for id (any ID when id is nil), keeping the
+// events of other IDs for their own waiters.
+func (ch *EventChannel) next(ctx context.Context, id *ID) (*Event, error) {
+	for {
+		if e := ch.popPending(id); e != nil {
+			return e, nil
+		}
+		e, err := ch.read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if id == nil || e.ID == id || e.Listener == id {
+			return e, nil
+		}
+		ch.mu.Lock()
+		ch.pending = append(ch.pending, e)
+		ch.mu.Unlock()
+	}
+}
+
+func (ch *EventChannel) popPending(id *ID) *Event {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	for i, e := range ch.pending {
+		if id == nil || e.ID == id || e.Listener == id {
+			ch.pending = append(ch.pending[:i], ch.pending[i+1:]...)
+			return e
+		}
+	}
+	return nil
+}
+
+// read blocks on the poller until the kernel has an event, then takes it.
+func (ch *EventChannel) read(ctx context.Context) (*Event, error) {
+	ch.readMu.Lock()
+	defer ch.readMu.Unlock()
+	dl, _ := ctx.Deadline()
+	if err := ch.file.SetReadDeadline(dl); err != nil {
+		return nil, ErrClosed
+	}
+	if ctx.Done() != nil {
+		// A deadline in the past wakes the parked read at once.
+		stop := context.AfterFunc(ctx, func() { ch.file.SetReadDeadline(time.Unix(1, 0)) })
+		defer stop()
+	}
+	var (
+		resp abi.UcmEventResp
+		err  error
+	)
+	rerr := ch.raw.Read(func(fd uintptr) bool {
+		err = getEvent(int(fd), &resp)
+		return !errors.Is(err, unix.EAGAIN)
+	})
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.Is(rerr, os.ErrDeadlineExceeded):
+		return nil, context.DeadlineExceeded
+	case rerr != nil:
+		return nil, ErrClosed
+	case err != nil:
+		return nil, err
+	}
+	return ch.decode(&resp)
+}
+
+func getEvent(fd int, resp *abi.UcmEventResp) error {
+	var req abi.UcmGetEvent
+	return write(fd, abi.RDMA_USER_CM_CMD_GET_EVENT, ucmd.Bytes(&req), 0, ucmd.Bytes(resp))
+}
+
+// register gives id a user handle, by which the kernel names it in events.
+func (ch *EventChannel) register(id *ID) error {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if ch.closed {
+		return ErrClosed
+	}
+	ch.nextUID++
+	id.uid = ch.nextUID
+	ch.ids[id.uid] = id
+	return nil
+}
+
+func (ch *EventChannel) unregister(id *ID) {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	delete(ch.ids, id.uid)
+	kept := ch.pending[:0]
+	for _, e := range ch.pending {
+		if e.ID != id {
+			kept = append(kept, e)
+		}
+	}
+	ch.pending = kept
+}
+
+func (ch *EventChannel) lookup(uid uint64) *ID {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	return ch.ids[uid]
+}
+
+// Close destroys the IDs still on the channel and closes it
+// (rdma_destroy_event_channel). It is safe to call more than once.
+func (ch *EventChannel) Close() error {
+	ch.mu.Lock()
+	if ch.closed {
+		ch.mu.Unlock()
+		return nil
+	}
+	ch.closed = true
+	ids := make([]*ID, 0, len(ch.ids))
+	for _, id := range ch.ids {
+		ids = append(ids, id)
+	}
+	ch.mu.Unlock()
+	var errs []error
+	for _, id := range ids {
+		errs = append(errs, id.Close())
+	}
+	errs = append(errs, ch.file.Close())
+	return errors.Join(errs...)
+}

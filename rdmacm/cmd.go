@@ -1,0 +1,47 @@
+package rdmacm
+
+import (
+	"fmt"
+	"runtime"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/ucmd"
+)
+
+var cmdNames = [...]string{
+	"CREATE_ID", "DESTROY_ID", "BIND_IP", "RESOLVE_IP", "RESOLVE_ROUTE",
+	"QUERY_ROUTE", "CONNECT", "LISTEN", "ACCEPT", "REJECT", "DISCONNECT",
+	"INIT_QP_ATTR", "GET_EVENT", "GET_OPTION", "SET_OPTION", "NOTIFY",
+	"JOIN_IP_MCAST", "LEAVE_MCAST", "MIGRATE_ID", "QUERY", "BIND",
+	"RESOLVE_ADDR", "JOIN_MCAST",
+}
+
+// write runs one rdma_cm command on fd: the header, then req. When resp is
+// not nil, the request's first 8 bytes at respOff are the response pointer,
+// which write fills with a heap buffer it copies into resp afterwards.
+func write(fd int, cmd uint32, req []byte, respOff int, resp []byte) error {
+	hdr := abi.UcmCmdHdr{Cmd: cmd, In: uint16(len(req)), Out: uint16(len(resp))}
+	buf := make([]byte, 0, 8+len(req))
+	buf = append(buf, ucmd.Bytes(&hdr)...)
+	buf = append(buf, req...)
+	var out []byte
+	if resp != nil {
+		// A fresh heap buffer: the kernel writes to its address, which must
+		// not move during the call as a stack object could.
+		out = make([]byte, len(resp))
+		putU64(buf[8+respOff:], ucmd.Addr(out))
+	}
+	_, err := unix.Write(fd, buf)
+	runtime.KeepAlive(out)
+	if err != nil {
+		name := fmt.Sprint(cmd)
+		if int(cmd) < len(cmdNames) {
+			name = cmdNames[cmd]
+		}
+		return fmt.Errorf("rdma_cm %s: %w", name, err)
+	}
+	copy(resp, out)
+	return nil
+}

@@ -1,0 +1,19 @@
+// Package rdmacm is the RDMA connection manager: what librdmacm is to C,
+// over /dev/infiniband/rdma_cm and without C.
+//
+// An ID (rdma_cm_id) is the connection-manager analogue of a socket. It is
+// created on an EventChannel, which delivers the events of its IDs: address
+// and route resolution, connection requests, establishment, rejection and
+// disconnection. The channel's file is non-blocking and parked on Go's
+// runtime poller; GetEvent waits with a context.Context and TryGetEvent
+// does not wait at all. Events are acknowledged as they are returned.
+//
+// The package performs the QP state transitions that librdmacm performs:
+// CreateQP moves a new QP to INIT with the attributes the kernel computes,
+// Accept and the active side's connection handling move it through RTR to
+// RTS, and Disconnect moves it to ERR. So RoCE (rxe) and iWARP (siw) devices
+// connect the same way.
+//
+// Dial and Listener.Accept wrap the asynchronous steps into blocking calls
+// for the common case of one connection per ID.
+package rdmacm

@@ -1,0 +1,94 @@
+package rdmacm
+
+import (
+	"fmt"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/purerdma/purerdma/internal/abi"
+)
+
+// EventType is the kind of a connection manager event (enum
+// rdma_cm_event_type).
+type EventType uint32
+
+// Event types.
+const (
+	EventAddrResolved    EventType = abi.RDMA_CM_EVENT_ADDR_RESOLVED
+	EventAddrError       EventType = abi.RDMA_CM_EVENT_ADDR_ERROR
+	EventRouteResolved   EventType = abi.RDMA_CM_EVENT_ROUTE_RESOLVED
+	EventRouteError      EventType = abi.RDMA_CM_EVENT_ROUTE_ERROR
+	EventConnectRequest  EventType = abi.RDMA_CM_EVENT_CONNECT_REQUEST
+	EventConnectResponse EventType = abi.RDMA_CM_EVENT_CONNECT_RESPONSE
+	EventConnectError    EventType = abi.RDMA_CM_EVENT_CONNECT_ERROR
+	EventUnreachable     EventType = abi.RDMA_CM_EVENT_UNREACHABLE
+	EventRejected        EventType = abi.RDMA_CM_EVENT_REJECTED
+	EventEstablished     EventType = abi.RDMA_CM_EVENT_ESTABLISHED
+	EventDisconnected    EventType = abi.RDMA_CM_EVENT_DISCONNECTED
+	EventDeviceRemoval   EventType = abi.RDMA_CM_EVENT_DEVICE_REMOVAL
+	EventMulticastJoin   EventType = abi.RDMA_CM_EVENT_MULTICAST_JOIN
+	EventMulticastError  EventType = abi.RDMA_CM_EVENT_MULTICAST_ERROR
+	EventAddrChange      EventType = abi.RDMA_CM_EVENT_ADDR_CHANGE
+	EventTimewaitExit    EventType = abi.RDMA_CM_EVENT_TIMEWAIT_EXIT
+)
+
+// eventNames are rdma_event_str's texts.
+var eventNames = [...]string{
+	"RDMA_CM_EVENT_ADDR_RESOLVED", "RDMA_CM_EVENT_ADDR_ERROR",
+	"RDMA_CM_EVENT_ROUTE_RESOLVED", "RDMA_CM_EVENT_ROUTE_ERROR",
+	"RDMA_CM_EVENT_CONNECT_REQUEST", "RDMA_CM_EVENT_CONNECT_RESPONSE",
+	"RDMA_CM_EVENT_CONNECT_ERROR", "RDMA_CM_EVENT_UNREACHABLE",
+	"RDMA_CM_EVENT_REJECTED", "RDMA_CM_EVENT_ESTABLISHED",
+	"RDMA_CM_EVENT_DISCONNECTED", "RDMA_CM_EVENT_DEVICE_REMOVAL",
+	"RDMA_CM_EVENT_MULTICAST_JOIN", "RDMA_CM_EVENT_MULTICAST_ERROR",
+	"RDMA_CM_EVENT_ADDR_CHANGE", "RDMA_CM_EVENT_TIMEWAIT_EXIT",
+}
+
+// String returns rdma_event_str's name of t.
+func (t EventType) String() string {
+	if int(t) < len(eventNames) {
+		return eventNames[t]
+	}
+	return "UNKNOWN EVENT"
+}
+
+// Event is a connection manager event (struct rdma_cm_event). It is
+// acknowledged when GetEvent returns it.
+type Event struct {
+	Type EventType
+	// ID is the ID the event is about. For EventConnectRequest it is a
+	// new ID for the incoming connection, and Listener is the listening ID.
+	ID       *ID
+	Listener *ID
+	// Status is 0, a negative errno (an address or route error, a timed
+	// out connection), or for EventRejected the IB CM reject reason.
+	Status int
+	// Param holds the connection parameters of EventConnectRequest,
+	// EventConnectResponse and EventEstablished (responder resources,
+	// initiator depth, ...) and the private data of those and of
+	// EventRejected. Over RoCE the private data of a request is padded with
+	// zeros to the 56-byte limit.
+	Param ConnParam
+}
+
+// Err returns the event's status as an error: nil for 0, the errno for a
+// negative status, and for EventRejected an error that matches
+// ErrRejected.
+func (e *Event) Err() error {
+	switch {
+	case e.Status == 0:
+		return nil
+	case e.Type == EventRejected:
+		return fmt.Errorf("%w (reason %d)", ErrRejected, e.Status)
+	case e.Status < 0:
+		return unix.Errno(-e.Status)
+	}
+	return fmt.Errorf("rdmacm: %s: status %d", e.Type, e.Status)
+}
+
+func (e *Event) String() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("%s, status %d", e.Type, e.Status)
+	}
+	return e.Type.String()
+}

@@ -1,0 +1,318 @@
+package rdmacm
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/ucmd"
+	"github.com/purerdma/purerdma/uverbs"
+)
+
+// PortSpace is an ID's port space (enum rdma_port_space): TCP for
+// reliable connected QPs, UDP for unreliable datagrams.
+type PortSpace uint16
+
+// Port spaces.
+const (
+	TCP PortSpace = abi.RDMA_PS_TCP
+	UDP PortSpace = abi.RDMA_PS_UDP
+)
+
+// ErrRejected matches the error of a rejected connection.
+var ErrRejected = errors.New("rdmacm: connection rejected")
+
+// ErrPrivateData is returned when private data exceeds what the
+// connection manager can carry; the error says the limit, and matches
+// unix.EINVAL too.
+var ErrPrivateData = errors.New("rdmacm: private data too long")
+
+// ConnParam are the parameters of Connect and Accept (struct
+// rdma_conn_param), and what the peer sent in an event.
+type ConnParam struct {
+	PrivateData []byte
+	// ResponderResources is how many RDMA reads and atomics the peer may
+	// have outstanding towards us; InitiatorDepth how many we may have
+	// towards it.
+	ResponderResources uint8
+	InitiatorDepth     uint8
+	FlowControl        uint8
+	RetryCount         uint8 // transport retries, 0-7
+	RNRRetryCount      uint8 // receiver-not-ready retries, 0-7 (7: forever)
+	SRQ                bool
+	// QPNum is the QP to connect. Connect and Accept fill it in from the
+	// ID's QP when 0.
+	QPNum uint32
+	QKey  uint32 // UD
+}
+
+// ID is a connection manager identifier (struct rdma_cm_id).
+type ID struct {
+	ch     *EventChannel
+	handle uint32 // the kernel's id
+	uid    uint64
+	ps     PortSpace
+
+	mu     sync.Mutex
+	closed bool
+	dev    *device // the verbs device the ID is bound to, once known
+	port   uint8
+	qp     *uverbs.QP
+	own    ownedQP // what CreateQP made besides the QP
+}
+
+// CreateID creates an ID on the channel (rdma_create_id).
+func (ch *EventChannel) CreateID(ps PortSpace) (*ID, error) {
+	if ps != TCP && ps != UDP {
+		return nil, fmt.Errorf("rdmacm: port space %#x not supported: %w", uint16(ps), unix.EINVAL)
+	}
+	id := &ID{ch: ch, ps: ps}
+	if err := ch.register(id); err != nil {
+		return nil, err
+	}
+	req := abi.UcmCreateID{UID: id.uid, PS: uint16(ps)}
+	var resp abi.UcmCreateIDResp
+	if err := ch.do(abi.RDMA_USER_CM_CMD_CREATE_ID, ucmd.Bytes(&req), 8, ucmd.Bytes(&resp)); err != nil {
+		ch.unregister(id)
+		return nil, err
+	}
+	id.handle = resp.ID
+	return id, nil
+}
+
+// Channel returns the ID's event channel.
+func (id *ID) Channel() *EventChannel { return id.ch }
+
+// PortSpace returns the ID's port space.
+func (id *ID) PortSpace() PortSpace { return id.ps }
+
+// Bind binds the ID to a local address and port (rdma_bind_addr). An
+// address that belongs to an RDMA device binds the ID to that device; a
+// port of 0 picks a free one.
+func (id *ID) Bind(addr netip.AddrPort) error {
+	req := abi.UcmBind{ID: id.handle}
+	req.AddrSize = uint16(encodeSockaddr(req.Addr[:], addr))
+	if err := id.do(abi.RDMA_USER_CM_CMD_BIND, ucmd.Bytes(&req), -1, nil); err != nil {
+		return fmt.Errorf("rdmacm: bind %s: %w", addr, err)
+	}
+	if addr.Addr().IsValid() && !addr.Addr().IsUnspecified() {
+		return id.bindDevice()
+	}
+	return nil
+}
+
+// ResolveAddr starts resolving dst, and src if given, to RDMA addresses
+// (rdma_resolve_addr). EventAddrResolved or EventAddrError follows within
+// timeout; after EventAddrResolved the ID is bound to a device.
+func (id *ID) ResolveAddr(src, dst netip.AddrPort, timeout time.Duration) error {
+	req := abi.UcmResolveAddr{ID: id.handle, TimeoutMs: ms(timeout)}
+	if src.Addr().IsValid() {
+		req.SrcSize = uint16(encodeSockaddr(req.SrcAddr[:], src))
+	}
+	req.DstSize = uint16(encodeSockaddr(req.DstAddr[:], dst))
+	if err := id.do(abi.RDMA_USER_CM_CMD_RESOLVE_ADDR, ucmd.Bytes(&req), -1, nil); err != nil {
+		return fmt.Errorf("rdmacm: resolve %s: %w", dst, err)
+	}
+	return nil
+}
+
+// ResolveRoute starts resolving the route to the resolved address
+// (rdma_resolve_route); EventRouteResolved or EventRouteError follows.
+func (id *ID) ResolveRoute(timeout time.Duration) error {
+	req := abi.UcmResolveRoute{ID: id.handle, TimeoutMs: ms(timeout)}
+	if err := id.do(abi.RDMA_USER_CM_CMD_RESOLVE_ROUTE, ucmd.Bytes(&req), -1, nil); err != nil {
+		return fmt.Errorf("rdmacm: resolve route: %w", err)
+	}
+	return nil
+}
+
+func ms(d time.Duration) uint32 {
+	if d <= 0 {
+		return 2000 // librdmacm's examples' usual timeout
+	}
+	return uint32(min(d.Milliseconds(), 1<<31-1))
+}
+
+// Listen makes a bound ID listen for connection requests (rdma_listen);
+// each arrives as EventConnectRequest with a new ID. backlog 0 is the
+// kernel's default.
+func (id *ID) Listen(backlog int) error {
+	req := abi.UcmListen{ID: id.handle, Backlog: uint32(max(backlog, 0))}
+	if err := id.do(abi.RDMA_USER_CM_CMD_LISTEN, ucmd.Bytes(&req), -1, nil); err != nil {
+		return fmt.Errorf("rdmacm: listen: %w", err)
+	}
+	return nil
+}
+
+// privateLimit checks private data against the kernel's limit for op.
+func privateLimit(op string, data []byte, limit int) error {
+	if len(data) > limit {
+		return fmt.Errorf("%w: %s takes at most %d bytes of private data, got %d: %w", ErrPrivateData, op, limit, len(data), unix.EINVAL)
+	}
+	return nil
+}
+
+func (id *ID) connParam(p *ConnParam) abi.UcmConnParam {
+	k := abi.UcmConnParam{
+		QPNum:              p.QPNum,
+		QKey:               p.QKey,
+		PrivateDataLen:     uint8(len(p.PrivateData)),
+		ResponderResources: p.ResponderResources,
+		InitiatorDepth:     p.InitiatorDepth,
+		FlowControl:        p.FlowControl,
+		RetryCount:         p.RetryCount,
+		RNRRetryCount:      p.RNRRetryCount,
+		Valid:              1,
+	}
+	copy(k.PrivateData[:], p.PrivateData)
+	if p.SRQ {
+		k.SRQ = 1
+	}
+	if k.QPNum == 0 && id.qp != nil {
+		k.QPNum = id.qp.Num()
+	}
+	return k
+}
+
+// Connect starts connecting to the resolved destination (rdma_connect).
+// For RC the ID needs a QP (CreateQP). The active side's events are
+// EventEstablished, or EventRejected, EventUnreachable or
+// EventConnectError; the package drives the QP to RTS before reporting
+// EventEstablished.
+func (id *ID) Connect(p *ConnParam) error {
+	if p == nil {
+		p = &ConnParam{}
+	}
+	limit := abi.CMA_MAX_PRIVATE_DATA_REQ
+	if id.ps == UDP {
+		limit = abi.CMA_MAX_PRIVATE_DATA_SIDR_REQ
+	}
+	if err := privateLimit("connect", p.PrivateData, limit); err != nil {
+		return err
+	}
+	req := abi.UcmConnect{ID: id.handle, ConnParam: id.connParam(p)}
+	if err := id.do(abi.RDMA_USER_CM_CMD_CONNECT, ucmd.Bytes(&req), -1, nil); err != nil {
+		return fmt.Errorf("rdmacm: connect: %w", err)
+	}
+	return nil
+}
+
+// Accept accepts the connection request that created the ID
+// (rdma_accept). It moves the ID's QP to RTR and RTS first, as librdmacm
+// does; EventEstablished follows when the peer confirms.
+func (id *ID) Accept(p *ConnParam) error {
+	if p == nil {
+		p = &ConnParam{}
+	}
+	limit := abi.CMA_MAX_PRIVATE_DATA_REP
+	if id.ps == UDP {
+		limit = abi.CMA_MAX_PRIVATE_DATA_SIDR_REP
+	}
+	if err := privateLimit("accept", p.PrivateData, limit); err != nil {
+		return err
+	}
+	if id.qp != nil && id.ps == TCP {
+		if err := id.toRTS(p.ResponderResources, p.InitiatorDepth); err != nil {
+			return fmt.Errorf("rdmacm: accept: %w", err)
+		}
+	}
+	req := abi.UcmAccept{UID: id.uid, ID: id.handle, ConnParam: id.connParam(p)}
+	if err := id.do(abi.RDMA_USER_CM_CMD_ACCEPT, ucmd.Bytes(&req), -1, nil); err != nil {
+		return fmt.Errorf("rdmacm: accept: %w", err)
+	}
+	return nil
+}
+
+// completeConnect is the active side's answer to a connect response: RTR,
+// RTS, then an accept without parameters, which sends the RTU.
+func (id *ID) completeConnect(p *ConnParam) error {
+	if err := id.toRTS(p.InitiatorDepth, p.ResponderResources); err != nil {
+		return err
+	}
+	req := abi.UcmAccept{UID: id.uid, ID: id.handle}
+	return id.do(abi.RDMA_USER_CM_CMD_ACCEPT, ucmd.Bytes(&req), -1, nil)
+}
+
+// Reject refuses the connection request that created the ID
+// (rdma_reject), with private data for the peer's EventRejected.
+func (id *ID) Reject(private []byte) error {
+	if err := privateLimit("reject", private, abi.CMA_MAX_PRIVATE_DATA_REJ); err != nil {
+		return err
+	}
+	req := abi.UcmReject{ID: id.handle, PrivateDataLen: uint8(len(private))}
+	copy(req.PrivateData[:], private)
+	if err := id.do(abi.RDMA_USER_CM_CMD_REJECT, ucmd.Bytes(&req), -1, nil); err != nil {
+		return fmt.Errorf("rdmacm: reject: %w", err)
+	}
+	return nil
+}
+
+// Disconnect ends the connection (rdma_disconnect): it moves the QP to
+// the error state (to SQD on iWARP, as librdmacm does), which flushes its
+// work, and tells the peer. Both sides get EventDisconnected.
+func (id *ID) Disconnect() error {
+	if id.qp != nil {
+		state := uverbs.QPSErr
+		if id.iwarp() {
+			state = uverbs.QPSSQD
+		}
+		if err := id.qp.Modify(&uverbs.QPAttr{State: state}, uverbs.QPAttrState); err != nil && !errors.Is(err, uverbs.ErrClosed) {
+			return fmt.Errorf("rdmacm: disconnect: %w", err)
+		}
+	}
+	req := abi.UcmDisconnect{ID: id.handle}
+	if err := id.do(abi.RDMA_USER_CM_CMD_DISCONNECT, ucmd.Bytes(&req), -1, nil); err != nil {
+		return fmt.Errorf("rdmacm: disconnect: %w", err)
+	}
+	return nil
+}
+
+// do runs a command about the ID unless it is closed.
+func (id *ID) do(cmd uint32, req []byte, respOff int, resp []byte) error {
+	id.mu.Lock()
+	closed := id.closed
+	id.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	return id.ch.do(cmd, req, respOff, resp)
+}
+
+// Close destroys the ID (rdma_destroy_id) and what CreateQP made for it.
+// It is safe to call more than once.
+func (id *ID) Close() error {
+	id.mu.Lock()
+	if id.closed {
+		id.mu.Unlock()
+		return nil
+	}
+	id.closed = true
+	id.mu.Unlock()
+	errs := []error{id.destroyQP()}
+	req := abi.UcmDestroyID{ID: id.handle}
+	var resp abi.UcmDestroyIDResp
+	if err := id.ch.do(abi.RDMA_USER_CM_CMD_DESTROY_ID, ucmd.Bytes(&req), 0, ucmd.Bytes(&resp)); err != nil && !errors.Is(err, ErrClosed) {
+		errs = append(errs, err)
+	}
+	id.ch.unregister(id)
+	if id.dev != nil {
+		id.dev.release()
+		id.dev = nil
+	}
+	return errors.Join(errs...)
+}
+
+// QP returns the ID's queue pair, or nil before CreateQP.
+func (id *ID) QP() *uverbs.QP { return id.qp }
+
+// SendCQ and RecvCQ return the CQs CreateQP made or was given.
+func (id *ID) SendCQ() *cq.CQ { return id.own.send }
+
+// RecvCQ returns the receive CQ of the ID's QP.
+func (id *ID) RecvCQ() *cq.CQ { return id.own.recv }

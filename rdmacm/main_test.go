@@ -1,0 +1,11 @@
+package rdmacm_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/purerdma/purerdma/internal/testenv"
+)
+
+// TestMain fails the binary if a test leaves IDs, QPs, CQs or fds behind.
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }

@@ -1,0 +1,118 @@
+package rdmacm
+
+import (
+	"context"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/mr"
+	"github.com/purerdma/purerdma/uverbs"
+)
+
+// The rdma_verbs.h helpers: one request on the ID's QP, addressed by a
+// region and a range in it, and blocking completion retrieval on the CQs
+// CreateQP made.
+
+// sge returns the SGE for n bytes at off of m, checking the range.
+func sge(m *mr.MR, off, n int) (uverbs.SGE, error) {
+	if m == nil || off < 0 || n < 0 || off+n > m.Len() {
+		return uverbs.SGE{}, fmt.Errorf("rdmacm: range [%d, %d+%d) outside the region: %w", off, off, n, unix.EINVAL)
+	}
+	return uverbs.SGE{Addr: m.Addr() + uint64(off), Length: uint32(n), LKey: m.LKey()}, nil
+}
+
+func (id *ID) needQP() error {
+	if id.qp == nil {
+		return fmt.Errorf("rdmacm: the ID has no QP (CreateQP): %w", unix.EINVAL)
+	}
+	return nil
+}
+
+// PostRecv posts a receive of up to length bytes at off of m
+// (rdma_post_recv). wrID comes back as the completion's ID. The buffer
+// must stay registered until the receive completes.
+func (id *ID) PostRecv(wrID uint64, m *mr.MR, off, length int) error {
+	if err := id.needQP(); err != nil {
+		return err
+	}
+	s, err := sge(m, off, length)
+	if err != nil {
+		return err
+	}
+	_, err = id.qp.PostRecv([]uverbs.RecvWR{{ID: wrID, SGE: []uverbs.SGE{s}}})
+	return err
+}
+
+// PostSend posts a send of length bytes at off of m (rdma_post_send).
+// With uverbs.SendInline in flags the bytes are copied at once and their
+// registration is not used.
+func (id *ID) PostSend(wrID uint64, m *mr.MR, off, length int, flags uverbs.SendFlags) error {
+	return id.post(uverbs.SendWR{ID: wrID, Opcode: uverbs.WRSend, Flags: flags}, m, off, length)
+}
+
+// PostRead posts an RDMA read of length bytes from the peer's raddr
+// (rkey) into off of m (rdma_post_read).
+func (id *ID) PostRead(wrID uint64, m *mr.MR, off, length int, flags uverbs.SendFlags, raddr uint64, rkey uint32) error {
+	return id.post(uverbs.SendWR{ID: wrID, Opcode: uverbs.WRRDMARead, Flags: flags, RemoteAddr: raddr, RKey: rkey}, m, off, length)
+}
+
+// PostWrite posts an RDMA write of length bytes at off of m to the peer's
+// raddr (rkey) (rdma_post_write).
+func (id *ID) PostWrite(wrID uint64, m *mr.MR, off, length int, flags uverbs.SendFlags, raddr uint64, rkey uint32) error {
+	return id.post(uverbs.SendWR{ID: wrID, Opcode: uverbs.WRRDMAWrite, Flags: flags, RemoteAddr: raddr, RKey: rkey}, m, off, length)
+}
+
+func (id *ID) post(wr uverbs.SendWR, m *mr.MR, off, length int) error {
+	if err := id.needQP(); err != nil {
+		return err
+	}
+	s, err := sge(m, off, length)
+	if err != nil {
+		return err
+	}
+	wr.SGE = []uverbs.SGE{s}
+	_, err = id.qp.PostSend([]uverbs.SendWR{wr})
+	return err
+}
+
+// GetSendComp returns the next completion of the ID's send CQ, waiting on
+// its channel until there is one or ctx ends (rdma_get_send_comp). Like
+// the C function it suits IDs whose CQs CreateQP made: not shared with
+// other IDs, and separate for sends and receives.
+func (id *ID) GetSendComp(ctx context.Context) (cq.WC, error) {
+	return getComp(ctx, id.own.send, id.own.sendCh)
+}
+
+// GetRecvComp returns the next completion of the ID's receive CQ,
+// waiting until there is one or ctx ends (rdma_get_recv_comp); see
+// GetSendComp.
+func (id *ID) GetRecvComp(ctx context.Context) (cq.WC, error) {
+	return getComp(ctx, id.own.recv, id.own.recvCh)
+}
+
+// getComp polls; when the CQ is empty it arms it, polls once more (a
+// completion may have slipped in before the arm) and sleeps on the
+// channel, as rdma_get_*_comp do.
+func getComp(ctx context.Context, q *cq.CQ, ch *cq.Channel) (cq.WC, error) {
+	var wc [1]cq.WC
+	if q == nil || ch == nil {
+		return cq.WC{}, fmt.Errorf("rdmacm: the ID has no CQs of its own (CreateQP without CQs): %w", unix.EINVAL)
+	}
+	for {
+		n, err := q.Poll(wc[:])
+		if err != nil || n == 1 {
+			return wc[0], err
+		}
+		if err := q.ReqNotify(false); err != nil {
+			return cq.WC{}, err
+		}
+		if n, err = q.Poll(wc[:]); err != nil || n == 1 {
+			return wc[0], err
+		}
+		if _, err := ch.Wait(ctx); err != nil {
+			return cq.WC{}, err
+		}
+	}
+}
