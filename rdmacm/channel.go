@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -36,6 +37,8 @@ type errClosed struct{}
 func (errClosed) Error() string        { return "rdmacm: use of closed channel or ID" }
 func (errClosed) Is(target error) bool { return target == unix.EBADF }
 
+var nextUID atomic.Uint64
+
 // EventChannel delivers the events of the IDs created on it (struct
 // rdma_event_channel). Its methods may be called from several goroutines.
 type EventChannel struct {
@@ -47,8 +50,7 @@ type EventChannel struct {
 	mu      sync.Mutex
 	closed  bool
 	ids     map[uint64]*ID // by user handle
-	nextUID uint64
-	pending []*Event // read for an ID while waiting for another's
+	pending []*Event       // read for an ID while waiting for another's
 }
 
 // NewEventChannel opens the connection manager (rdma_create_event_channel).
@@ -190,8 +192,9 @@ func (ch *EventChannel) register(id *ID) error {
 	if ch.closed {
 		return ErrClosed
 	}
-	ch.nextUID++
-	id.uid = ch.nextUID
+	// Unique across channels, so that an ID keeps its handle when it
+	// migrates.
+	id.uid = nextUID.Add(1)
 	ch.ids[id.uid] = id
 	return nil
 }

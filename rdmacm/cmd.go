@@ -28,13 +28,16 @@ func write(fd int, cmd uint32, req []byte, respOff int, resp []byte) error {
 	buf = append(buf, req...)
 	var out []byte
 	if resp != nil {
-		// A fresh heap buffer: the kernel writes to its address, which must
-		// not move during the call as a stack object could.
+		// The kernel writes to an address hidden in the request, so the
+		// buffer must not move during the call as a stack object could:
+		// pinning puts it on the heap and keeps it there.
 		out = make([]byte, len(resp))
+		var pin runtime.Pinner
+		pin.Pin(&out[0])
+		defer pin.Unpin()
 		putU64(buf[8+respOff:], ucmd.Addr(out))
 	}
 	_, err := unix.Write(fd, buf)
-	runtime.KeepAlive(out)
 	if err != nil {
 		name := fmt.Sprint(cmd)
 		if int(cmd) < len(cmdNames) {
