@@ -1,0 +1,100 @@
+package rdmacm_test
+
+import (
+	"context"
+	"log"
+	"net/netip"
+	"time"
+
+	"github.com/purerdma/purerdma/mr"
+	"github.com/purerdma/purerdma/rdmacm"
+	"github.com/purerdma/purerdma/uverbs"
+)
+
+// The active side: resolve, create the QP, connect, send one message.
+func ExampleID_Connect() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ch, err := rdmacm.NewEventChannel()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ch.Close() // destroys the ID and its QP too
+	id, err := ch.CreateID(rdmacm.TCP)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := id.ResolveAddr(netip.AddrPort{}, netip.MustParseAddrPort("192.168.77.1:7471"), 2*time.Second); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := id.WaitEvent(ctx, rdmacm.EventAddrResolved); err != nil {
+		log.Fatal(err)
+	}
+	if err := id.ResolveRoute(2 * time.Second); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := id.WaitEvent(ctx, rdmacm.EventRouteResolved); err != nil {
+		log.Fatal(err)
+	}
+	if err := id.CreateQP(nil, uverbs.QPInit{Cap: uverbs.QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1}}); err != nil {
+		log.Fatal(err)
+	}
+	if err := id.Connect(&rdmacm.ConnParam{PrivateData: []byte("hi"), RetryCount: 7, RNRRetryCount: 7}); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := id.WaitEvent(ctx, rdmacm.EventEstablished); err != nil {
+		log.Fatal(err) // errors.Is(err, rdmacm.ErrRejected) if the peer said no
+	}
+	buf, err := mr.Alloc(4096)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mr.Free(buf)
+	region, err := mr.Register(id.PD(), buf, mr.LocalWrite)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer region.Close()
+	copy(buf, "hello")
+	if err := id.PostSend(1, region, 0, 5, uverbs.SendSignaled); err != nil {
+		log.Fatal(err)
+	}
+	if wc, err := id.GetSendComp(ctx); err != nil || wc.Err() != nil {
+		log.Fatal(err, wc.Err())
+	}
+	id.Disconnect()
+}
+
+// The passive side: listen, take one request, accept it.
+func ExampleID_Accept() {
+	ctx := context.Background()
+	ch, err := rdmacm.NewEventChannel()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ch.Close()
+	l, err := ch.CreateID(rdmacm.TCP)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := l.Bind(netip.MustParseAddrPort("192.168.77.1:7471")); err != nil {
+		log.Fatal(err)
+	}
+	if err := l.Listen(8); err != nil {
+		log.Fatal(err)
+	}
+	req, err := l.WaitEvent(ctx, rdmacm.EventConnectRequest)
+	if err != nil {
+		log.Fatal(err)
+	}
+	id := req.ID // a new ID, bound to the device the request came in on
+	if err := id.CreateQP(nil, uverbs.QPInit{Cap: uverbs.QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1}}); err != nil {
+		log.Fatal(err)
+	}
+	if err := id.Accept(&rdmacm.ConnParam{PrivateData: []byte("welcome")}); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := id.WaitEvent(ctx, rdmacm.EventEstablished); err != nil {
+		log.Fatal(err)
+	}
+}
