@@ -59,7 +59,7 @@ func decodeParam(ps PortSpace, b []byte) ConnParam {
 	if ps == UDP {
 		var p abi.UcmUDParam
 		copy(ucmd.Bytes(&p), b)
-		return ConnParam{QPNum: p.QPNum, QKey: p.QKey, PrivateData: clone(p.PrivateData[:p.PrivateDataLen])}
+		return ConnParam{QPNum: p.QPNum, QKey: p.QKey, AH: ahAttr(&p.AHAttr), PrivateData: clone(p.PrivateData[:p.PrivateDataLen])}
 	}
 	var p abi.UcmConnParam
 	copy(ucmd.Bytes(&p), b)

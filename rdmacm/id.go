@@ -50,6 +50,9 @@ type ConnParam struct {
 	// ID's QP when 0.
 	QPNum uint32
 	QKey  uint32 // UD
+	// AH is the address of a UD peer, in the events of the UDP port space:
+	// create an address handle from it to send to QPNum with QKey.
+	AH uverbs.AHAttr
 }
 
 // ID is a connection manager identifier (struct rdma_cm_id).
