@@ -91,7 +91,7 @@ func TestUDP(t *testing.T) {
 	copy(cbuf, "datagram")
 	if _, err := c.QP().PostSend([]uverbs.SendWR{{ID: 9, Opcode: uverbs.WRSend, Flags: uverbs.SendSignaled,
 		SGE: []uverbs.SGE{{Addr: cregion.Addr(), Length: 8, LKey: cregion.LKey()}},
-		AH: ah, RemoteQPN: est.Param.QPNum, RemoteQKey: est.Param.QKey}}); err != nil {
+		AH:  ah, RemoteQPN: est.Param.QPNum, RemoteQKey: est.Param.QKey}}); err != nil {
 		t.Fatal(err)
 	}
 	if wc, err := c.GetSendComp(ctx); err != nil || wc.Status != cq.Success {
