@@ -111,7 +111,13 @@ func (ch *EventChannel) TryGetEvent() (*Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ch.decode(&resp)
+	e, err := ch.decode(&resp)
+	if e == nil && err == nil {
+		// The event of an ID destroyed meanwhile: there is none for the
+		// caller.
+		return nil, ErrNoEvent
+	}
+	return e, err
 }
 
 // next returns the next event for id (any ID when id is nil), keeping the
@@ -159,25 +165,30 @@ func (ch *EventChannel) read(ctx context.Context) (*Event, error) {
 		stop := context.AfterFunc(ctx, func() { ch.file.SetReadDeadline(time.Unix(1, 0)) })
 		defer stop()
 	}
-	var (
-		resp abi.UcmEventResp
-		err  error
-	)
-	rerr := ch.raw.Read(func(fd uintptr) bool {
-		err = getEvent(int(fd), &resp)
-		return !errors.Is(err, unix.EAGAIN)
-	})
-	switch {
-	case ctx.Err() != nil:
-		return nil, ctx.Err()
-	case errors.Is(rerr, os.ErrDeadlineExceeded):
-		return nil, context.DeadlineExceeded
-	case rerr != nil:
-		return nil, ErrClosed
-	case err != nil:
-		return nil, err
+	for {
+		var (
+			resp abi.UcmEventResp
+			err  error
+		)
+		rerr := ch.raw.Read(func(fd uintptr) bool {
+			err = getEvent(int(fd), &resp)
+			return !errors.Is(err, unix.EAGAIN)
+		})
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case errors.Is(rerr, os.ErrDeadlineExceeded):
+			return nil, context.DeadlineExceeded
+		case rerr != nil:
+			return nil, ErrClosed
+		case err != nil:
+			return nil, err
+		}
+		// An event of an ID destroyed meanwhile is dropped.
+		if e, err := ch.decode(&resp); e != nil || err != nil {
+			return e, err
+		}
 	}
-	return ch.decode(&resp)
 }
 
 func getEvent(fd int, resp *abi.UcmEventResp) error {

@@ -39,11 +39,11 @@ func channel(t *testing.T) *rdmacm.EventChannel {
 	return ch
 }
 
-// listen binds a listener to the device's address and returns it and its
+// listen binds a listener in port space ps to the device's address and returns it and its
 // address.
-func listen(t *testing.T, d testenv.Dev) (*rdmacm.ID, netip.AddrPort) {
+func listen(t *testing.T, d testenv.Dev, ps rdmacm.PortSpace) (*rdmacm.ID, netip.AddrPort) {
 	t.Helper()
-	l, err := channel(t).CreateID(rdmacm.TCP)
+	l, err := channel(t).CreateID(ps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,10 +64,10 @@ func listen(t *testing.T, d testenv.Dev) (*rdmacm.ID, netip.AddrPort) {
 }
 
 // dialer resolves addr and route and creates the QP, ready to Connect.
-func dialer(t *testing.T, addr netip.AddrPort) *rdmacm.ID {
+func dialer(t *testing.T, addr netip.AddrPort, ps rdmacm.PortSpace, qpCap uverbs.QPCap) *rdmacm.ID {
 	t.Helper()
 	ctx := ctxT(t)
-	c, err := channel(t).CreateID(rdmacm.TCP)
+	c, err := channel(t).CreateID(ps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,8 +101,8 @@ func hasPrefix(t *testing.T, what string, got []byte, want string) {
 func TestConnect(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
 		ctx := ctxT(t)
-		l, addr := listen(t, d)
-		c := dialer(t, addr)
+		l, addr := listen(t, d, rdmacm.TCP)
+		c := dialer(t, addr, rdmacm.TCP, qpCap)
 		if err := c.Connect(&rdmacm.ConnParam{PrivateData: []byte("hello from client"), ResponderResources: 1, InitiatorDepth: 1, RetryCount: 7, RNRRetryCount: 7}); err != nil {
 			t.Fatal(err)
 		}
@@ -162,26 +162,33 @@ func TestConnect(t *testing.T) {
 		if string(buf[:19]) != "over the connection" {
 			t.Errorf("received %q", buf[:19])
 		}
-		// As rping does: the passive side answers the peer's disconnect
-		// with its own, which completes the IB CM's DREQ/DREP exchange.
-		if err := c.Disconnect(); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.WaitEvent(ctx, rdmacm.EventDisconnected); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Disconnect(); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.WaitEvent(ctx, rdmacm.EventDisconnected); err != nil {
-			t.Fatal(err)
-		}
-		for _, id := range []*rdmacm.ID{s, c} {
-			if err := id.Close(); err != nil {
-				t.Errorf("ID close: %v", err)
-			}
-		}
+		hangUp(t, c, s)
 	})
+}
+
+// hangUp disconnects as rping does, the passive side answering the
+// peer's disconnect with its own (which completes the IB CM's DREQ/DREP
+// exchange), and closes both IDs.
+func hangUp(t *testing.T, active, passive *rdmacm.ID) {
+	t.Helper()
+	ctx := ctxT(t)
+	if err := active.Disconnect(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := passive.WaitEvent(ctx, rdmacm.EventDisconnected); err != nil {
+		t.Fatal(err)
+	}
+	if err := passive.Disconnect(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := active.WaitEvent(ctx, rdmacm.EventDisconnected); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []*rdmacm.ID{passive, active} {
+		if err := id.Close(); err != nil {
+			t.Errorf("ID close: %v", err)
+		}
+	}
 }
 
 // memory registers a buffer in pd, freed at the end of the test.
@@ -209,8 +216,8 @@ func memory(t *testing.T, pd *uverbs.PD) ([]byte, *mr.MR) {
 func TestReject(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
 		ctx := ctxT(t)
-		l, addr := listen(t, d)
-		c := dialer(t, addr)
+		l, addr := listen(t, d, rdmacm.TCP)
+		c := dialer(t, addr, rdmacm.TCP, qpCap)
 		err := c.Connect(&rdmacm.ConnParam{PrivateData: make([]byte, 57)})
 		if !errors.Is(err, rdmacm.ErrPrivateData) || !errors.Is(err, unix.EINVAL) {
 			t.Errorf("connect with 57 bytes: %v, want ErrPrivateData", err)
@@ -247,8 +254,8 @@ func TestReject(t *testing.T) {
 func TestFailures(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
 		t.Run("nobody listens", func(t *testing.T) {
-			_, addr := listen(t, d)
-			c := dialer(t, netip.AddrPortFrom(addr.Addr(), addr.Port()+1))
+			_, addr := listen(t, d, rdmacm.TCP)
+			c := dialer(t, netip.AddrPortFrom(addr.Addr(), addr.Port()+1), rdmacm.TCP, qpCap)
 			// iWARP connects over TCP inside the CONNECT command, so a
 			// refused connection is the command's error there.
 			err := c.Connect(&rdmacm.ConnParam{RetryCount: 1})
@@ -282,7 +289,7 @@ func TestFailures(t *testing.T) {
 			t.Logf("error: %v", err)
 		})
 		t.Run("cancel ends a wait", func(t *testing.T) {
-			l, _ := listen(t, d)
+			l, _ := listen(t, d, rdmacm.TCP)
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(50*time.Millisecond, cancel)
 			start := time.Now()

@@ -14,6 +14,7 @@
 // RTS, and Disconnect moves it to ERR. So RoCE (rxe) and iWARP (siw) devices
 // connect the same way.
 //
-// Dial and Listener.Accept wrap the asynchronous steps into blocking calls
-// for the common case of one connection per ID.
+// ID.WaitEvent turns the asynchronous steps into blocking calls: it waits
+// for the ID's next event and checks its type, leaving the events of other
+// IDs on the channel to their own waiters.
 package rdmacm

@@ -1,10 +1,8 @@
 package rdmacm_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +13,7 @@ import (
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/testenv"
+	"github.com/purerdma/purerdma/internal/verbstest"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/rdmacm"
 	"github.com/purerdma/purerdma/uverbs"
@@ -67,59 +66,19 @@ var siwCap = uverbs.QPCap{MaxSendWR: 16, MaxRecvWR: 16, MaxSendSGE: 4, MaxRecvSG
 // siwConn is one RC connection over siw and a registered buffer on each
 // side: a is the active side (the dialer), b the passive one.
 type siwConn struct {
-	l, a, b *rdmacm.ID
-	abuf    []byte
-	bbuf    []byte
-	amr     *mr.MR
-	bmr     *mr.MR
+	a, b *rdmacm.ID
+	abuf []byte
+	bbuf []byte
+	amr  *mr.MR
+	bmr  *mr.MR
 }
 
 // siwConnect connects two RC QPs on d through rdma_cm with siwCap.
 func siwConnect(t *testing.T, d testenv.Dev) *siwConn {
 	t.Helper()
-	ctx := ctxT(t)
-	l, addr := listen(t, d)
-	a, err := channel(t).CreateID(rdmacm.TCP)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.ResolveAddr(netip.AddrPort{}, addr, 2*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.WaitEvent(ctx, rdmacm.EventAddrResolved); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.ResolveRoute(2 * time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.WaitEvent(ctx, rdmacm.EventRouteResolved); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.CreateQP(nil, uverbs.QPInit{Cap: siwCap}); err != nil {
-		t.Fatal(err)
-	}
 	// Four RDMA reads outstanding each way (the IRD/ORD of the MPA
 	// exchange).
-	if err := a.Connect(&rdmacm.ConnParam{ResponderResources: 4, InitiatorDepth: 4, RetryCount: 7, RNRRetryCount: 7}); err != nil {
-		t.Fatal(err)
-	}
-	req, err := l.WaitEvent(ctx, rdmacm.EventConnectRequest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := req.ID
-	if err := b.CreateQP(nil, uverbs.QPInit{Cap: siwCap}); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Accept(&rdmacm.ConnParam{ResponderResources: 4, InitiatorDepth: 4}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.WaitEvent(ctx, rdmacm.EventEstablished); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.WaitEvent(ctx, rdmacm.EventEstablished); err != nil {
-		t.Fatal(err)
-	}
+	a, b := connected(t, d, siwCap, 4)
 	for _, id := range []*rdmacm.ID{a, b} {
 		if got := id.QP().Cap(); got != siwCap {
 			t.Errorf("QP %d capabilities %+v, want %+v", id.QP().Num(), got, siwCap)
@@ -128,92 +87,14 @@ func siwConnect(t *testing.T, d testenv.Dev) *siwConn {
 	if a.PD() != b.PD() {
 		t.Errorf("the IDs on %s have different PDs", d.Name)
 	}
-	c := &siwConn{l: l, a: a, b: b}
+	c := &siwConn{a: a, b: b}
 	c.abuf, c.amr = memory(t, a.PD())
 	c.bbuf, c.bmr = memory(t, b.PD())
 	return c
 }
 
-// disconnect ends the connection as rping does and closes both IDs; the
-// listener goes with its channel.
-func (c *siwConn) disconnect(t *testing.T) {
-	t.Helper()
-	ctx := ctxT(t)
-	if err := c.a.Disconnect(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.b.WaitEvent(ctx, rdmacm.EventDisconnected); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.b.Disconnect(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.a.WaitEvent(ctx, rdmacm.EventDisconnected); err != nil {
-		t.Fatal(err)
-	}
-	for _, id := range []*rdmacm.ID{c.b, c.a} {
-		if err := id.Close(); err != nil {
-			t.Errorf("ID close: %v", err)
-		}
-	}
-}
-
 func sgeOf(m *mr.MR, off, n int) uverbs.SGE {
 	return uverbs.SGE{Addr: m.Addr() + uint64(off), Length: uint32(n), LKey: m.LKey()}
-}
-
-// pollCQ waits up to a few seconds for n completions on q, then checks
-// that no more follow.
-func pollCQ(t *testing.T, what string, q *cq.CQ, n int) []cq.WC {
-	t.Helper()
-	wc := make([]cq.WC, n)
-	got := 0
-	for deadline := time.Now().Add(5 * time.Second); got < n; {
-		m, err := q.Poll(wc[got:])
-		if err != nil {
-			t.Fatalf("%s: Poll: %v", what, err)
-		}
-		got += m
-		if m == 0 {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: %d of %d completions after 5s: %+v", what, got, n, wc[:got])
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}
-	var extra [1]cq.WC
-	if m, _ := q.Poll(extra[:]); m != 0 {
-		t.Fatalf("%s: unexpected extra completion %+v", what, extra[0])
-	}
-	return wc
-}
-
-// sortWC orders completions by ID.
-func sortWC(wc []cq.WC) []cq.WC {
-	out := append([]cq.WC(nil), wc...)
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j].ID < out[i].ID {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
-	return out
-}
-
-func wantMem(t *testing.T, got []byte, want string) {
-	t.Helper()
-	if !bytes.Equal(got, []byte(want)) {
-		if len(want) > 64 {
-			i := 0
-			for i < len(got) && got[i] == want[i] {
-				i++
-			}
-			t.Errorf("memory differs from byte %d of %d on", i, len(want))
-			return
-		}
-		t.Errorf("memory = %q, want %q", got, want)
-	}
 }
 
 // TestSIWOperations runs the operations siw supports between two RC QPs
@@ -252,7 +133,7 @@ func TestSIWOperations(t *testing.T) {
 		send: []uverbs.SendWR{{ID: 1, Opcode: uverbs.WRRDMAWrite, Flags: uverbs.SendSignaled,
 			SGE: []uverbs.SGE{a(0, 11)}, RemoteAddr: braddr(0), RKey: rkey}},
 		wantSend: []cq.WC{{ID: 1, Opcode: cq.OpRDMAWrite, ByteLen: 11, QPNum: an}},
-		check:    func(t *testing.T) { wantMem(t, bbuf[0:11], "rdma write!") },
+		check:    func(t *testing.T) { verbstest.WantBytes(t, bbuf[0:11], "rdma write!") },
 	}, {
 		name:     "send",
 		setup:    func() { put(abuf, 100, "a send") },
@@ -261,14 +142,14 @@ func TestSIWOperations(t *testing.T) {
 		wantSend: []cq.WC{{ID: 2, Opcode: cq.OpSend, ByteLen: 6, QPNum: an}},
 		// No GRH flag: see above.
 		wantRecv: []cq.WC{{ID: 20, Opcode: cq.OpRecv, ByteLen: 6, QPNum: bn}},
-		check:    func(t *testing.T) { wantMem(t, bbuf[100:106], "a send") },
+		check:    func(t *testing.T) { verbstest.WantBytes(t, bbuf[100:106], "a send") },
 	}, {
 		name:  "read",
 		setup: func() { put(bbuf, 200, "remote data") },
 		send: []uverbs.SendWR{{ID: 3, Opcode: uverbs.WRRDMARead, Flags: uverbs.SendSignaled,
 			SGE: []uverbs.SGE{a(200, 11)}, RemoteAddr: braddr(200), RKey: rkey}},
 		wantSend: []cq.WC{{ID: 3, Opcode: cq.OpRDMARead, ByteLen: 11, QPNum: an}},
-		check:    func(t *testing.T) { wantMem(t, abuf[200:211], "remote data") },
+		check:    func(t *testing.T) { verbstest.WantBytes(t, abuf[200:211], "remote data") },
 	}, {
 		name:  "large write and read",
 		setup: func() { put(abuf, 1024, large) },
@@ -285,8 +166,8 @@ func TestSIWOperations(t *testing.T) {
 			{ID: 5, Opcode: cq.OpRDMARead, ByteLen: uint32(len(large)), QPNum: an},
 		},
 		check: func(t *testing.T) {
-			wantMem(t, bbuf[2048:3072], large)
-			wantMem(t, abuf[3072:4096], large)
+			verbstest.WantBytes(t, bbuf[2048:3072], large)
+			verbstest.WantBytes(t, abuf[3072:4096], large)
 		},
 	}, {
 		name:  "inline send",
@@ -298,7 +179,7 @@ func TestSIWOperations(t *testing.T) {
 		wantSend: []cq.WC{{ID: 6, Opcode: cq.OpSend, ByteLen: 12, QPNum: an}},
 		wantRecv: []cq.WC{{ID: 60, Opcode: cq.OpRecv, ByteLen: 12, QPNum: bn}},
 		check: func(t *testing.T) {
-			wantMem(t, bbuf[300:312], "inline!+more")
+			verbstest.WantBytes(t, bbuf[300:312], "inline!+more")
 			// The data was copied at post time.
 			put(abuf, 300, "changed")
 		},
@@ -313,7 +194,7 @@ func TestSIWOperations(t *testing.T) {
 			RemoteAddr: braddr(400), RKey: rkey}},
 		wantSend: []cq.WC{{ID: 7, Opcode: cq.OpRDMAWrite, ByteLen: 64, QPNum: an}},
 		check: func(t *testing.T) {
-			wantMem(t, bbuf[400:464], "0123456789012345678901234567890123456789abcdefghijklmnopqrstuvwx")
+			verbstest.WantBytes(t, bbuf[400:464], "0123456789012345678901234567890123456789abcdefghijklmnopqrstuvwx")
 		},
 	}, {
 		name:  "several SGEs both sides",
@@ -324,9 +205,9 @@ func TestSIWOperations(t *testing.T) {
 		wantSend: []cq.WC{{ID: 8, Opcode: cq.OpSend, ByteLen: 10, QPNum: an}},
 		wantRecv: []cq.WC{{ID: 80, Opcode: cq.OpRecv, ByteLen: 10, QPNum: bn}},
 		check: func(t *testing.T) {
-			wantMem(t, bbuf[600:602], "ga")
-			wantMem(t, bbuf[650:655], "theri")
-			wantMem(t, bbuf[700:703], "ng!")
+			verbstest.WantBytes(t, bbuf[600:602], "ga")
+			verbstest.WantBytes(t, bbuf[650:655], "theri")
+			verbstest.WantBytes(t, bbuf[700:703], "ng!")
 		},
 	}, {
 		name:  "write gathering four SGEs",
@@ -334,7 +215,7 @@ func TestSIWOperations(t *testing.T) {
 		send: []uverbs.SendWR{{ID: 9, Opcode: uverbs.WRRDMAWrite, Flags: uverbs.SendSignaled,
 			SGE: []uverbs.SGE{a(800, 4), a(850, 3), a(900, 3), a(950, 5)}, RemoteAddr: braddr(800), RKey: rkey}},
 		wantSend: []cq.WC{{ID: 9, Opcode: cq.OpRDMAWrite, ByteLen: 15, QPNum: an}},
-		check:    func(t *testing.T) { wantMem(t, bbuf[800:815], "scattered write") },
+		check:    func(t *testing.T) { verbstest.WantBytes(t, bbuf[800:815], "scattered write") },
 	}, {
 		name:  "batch with unsignaled and fenced requests",
 		setup: func() { put(abuf, 1000, "one"); put(bbuf, 1010, "two") },
@@ -359,10 +240,10 @@ func TestSIWOperations(t *testing.T) {
 			{ID: 101, Opcode: cq.OpRecv, ByteLen: 3, QPNum: bn},
 		},
 		check: func(t *testing.T) {
-			wantMem(t, bbuf[1000:1003], "one")
-			wantMem(t, abuf[1010:1013], "two")
-			wantMem(t, bbuf[1020:1023], "two")
-			wantMem(t, bbuf[1040:1043], "one")
+			verbstest.WantBytes(t, bbuf[1000:1003], "one")
+			verbstest.WantBytes(t, abuf[1010:1013], "two")
+			verbstest.WantBytes(t, bbuf[1020:1023], "two")
+			verbstest.WantBytes(t, bbuf[1040:1043], "one")
 		},
 	}, {
 		name:  "solicited send",
@@ -374,7 +255,7 @@ func TestSIWOperations(t *testing.T) {
 		// completion does not show it (ibv_wc has no flag for it).
 		wantSend: []cq.WC{{ID: 14, Opcode: cq.OpSend, ByteLen: 7, QPNum: an}},
 		wantRecv: []cq.WC{{ID: 140, Opcode: cq.OpRecv, ByteLen: 7, QPNum: bn}},
-		check:    func(t *testing.T) { wantMem(t, bbuf[1100:1107], "wake up") },
+		check:    func(t *testing.T) { verbstest.WantBytes(t, bbuf[1100:1107], "wake up") },
 	}, {
 		name:  "send with invalidate",
 		setup: func() { put(abuf, 1200, "invalidate") },
@@ -391,7 +272,7 @@ func TestSIWOperations(t *testing.T) {
 		// not checked: an access through it would terminate the
 		// connection the later cases use.
 		wantRecv: []cq.WC{{ID: 150, Opcode: cq.OpRecv, ByteLen: 10, QPNum: bn}},
-		check:    func(t *testing.T) { wantMem(t, bbuf[1200:1210], "invalidate") },
+		check:    func(t *testing.T) { verbstest.WantBytes(t, bbuf[1200:1210], "invalidate") },
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -404,12 +285,12 @@ func TestSIWOperations(t *testing.T) {
 			if n, err := aq.PostSend(tt.send); err != nil || n != len(tt.send) {
 				t.Fatalf("PostSend: %d, %v", n, err)
 			}
-			got := pollCQ(t, "send CQ", c.a.SendCQ(), len(tt.wantSend))
-			if diff := cmp.Diff(sortWC(tt.wantSend), sortWC(got)); diff != "" {
+			got := verbstest.Poll(t, c.a.SendCQ(), len(tt.wantSend))
+			if diff := cmp.Diff(verbstest.SortWC(tt.wantSend), verbstest.SortWC(got)); diff != "" {
 				t.Errorf("send completions (-want +got):\n%s", diff)
 			}
-			got = pollCQ(t, "receive CQ", c.b.RecvCQ(), len(tt.wantRecv))
-			if diff := cmp.Diff(sortWC(tt.wantRecv), sortWC(got)); diff != "" {
+			got = verbstest.Poll(t, c.b.RecvCQ(), len(tt.wantRecv))
+			if diff := cmp.Diff(verbstest.SortWC(tt.wantRecv), verbstest.SortWC(got)); diff != "" {
 				t.Errorf("receive completions (-want +got):\n%s", diff)
 			}
 			tt.check(t)
@@ -442,15 +323,15 @@ func TestSIWOperations(t *testing.T) {
 			SGE: []uverbs.SGE{a(1300, 4)}, RemoteAddr: braddr(1300), RKey: rkey}}); n != 1 || err != nil {
 			t.Fatalf("write after the refused requests: %d, %v", n, err)
 		}
-		got := pollCQ(t, "send CQ", c.a.SendCQ(), 1)
+		got := verbstest.Poll(t, c.a.SendCQ(), 1)
 		if diff := cmp.Diff([]cq.WC{{ID: 20, Opcode: cq.OpRDMAWrite, ByteLen: 4, QPNum: an}}, got); diff != "" {
 			t.Errorf("send completions (-want +got):\n%s", diff)
 		}
-		pollCQ(t, "receive CQ", c.b.RecvCQ(), 0)
-		wantMem(t, bbuf[1300:1316], "1234\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")
+		verbstest.Poll(t, c.b.RecvCQ(), 0)
+		verbstest.WantBytes(t, bbuf[1300:1316], "1234\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00")
 	})
 
-	c.disconnect(t)
+	hangUp(t, c.a, c.b)
 }
 
 // siwSolicited checks the completion events of solicited sends, with
@@ -500,7 +381,7 @@ func siwSolicited(t *testing.T, c *siwConn) {
 	var got []cq.WC
 	recv := func() {
 		t.Helper()
-		got = append(got, pollCQ(t, "receive CQ", rcq, 1)...)
+		got = append(got, verbstest.Poll(t, rcq, 1)...)
 	}
 	for _, q := range []*cq.CQ{scq, rcq} {
 		if err := q.ReqNotify(true); err != nil {
@@ -509,14 +390,14 @@ func siwSolicited(t *testing.T, c *siwConn) {
 	}
 
 	send(21, 1400, 5, 0)
-	pollCQ(t, "send CQ", scq, 1)
+	verbstest.Poll(t, scq, 1)
 	recv()
 	if event(scq, 200*time.Millisecond) || event(rcq, 200*time.Millisecond) {
 		t.Errorf("an unsolicited send raised an event under a solicited-only arm")
 	}
 
 	send(22, 1406, 4, uverbs.SendSolicited)
-	pollCQ(t, "send CQ", scq, 1)
+	verbstest.Poll(t, scq, 1)
 	recv()
 	if !event(scq, 2*time.Second) {
 		t.Errorf("a solicited send's completion raised no event on the send CQ")
@@ -529,7 +410,7 @@ func siwSolicited(t *testing.T, c *siwConn) {
 		t.Fatal(err)
 	}
 	send(23, 1411, 4, uverbs.SendSolicited)
-	pollCQ(t, "send CQ", scq, 1)
+	verbstest.Poll(t, scq, 1)
 	recv()
 	if !event(rcq, 2*time.Second) {
 		t.Errorf("no event on the receive CQ armed for the next completion")
@@ -543,7 +424,7 @@ func siwSolicited(t *testing.T, c *siwConn) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("receive completions (-want +got):\n%s", diff)
 	}
-	wantMem(t, c.bbuf[1400:1405], "quiet")
-	wantMem(t, c.bbuf[1420:1424], "loud")
-	wantMem(t, c.bbuf[1440:1444], "next")
+	verbstest.WantBytes(t, c.bbuf[1400:1405], "quiet")
+	verbstest.WantBytes(t, c.bbuf[1420:1424], "loud")
+	verbstest.WantBytes(t, c.bbuf[1440:1444], "next")
 }

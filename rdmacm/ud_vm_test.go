@@ -1,9 +1,7 @@
 package rdmacm_test
 
 import (
-	"net/netip"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -18,39 +16,8 @@ import (
 func TestUDP(t *testing.T) {
 	d := testenv.Device(t, "rxe")
 	ctx := ctxT(t)
-	l, err := channel(t).CreateID(rdmacm.UDP)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Bind(netip.AddrPortFrom(netip.MustParseAddr(d.Addr), 0)); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Listen(1); err != nil {
-		t.Fatal(err)
-	}
-	addr, err := l.LocalAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := channel(t).CreateID(rdmacm.UDP)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.ResolveAddr(netip.AddrPort{}, addr, time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.WaitEvent(ctx, rdmacm.EventAddrResolved); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.ResolveRoute(time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.WaitEvent(ctx, rdmacm.EventRouteResolved); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.CreateQP(nil, uverbs.QPInit{Cap: qpCap}); err != nil {
-		t.Fatal(err)
-	}
+	l, addr := listen(t, d, rdmacm.UDP)
+	c := dialer(t, addr, rdmacm.UDP, qpCap)
 	if c.QP().Type() != uverbs.UD {
 		t.Fatalf("QP of a UDP ID is %s, want UD", c.QP().Type())
 	}

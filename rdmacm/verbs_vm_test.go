@@ -14,14 +14,14 @@ import (
 	"github.com/purerdma/purerdma/uverbs"
 )
 
-// connected returns an established active and passive ID on d, whose
-// disconnection and closing the test's cleanup does.
-func connected(t *testing.T, d testenv.Dev) (active, passive *rdmacm.ID) {
+// connected returns an established active and passive ID on d with QPs
+// of qpCap, allowing reads RDMA reads outstanding each way.
+func connected(t *testing.T, d testenv.Dev, qpCap uverbs.QPCap, reads uint8) (active, passive *rdmacm.ID) {
 	t.Helper()
 	ctx := ctxT(t)
-	l, addr := listen(t, d)
-	c := dialer(t, addr)
-	if err := c.Connect(&rdmacm.ConnParam{ResponderResources: 1, InitiatorDepth: 1, RetryCount: 7, RNRRetryCount: 7}); err != nil {
+	l, addr := listen(t, d, rdmacm.TCP)
+	c := dialer(t, addr, rdmacm.TCP, qpCap)
+	if err := c.Connect(&rdmacm.ConnParam{ResponderResources: reads, InitiatorDepth: reads, RetryCount: 7, RNRRetryCount: 7}); err != nil {
 		t.Fatal(err)
 	}
 	req, err := l.WaitEvent(ctx, rdmacm.EventConnectRequest)
@@ -32,7 +32,7 @@ func connected(t *testing.T, d testenv.Dev) (active, passive *rdmacm.ID) {
 	if err := s.CreateQP(nil, uverbs.QPInit{Cap: qpCap}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Accept(&rdmacm.ConnParam{ResponderResources: 1, InitiatorDepth: 1}); err != nil {
+	if err := s.Accept(&rdmacm.ConnParam{ResponderResources: reads, InitiatorDepth: reads}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.WaitEvent(ctx, rdmacm.EventEstablished); err != nil {
@@ -41,15 +41,6 @@ func connected(t *testing.T, d testenv.Dev) (active, passive *rdmacm.ID) {
 	if _, err := s.WaitEvent(ctx, rdmacm.EventEstablished); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		ctx := context.Background()
-		c.Disconnect()
-		s.WaitEvent(ctx, rdmacm.EventDisconnected)
-		s.Disconnect()
-		c.WaitEvent(ctx, rdmacm.EventDisconnected)
-		s.Close()
-		c.Close()
-	})
 	return c, s
 }
 
@@ -59,7 +50,8 @@ func connected(t *testing.T, d testenv.Dev) (active, passive *rdmacm.ID) {
 // completion's wr_id. Send completions go to the other CQ.
 func TestGetRecvComp(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
-		c, s := connected(t, d)
+		c, s := connected(t, d, qpCap, 1)
+		t.Cleanup(func() { hangUp(t, c, s) })
 		sbuf, sregion := memory(t, s.PD())
 		cbuf, cregion := memory(t, c.PD())
 		for i := range 2 {

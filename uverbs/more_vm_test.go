@@ -10,6 +10,7 @@ import (
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/testenv"
+	"github.com/purerdma/purerdma/internal/verbstest"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
@@ -76,7 +77,7 @@ func TestQPLifecycle(t *testing.T) {
 		if err := qp.Modify(&uverbs.QPAttr{State: uverbs.QPSErr}, uverbs.QPAttrState); err != nil {
 			t.Fatal(err)
 		}
-		got := sortWC(r.poll(t, 2))
+		got := verbstest.SortWC(r.poll(t, 2))
 		want := []cq.WC{{ID: 1, Status: cq.WRFlushErr, QPNum: qp.Num()}, {ID: 2, Status: cq.WRFlushErr, QPNum: qp.Num()}}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("flushed receives (-want +got):\n%s", diff)
@@ -162,7 +163,7 @@ func TestSRQLimitEvent(t *testing.T) {
 	if _, err := a.PostSend(sends); err != nil {
 		t.Fatal(err)
 	}
-	got := sortWC(r.poll(t, 4))
+	got := verbstest.SortWC(r.poll(t, 4))
 	want := []cq.WC{
 		{ID: 1, Opcode: cq.OpSend, ByteLen: 2, QPNum: a.Num()},
 		{ID: 2, Opcode: cq.OpSend, ByteLen: 2, QPNum: a.Num()},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/testenv"
+	"github.com/purerdma/purerdma/internal/verbstest"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/uverbs"
 )
@@ -133,30 +134,8 @@ func rcPair(t *testing.T, d testenv.Dev) (*rig, *uverbs.QP, *uverbs.QP) {
 	return r, a, b
 }
 
-// poll waits up to a few seconds for n completions.
-func (r *rig) poll(t *testing.T, n int) []cq.WC {
-	t.Helper()
-	wc := make([]cq.WC, n)
-	got := 0
-	for deadline := time.Now().Add(5 * time.Second); got < n; {
-		m, err := r.cq.Poll(wc[got:])
-		if err != nil {
-			t.Fatalf("Poll: %v", err)
-		}
-		got += m
-		if m == 0 {
-			if time.Now().After(deadline) {
-				t.Fatalf("%d of %d completions after 5s: %+v", got, n, wc[:got])
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}
-	var extra [1]cq.WC
-	if m, _ := r.cq.Poll(extra[:]); m != 0 {
-		t.Fatalf("unexpected extra completion %+v", extra[0])
-	}
-	return wc
-}
+// poll waits for exactly n completions on the rig's CQ.
+func (r *rig) poll(t *testing.T, n int) []cq.WC { return verbstest.Poll(t, r.cq, n) }
 
 func waitCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -1,7 +1,6 @@
 package uverbs_test
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/testenv"
+	"github.com/purerdma/purerdma/internal/verbstest"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
@@ -53,7 +53,7 @@ func TestRCOperations(t *testing.T) {
 		send: []uverbs.SendWR{{ID: 1, Opcode: uverbs.WRRDMAWrite, Flags: uverbs.SendSignaled,
 			SGE: []uverbs.SGE{r.sge(offA, 11)}, RemoteAddr: base + offB, RKey: r.mr.RKey()}},
 		want:  []cq.WC{{ID: 1, Opcode: cq.OpRDMAWrite, ByteLen: 11, QPNum: a.Num()}},
-		check: func(t *testing.T) { wantBytes(t, buf[offB:offB+11], "rdma write!") },
+		check: func(t *testing.T) { verbstest.WantBytes(t, buf[offB:offB+11], "rdma write!") },
 	}, {
 		name:  "write with imm",
 		setup: func() { put(offA, "imm write") },
@@ -64,7 +64,7 @@ func TestRCOperations(t *testing.T) {
 			{ID: 2, Opcode: cq.OpRDMAWrite, ByteLen: 9, QPNum: a.Num(), Flags: sendImm},
 			{ID: 20, Opcode: cq.OpRecvRDMAWithImm, ByteLen: 9, Imm: 0xdeadbeef, Flags: cq.WithImm | grh, QPNum: b.Num()},
 		},
-		check: func(t *testing.T) { wantBytes(t, buf[offB+100:offB+109], "imm write") },
+		check: func(t *testing.T) { verbstest.WantBytes(t, buf[offB+100:offB+109], "imm write") },
 	}, {
 		name:  "send",
 		setup: func() { put(offA, "a send") },
@@ -74,7 +74,7 @@ func TestRCOperations(t *testing.T) {
 			{ID: 3, Opcode: cq.OpSend, ByteLen: 6, QPNum: a.Num()},
 			{ID: 30, Opcode: cq.OpRecv, ByteLen: 6, QPNum: b.Num(), Flags: grh},
 		},
-		check: func(t *testing.T) { wantBytes(t, buf[offB+200:offB+206], "a send") },
+		check: func(t *testing.T) { verbstest.WantBytes(t, buf[offB+200:offB+206], "a send") },
 	}, {
 		name:  "send with imm",
 		setup: func() { put(offA, "imm send") },
@@ -85,14 +85,14 @@ func TestRCOperations(t *testing.T) {
 			{ID: 4, Opcode: cq.OpSend, ByteLen: 8, QPNum: a.Num(), Flags: sendImm},
 			{ID: 40, Opcode: cq.OpRecv, ByteLen: 8, Imm: 7, Flags: cq.WithImm | grh, QPNum: b.Num()},
 		},
-		check: func(t *testing.T) { wantBytes(t, buf[offB+300:offB+308], "imm send") },
+		check: func(t *testing.T) { verbstest.WantBytes(t, buf[offB+300:offB+308], "imm send") },
 	}, {
 		name:  "read",
 		setup: func() { put(offB+400, "remote data") },
 		send: []uverbs.SendWR{{ID: 5, Opcode: uverbs.WRRDMARead, Flags: uverbs.SendSignaled,
 			SGE: []uverbs.SGE{r.sge(offA+400, 11)}, RemoteAddr: base + offB + 400, RKey: r.mr.RKey()}},
 		want:  []cq.WC{{ID: 5, Opcode: cq.OpRDMARead, ByteLen: 11, QPNum: a.Num()}},
-		check: func(t *testing.T) { wantBytes(t, buf[offA+400:offA+411], "remote data") },
+		check: func(t *testing.T) { verbstest.WantBytes(t, buf[offA+400:offA+411], "remote data") },
 	}, {
 		name:  "compare and swap",
 		setup: func() { setU64(offB+512, 42); setU64(offA+512, 0) },
@@ -126,7 +126,7 @@ func TestRCOperations(t *testing.T) {
 			{ID: 8, Opcode: cq.OpSend, ByteLen: 12, QPNum: a.Num()},
 			{ID: 80, Opcode: cq.OpRecv, ByteLen: 12, QPNum: b.Num(), Flags: grh},
 		},
-		check: func(t *testing.T) { wantBytes(t, buf[offB+600:offB+612], "inline!+more") },
+		check: func(t *testing.T) { verbstest.WantBytes(t, buf[offB+600:offB+612], "inline!+more") },
 	}, {
 		name:  "several SGEs both sides",
 		setup: func() { put(offA+800, "gat"); put(offA+900, "her") },
@@ -138,8 +138,8 @@ func TestRCOperations(t *testing.T) {
 			{ID: 90, Opcode: cq.OpRecv, ByteLen: 6, QPNum: b.Num(), Flags: grh},
 		},
 		check: func(t *testing.T) {
-			wantBytes(t, buf[offB+800:offB+802], "ga")
-			wantBytes(t, buf[offB+900:offB+904], "ther")
+			verbstest.WantBytes(t, buf[offB+800:offB+802], "ga")
+			verbstest.WantBytes(t, buf[offB+900:offB+904], "ther")
 		},
 	}, {
 		name:  "batch with unsignaled and fenced requests",
@@ -157,8 +157,8 @@ func TestRCOperations(t *testing.T) {
 			{ID: 100, Opcode: cq.OpRecv, ByteLen: 3, QPNum: b.Num(), Flags: grh},
 		},
 		check: func(t *testing.T) {
-			wantBytes(t, buf[offB+1000:offB+1003], "one")
-			wantBytes(t, buf[offB+1200:offB+1203], "two")
+			verbstest.WantBytes(t, buf[offB+1000:offB+1003], "one")
+			verbstest.WantBytes(t, buf[offB+1200:offB+1203], "two")
 		},
 	}}
 	for _, tt := range tests {
@@ -173,32 +173,12 @@ func TestRCOperations(t *testing.T) {
 			got := r.poll(t, len(tt.want))
 			// Send and receive completions share the CQ; their relative
 			// order is the device's business.
-			if diff := cmp.Diff(sortWC(tt.want), sortWC(got)); diff != "" {
+			if diff := cmp.Diff(verbstest.SortWC(tt.want), verbstest.SortWC(got)); diff != "" {
 				t.Errorf("completions (-want +got):\n%s", diff)
 			}
 			tt.check(t)
 		})
 	}
-}
-
-func wantBytes(t *testing.T, got []byte, want string) {
-	t.Helper()
-	if !bytes.Equal(got, []byte(want)) {
-		t.Errorf("memory = %q, want %q", got, want)
-	}
-}
-
-// sortWC orders completions by ID.
-func sortWC(wc []cq.WC) []cq.WC {
-	out := append([]cq.WC(nil), wc...)
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j].ID < out[i].ID {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
-	return out
 }
 
 // TestRCErrors checks the error cases of the verbs: bad arguments, a full
@@ -244,7 +224,7 @@ func TestRCErrors(t *testing.T) {
 		}
 		// The requester completes with the error; the responder's QP
 		// goes to ERR too and flushes every posted receive.
-		got := sortWC(r.poll(t, 1+posted))
+		got := verbstest.SortWC(r.poll(t, 1+posted))
 		want := []cq.WC{{ID: 77, Status: cq.RemAccessErr, QPNum: a.Num()}}
 		for range posted {
 			// The receives were posted with ID 0, sorted first.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/testenv"
+	"github.com/purerdma/purerdma/internal/verbstest"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
@@ -58,7 +59,7 @@ func TestUD(t *testing.T) {
 		SGE: []uverbs.SGE{r.sge(0, 8)}, AH: ah, RemoteQPN: b.Num(), RemoteQKey: qkey}}); err != nil {
 		t.Fatal(err)
 	}
-	got := sortWC(r.poll(t, 2))
+	got := verbstest.SortWC(r.poll(t, 2))
 	want := []cq.WC{
 		{ID: 1, Opcode: cq.OpSend, ByteLen: 8, QPNum: a.Num()},
 		{ID: 2, Opcode: cq.OpRecv, ByteLen: grhSize + 8, QPNum: b.Num(), SrcQP: a.Num(), Flags: grh},
@@ -66,7 +67,7 @@ func TestUD(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("completions (-want +got):\n%s", diff)
 	}
-	wantBytes(t, r.buf[offB+grhSize:offB+grhSize+8], "datagram")
+	verbstest.WantBytes(t, r.buf[offB+grhSize:offB+grhSize+8], "datagram")
 	if _, err := a.PostSend([]uverbs.SendWR{{Opcode: uverbs.WRSend, SGE: []uverbs.SGE{r.sge(0, 8)}}}); !errors.Is(err, uverbs.ErrInvalid) {
 		t.Errorf("UD send without an AH: %v, want ErrInvalid", err)
 	}

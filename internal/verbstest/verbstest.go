@@ -1,0 +1,65 @@
+// Package verbstest holds the helpers the device tests of uverbs and
+// rdmacm share: waiting for completions and checking memory.
+package verbstest
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/purerdma/purerdma/cq"
+)
+
+// Poll waits up to five seconds for exactly n completions on q: it fails
+// the test if fewer arrive, or if another one follows them.
+func Poll(t testing.TB, q *cq.CQ, n int) []cq.WC {
+	t.Helper()
+	wc := make([]cq.WC, n)
+	got := 0
+	for deadline := time.Now().Add(5 * time.Second); got < n; {
+		m, err := q.Poll(wc[got:])
+		if err != nil {
+			t.Fatalf("Poll: %v", err)
+		}
+		got += m
+		if m == 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d of %d completions after 5s: %+v", got, n, wc[:got])
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	var extra [1]cq.WC
+	if m, _ := q.Poll(extra[:]); m != 0 {
+		t.Fatalf("unexpected extra completion %+v", extra[0])
+	}
+	return wc
+}
+
+// SortWC returns the completions ordered by ID, for comparing completions
+// whose relative order is the device's business.
+func SortWC(wc []cq.WC) []cq.WC {
+	if len(wc) == 0 {
+		return nil
+	}
+	out := slices.Clone(wc)
+	slices.SortStableFunc(out, func(a, b cq.WC) int {
+		switch {
+		case a.ID < b.ID:
+			return -1
+		case a.ID > b.ID:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// WantBytes fails the test unless got holds want.
+func WantBytes(t testing.TB, got []byte, want string) {
+	t.Helper()
+	if !bytes.Equal(got, []byte(want)) {
+		t.Errorf("memory = %q, want %q", got, want)
+	}
+}
