@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"net/netip"
 	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,43 +16,9 @@ import (
 	"github.com/purerdma/purerdma/uverbs"
 )
 
-// result is what one side of a run printed.
-type result struct {
-	who            string
-	code           int
-	stdout, stderr string
-}
+var goSide = testenv.GoSide("rcpingpong", runContext)
 
-func (r result) String() string {
-	return fmt.Sprintf("%s exited %d\nstdout:\n%s\nstderr:\n%s", r.who, r.code, r.stdout, r.stderr)
-}
-
-// side runs one end of the ping-pong: the Go port in-process or the C tool.
-type side func(ctx context.Context, args []string) result
-
-func goSide(ctx context.Context, args []string) result {
-	var stdout, stderr bytes.Buffer
-	code := runContext(ctx, args, &stdout, &stderr)
-	return result{"Go rcpingpong " + strings.Join(args, " "), code, stdout.String(), stderr.String()}
-}
-
-func cSide(path string) side {
-	return func(ctx context.Context, args []string) result {
-		var stdout, stderr bytes.Buffer
-		cmd := exec.CommandContext(ctx, path, args...)
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		code := 0
-		if err != nil {
-			code = -1
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ExitCode()
-			}
-			fmt.Fprintf(&stderr, "[exec: %v]", err)
-		}
-		return result{"C ibv_rc_pingpong " + strings.Join(args, " "), code, stdout.String(), stderr.String()}
-	}
-}
+func cSide(path string) testenv.Side { return testenv.CSide("ibv_rc_pingpong", path) }
 
 // freePort returns a TCP port that was free a moment ago.
 func freePort(t *testing.T) int {
@@ -90,9 +54,9 @@ var addrLine = regexp.MustCompile(`(?m)^  (local|remote) address: {1,2}LID (0x[0
 
 // addrs returns the "LID, QPN, PSN, GID" parts of the local and remote
 // lines.
-func addrs(t *testing.T, r result) (local, remote string) {
+func addrs(t *testing.T, r testenv.Result) (local, remote string) {
 	t.Helper()
-	m := addrLine.FindAllStringSubmatch(r.stdout, -1)
+	m := addrLine.FindAllStringSubmatch(r.Stdout, -1)
 	if len(m) != 2 || m[0][1] != "local" || m[1][1] != "remote" {
 		t.Fatalf("want a local and a remote address line:\n%v", r)
 	}
@@ -114,7 +78,7 @@ func TestPingpongRXE(t *testing.T) {
 	const iters, size = 200, 4096
 	tests := []struct {
 		name           string
-		server, client side
+		server, client testenv.Side
 		serverArgs     []string // besides the common ones
 		clientArgs     []string
 		// invalid: the server reports page 0. With -c the C client
@@ -138,10 +102,10 @@ func TestPingpongRXE(t *testing.T) {
 			defer cancel()
 			port := freePort(t)
 			common := []string{"-d", d.Name, "-g", strconv.Itoa(gidx), "-n", strconv.Itoa(iters), "-s", strconv.Itoa(size), "-p", strconv.Itoa(port)}
-			srvDone := make(chan result, 1)
+			srvDone := make(chan testenv.Result, 1)
 			go func() { srvDone <- tt.server(ctx, append(append([]string{}, common...), tt.serverArgs...)) }()
 
-			var srv result
+			var srv testenv.Result
 			for !listening(port) {
 				select {
 				case srv = <-srvDone:
@@ -150,15 +114,15 @@ func TestPingpongRXE(t *testing.T) {
 				}
 			}
 			cli := tt.client(ctx, append(append(append([]string{}, common...), tt.clientArgs...), "127.0.0.1"))
-			if cli.code != 0 {
+			if cli.Code != 0 {
 				cancel() // the server would wait for the client forever
 			}
 			srv = <-srvDone
-			if srv.code != 0 || cli.code != 0 {
+			if srv.Code != 0 || cli.Code != 0 {
 				t.Fatalf("failed:\n%v\n%v", srv, cli)
 			}
-			t.Logf("server:\n%s", srv.stdout)
-			t.Logf("client:\n%s", cli.stdout)
+			t.Logf("server:\n%s", srv.Stdout)
+			t.Logf("client:\n%s", cli.Stdout)
 
 			sl, sr := addrs(t, srv)
 			cl, cr := addrs(t, cli)
@@ -171,28 +135,28 @@ func TestPingpongRXE(t *testing.T) {
 					t.Errorf("address %q does not end in GID %s", a, wantGID)
 				}
 			}
-			for _, r := range []result{srv, cli} {
+			for _, r := range []testenv.Result{srv, cli} {
 				for _, want := range []string{
 					fmt.Sprintf("%d bytes in ", 2*iters*size),
 					fmt.Sprintf("%d iters in ", iters),
 				} {
-					if !strings.Contains(r.stdout, "\n"+want) {
+					if !strings.Contains(r.Stdout, "\n"+want) {
 						t.Errorf("no line %q...:\n%v", want, r)
 					}
 				}
-				if r.stderr != "" {
+				if r.Stderr != "" {
 					t.Errorf("unexpected output on stderr:\n%v", r)
 				}
 			}
-			if got := strings.Contains(srv.stdout, "\ninvalid data in page 0\n"); got != tt.invalid {
+			if got := strings.Contains(srv.Stdout, "\ninvalid data in page 0\n"); got != tt.invalid {
 				t.Errorf("server reported invalid data: %v, want %v:\n%v", got, tt.invalid, srv)
 			}
-			if strings.Contains(cli.stdout, "invalid data") {
+			if strings.Contains(cli.Stdout, "invalid data") {
 				t.Errorf("the client validated:\n%v", cli)
 			}
 			statLines := regexp.MustCompile(`(?m)^\d+ bytes in \d+\.\d\d seconds = \d+\.\d\d Mbit/sec\n\d+ iters in \d+\.\d\d seconds = \d+\.\d\d usec/iter\n`)
-			for _, r := range []result{srv, cli} {
-				if !statLines.MatchString(r.stdout) {
+			for _, r := range []testenv.Result{srv, cli} {
+				if !statLines.MatchString(r.Stdout) {
 					t.Errorf("statistics lines malformed:\n%v", r)
 				}
 			}
@@ -210,9 +174,9 @@ func TestClientNoServerRXE(t *testing.T) {
 	port := freePort(t)
 	args := []string{"-d", d.Name, "-p", strconv.Itoa(port), "127.0.0.1"}
 	want := fmt.Sprintf("Couldn't connect to 127.0.0.1:%d", port)
-	for _, s := range []side{goSide, ctool} {
+	for _, s := range []testenv.Side{goSide, ctool} {
 		r := s(ctx, args)
-		if r.code != 1 || !strings.HasPrefix(r.stderr, want) || !strings.HasPrefix(r.stdout, "  local address:  LID 0x0000, QPN 0x") {
+		if r.Code != 1 || !strings.HasPrefix(r.Stderr, want) || !strings.HasPrefix(r.Stdout, "  local address:  LID 0x0000, QPN 0x") {
 			t.Errorf("want exit 1, stderr %q...:\n%v", want, r)
 		}
 	}

@@ -1,0 +1,56 @@
+package testenv
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+)
+
+// Result is what one run of a tool printed, for the interop tests that
+// run a Go port against rdma-core's C tool.
+type Result struct {
+	Who            string // the tool and its arguments
+	Code           int    // exit code; -1 when it did not exit normally
+	Stdout, Stderr string
+}
+
+func (r Result) String() string {
+	return fmt.Sprintf("%s exited %d\nstdout:\n%s\nstderr:\n%s", r.Who, r.Code, r.Stdout, r.Stderr)
+}
+
+// Side runs one end of an interop test with the given arguments.
+type Side func(ctx context.Context, args []string) Result
+
+// GoSide runs a Go port in-process through its run function.
+func GoSide(name string, run func(ctx context.Context, args []string, stdout, stderr io.Writer) int) Side {
+	return func(ctx context.Context, args []string) Result {
+		var stdout, stderr bytes.Buffer
+		code := run(ctx, args, &stdout, &stderr)
+		return Result{"Go " + name + " " + strings.Join(args, " "), code, stdout.String(), stderr.String()}
+	}
+}
+
+// CSide runs the C tool at path (see CTool) until it exits or ctx ends.
+func CSide(name, path string) Side {
+	return func(ctx context.Context, args []string) Result {
+		var stdout, stderr bytes.Buffer
+		cmd := exec.CommandContext(ctx, path, args...)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		code := 0
+		if err := cmd.Run(); err != nil {
+			code = -1
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			}
+			if ctx.Err() != nil {
+				fmt.Fprintf(&stderr, "[exec: %v]", err)
+			}
+		}
+		return Result{"C " + name + " " + strings.Join(args, " "), code, stdout.String(), stderr.String()}
+	}
+}
