@@ -233,13 +233,26 @@ func (id *ID) Accept(p *ConnParam) error {
 }
 
 // completeConnect is the active side's answer to a connect response: RTR,
-// RTS, then an accept without parameters, which sends the RTU.
+// RTS, then Establish.
 func (id *ID) completeConnect(p *ConnParam) error {
 	if err := id.toRTS(p.InitiatorDepth, p.ResponderResources); err != nil {
 		return err
 	}
+	return id.Establish()
+}
+
+// Establish completes the active side's connection (rdma_establish): it
+// sends the message that tells the passive side the connection is up. The
+// package calls it itself for an ID with a QP from CreateQP; an ID whose
+// QP the caller manages gets EventConnectResponse instead of
+// EventEstablished, moves the QP to RTR and RTS (see InitQPAttr) and then
+// calls Establish.
+func (id *ID) Establish() error {
 	req := abi.UcmAccept{UID: id.uid, ID: id.handle}
-	return id.do(abi.RDMA_USER_CM_CMD_ACCEPT, ucmd.Bytes(&req), -1, nil)
+	if err := id.do(abi.RDMA_USER_CM_CMD_ACCEPT, ucmd.Bytes(&req), -1, nil); err != nil {
+		return fmt.Errorf("rdmacm: establish: %w", err)
+	}
+	return nil
 }
 
 // Reject refuses the connection request that created the ID

@@ -110,9 +110,11 @@ func (id *ID) destroyQP() error {
 	return err
 }
 
-// initAttr asks the kernel for the QP attributes of the next state
-// (RDMA_USER_CM_CMD_INIT_QP_ATTR), as rdma_init_qp_attr does.
-func (id *ID) initAttr(state uverbs.QPState) (uverbs.QPAttr, uverbs.QPAttrMask, error) {
+// InitQPAttr returns the attributes and mask with which to move a QP of
+// the ID to state (rdma_init_qp_attr). It is for QPs the caller creates
+// and moves itself rather than with CreateQP; on iWARP the mask for RTR
+// and RTS is empty, since the kernel moves the QP then.
+func (id *ID) InitQPAttr(state uverbs.QPState) (uverbs.QPAttr, uverbs.QPAttrMask, error) {
 	req := abi.UcmInitQPAttr{ID: id.handle, QPState: uint32(state)}
 	var r abi.QPAttr
 	if err := id.do(abi.RDMA_USER_CM_CMD_INIT_QP_ATTR, ucmd.Bytes(&req), 0, ucmd.Bytes(&r)); err != nil {
@@ -125,7 +127,7 @@ func (id *ID) initAttr(state uverbs.QPState) (uverbs.QPAttr, uverbs.QPAttrMask, 
 // adjust change them first. The kernel returns no attributes (mask 0)
 // for the states it drives itself, on iWARP.
 func (id *ID) modifyTo(state uverbs.QPState, adjust func(*uverbs.QPAttr)) error {
-	attr, mask, err := id.initAttr(state)
+	attr, mask, err := id.InitQPAttr(state)
 	if err != nil {
 		return fmt.Errorf("%s attributes: %w", state, err)
 	}
