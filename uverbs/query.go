@@ -40,6 +40,11 @@ type DeviceAttr struct {
 	MaxPKeys        int
 	LocalCAAckDelay uint8
 	PhysPortCnt     uint8
+	// ODP is the device's on-demand paging support: IB_ODP_SUPPORT in
+	// ODPGeneralCaps, and per operation for RC QPs in ODPRCCaps
+	// (IB_ODP_SUPPORT_SEND, _RECV, _WRITE, _READ, _ATOMIC ...).
+	ODPGeneralCaps uint64
+	ODPRCCaps      uint32
 }
 
 // AtomicCap says whether and how a device does atomic operations.
@@ -103,6 +108,8 @@ func (c *Context) QueryDevice() (DeviceAttr, error) {
 		MaxPKeys:        int(b.MaxPKeys),
 		LocalCAAckDelay: b.LocalCAAckDelay,
 		PhysPortCnt:     b.PhysPortCnt,
+		ODPGeneralCaps:  resp.ODPCaps.GeneralCaps,
+		ODPRCCaps:       resp.ODPCaps.RCODPCaps,
 	}, nil
 }
 

@@ -1,0 +1,205 @@
+package rpma
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/purerdma/purerdma/mr"
+	"github.com/purerdma/purerdma/rdmacm"
+)
+
+// ConnEvent is a connection's event (enum rpma_conn_event).
+type ConnEvent int
+
+// Connection events.
+const (
+	ConnUndefined   ConnEvent = -1
+	ConnEstablished ConnEvent = 0
+	ConnClosed      ConnEvent = 1
+	ConnLost        ConnEvent = 2
+	ConnRejected    ConnEvent = 3
+	ConnUnreachable ConnEvent = 4
+)
+
+// String returns rpma_utils_conn_event_2str's text.
+func (e ConnEvent) String() string {
+	switch e {
+	case ConnEstablished:
+		return "Connection established"
+	case ConnClosed:
+		return "Connection closed"
+	case ConnLost:
+		return "Connection lost"
+	case ConnRejected:
+		return "Connection rejected"
+	case ConnUnreachable:
+		return "Connection unreachable"
+	}
+	return "Unknown connection event"
+}
+
+// Conn is a connection (rpma_conn).
+type Conn struct {
+	peer    *Peer
+	ch      *rdmacm.EventChannel // the connection's own
+	id      *rdmacm.ID
+	req     *ConnRequest // its CQs and channel
+	private []byte
+
+	mu          sync.Mutex // guards private and directWrite, and the scratch page
+	directWrite bool
+	raw         []byte // a page for flush reads and atomic write sources
+	rawMR       *mr.MR
+}
+
+// newConn moves the request's ID to an event channel of the
+// connection's own, as rpma_conn_new does, and makes the scratch page the
+// flush emulation reads into.
+func newConn(r *ConnRequest) (*Conn, error) {
+	c := &Conn{peer: r.peer, id: r.id, req: r, private: r.private}
+	var err error
+	if c.ch, err = rdmacm.NewEventChannel(); err != nil {
+		return nil, provider("event channel", err)
+	}
+	if err := r.id.Migrate(c.ch); err != nil {
+		c.ch.Close()
+		return nil, provider("migrate", err)
+	}
+	if r.ch != nil {
+		r.ch.Close() // the request's channel has no IDs left
+		r.ch = nil
+	}
+	if c.raw, err = mr.Alloc(os.Getpagesize()); err != nil {
+		c.Close()
+		return nil, provider("flush buffer", err)
+	}
+	// READ_DST: the flush emulation's 8-byte reads land here.
+	if c.rawMR, err = mr.Register(r.peer.pd, c.raw, r.peer.access(UsageReadDst)); err != nil {
+		c.Close()
+		return nil, provider("flush buffer", err)
+	}
+	return c, nil
+}
+
+// NextEvent waits for the connection's next event (rpma_conn_next_event).
+// The first EventEstablished of a client carries the server's private
+// data, which PrivateData returns from then on.
+func (c *Conn) NextEvent(ctx context.Context) (ConnEvent, error) {
+	e, err := c.ch.GetEvent(ctx)
+	if errors.Is(err, rdmacm.ErrNoEvent) {
+		return ConnUndefined, ErrNoEvent
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return ConnUndefined, err
+		}
+		return ConnUndefined, provider("next event", err)
+	}
+	switch e.Type {
+	case rdmacm.EventEstablished:
+		c.mu.Lock()
+		if c.private == nil && len(e.Param.PrivateData) > 0 {
+			c.private = e.Param.PrivateData
+		}
+		c.mu.Unlock()
+		return ConnEstablished, nil
+	case rdmacm.EventConnectError, rdmacm.EventDeviceRemoval:
+		return ConnLost, nil
+	case rdmacm.EventDisconnected, rdmacm.EventTimewaitExit:
+		return ConnClosed, nil
+	case rdmacm.EventRejected:
+		return ConnRejected, nil
+	case rdmacm.EventUnreachable:
+		return ConnUnreachable, nil
+	}
+	return ConnUndefined, fmt.Errorf("rpma: unexpected %s: %w", e.Type, ErrUnknown)
+}
+
+// EventFd returns the file descriptor of the connection's event channel
+// (rpma_conn_get_event_fd).
+func (c *Conn) EventFd() int { return c.ch.Fd() }
+
+// PrivateData returns the other side's private data
+// (rpma_conn_get_private_data).
+func (c *Conn) PrivateData() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.private
+}
+
+// QPNum returns the connection's QP number (rpma_conn_get_qp_num).
+func (c *Conn) QPNum() uint32 { return c.id.QP().Num() }
+
+// ApplyRemotePeerConfig takes the other side's config
+// (rpma_conn_apply_remote_peer_cfg): with DirectWriteToPMem,
+// FlushPersistent becomes possible.
+func (c *Conn) ApplyRemotePeerConfig(pc PeerConfig) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.directWrite = pc.DirectWriteToPMem
+}
+
+// CQ returns the connection's main CQ (rpma_conn_get_cq).
+func (c *Conn) CQ() *CQ { return c.req.cq }
+
+// RCQ returns the connection's receive CQ, or nil when it has none
+// (rpma_conn_get_rcq).
+func (c *Conn) RCQ() *CQ { return c.req.rcq }
+
+// CompletionFd returns the file descriptor of the completion channel
+// the CQs share (rpma_conn_get_compl_fd); ErrNotSharedChannel when they
+// do not share one.
+func (c *Conn) CompletionFd() (int, error) {
+	if c.req.shared == nil {
+		return -1, ErrNotSharedChannel
+	}
+	return c.req.shared.Fd(), nil
+}
+
+// Wait waits on the shared completion channel until one of the
+// connection's CQs has a completion, re-arms it and returns it, saying
+// whether it is the receive CQ (rpma_conn_wait).
+func (c *Conn) Wait(ctx context.Context) (q *CQ, isRCQ bool, err error) {
+	if c.req.shared == nil {
+		return nil, false, ErrNotSharedChannel
+	}
+	got, err := c.req.shared.Wait(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, false, err
+		}
+		return nil, false, ErrNoCompletion
+	}
+	switch {
+	case got == c.req.cq.q:
+		q = c.req.cq
+	case c.req.rcq != nil && got == c.req.rcq.q:
+		q, isRCQ = c.req.rcq, true
+	default:
+		return nil, false, ErrUnknown
+	}
+	return q, isRCQ, provider("arm CQ", q.q.ReqNotify(false))
+}
+
+// Disconnect starts tearing the connection down (rpma_conn_disconnect);
+// ConnClosed follows.
+func (c *Conn) Disconnect() error { return provider("disconnect", c.id.Disconnect()) }
+
+// Close deletes the connection and everything it holds (rpma_conn_delete).
+func (c *Conn) Close() error {
+	var errs []error
+	if c.rawMR != nil {
+		errs = append(errs, c.rawMR.Close())
+	}
+	if c.raw != nil {
+		errs = append(errs, mr.Free(c.raw))
+	}
+	errs = append(errs, c.id.Close(), c.req.release())
+	if c.ch != nil {
+		errs = append(errs, c.ch.Close())
+	}
+	return provider("delete connection", errors.Join(errs...))
+}

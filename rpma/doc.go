@@ -1,0 +1,23 @@
+// Package rpma is librpma for Go: remote persistent memory access over
+// RDMA, with librpma 1.3's objects, defaults and semantics, and its wire
+// formats, so that a Go peer works with a C librpma peer.
+//
+// A Peer holds a device and a protection domain. Memory is registered with
+// it for the uses librpma names (Usage); a registered region's 21-byte
+// Descriptor travels to the other side, which turns it into a RemoteMR.
+// A server Listens on an Endpoint and takes ConnRequests from it; a client
+// makes a ConnRequest with NewConnRequest. Connecting a request gives a
+// Conn, on which Read, Write, AtomicWrite, Flush, Send, Recv and their
+// immediate-data variants post operations, and whose CQ (and receive CQ,
+// when configured) report their completions.
+//
+// Blocking calls take a context.Context; the files behind Fd methods are
+// on Go's runtime poller. Unless a method says otherwise, a Conn's posting
+// methods and its CQs' GetWC may be called from several goroutines, while
+// creating and deleting objects (NewConnRequest, Listen, Close ...) must
+// not race with the use of the same object, as in librpma's
+// THREAD_SAFETY.md.
+//
+// docs/librpma-mapping.md maps every librpma function to its Go
+// counterpart.
+package rpma

@@ -1,0 +1,158 @@
+package rpma
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"github.com/purerdma/purerdma/mr"
+	"github.com/purerdma/purerdma/uverbs"
+)
+
+// Usage says what a registered region will be used for
+// (RPMA_MR_USAGE_*); it decides the region's access flags and travels in
+// its descriptor.
+type Usage uint8
+
+// Region usages.
+const (
+	UsageReadSrc             Usage = 1 << 0 // read by the peer
+	UsageReadDst             Usage = 1 << 1 // local destination of a read
+	UsageWriteSrc            Usage = 1 << 2 // local source of a write
+	UsageWriteDst            Usage = 1 << 3 // written by the peer
+	UsageFlushTypeVisibility Usage = 1 << 4 // the peer may flush it for visibility
+	UsageFlushTypePersistent Usage = 1 << 5 // the peer may flush it to persistence
+	UsageSend                Usage = 1 << 6
+	UsageRecv                Usage = 1 << 7
+)
+
+const usageAll = 1<<8 - 1
+
+// access returns the verbs access flags librpma registers a region of
+// usage u with (rpma_peer_usage2access, without native flush).
+func (p *Peer) access(u Usage) uverbs.Access {
+	var a uverbs.Access
+	if u&(UsageReadSrc|UsageFlushTypeVisibility|UsageFlushTypePersistent) != 0 {
+		a |= uverbs.RemoteRead
+	}
+	if u&UsageReadDst != 0 {
+		a |= uverbs.LocalWrite
+		if p.iwarp {
+			// iWARP's read responses write the sink as a remote write.
+			a |= uverbs.RemoteWrite
+		}
+	}
+	if u&(UsageWriteSrc|UsageRecv) != 0 {
+		a |= uverbs.LocalWrite
+	}
+	if u&UsageWriteDst != 0 {
+		a |= uverbs.RemoteWrite | uverbs.LocalWrite
+	}
+	return a
+}
+
+// MR is a registered local region (rpma_mr_local).
+type MR struct {
+	region *mr.MR
+	usage  Usage
+}
+
+// RegisterMR registers buf for usage (rpma_mr_reg). buf must be memory
+// that stays put: from mr.Alloc, or declared with mr.Mapped (see package
+// mr).
+func (p *Peer) RegisterMR(buf []byte, usage Usage) (*MR, error) {
+	switch {
+	case len(buf) == 0:
+		return nil, inval("register an empty region")
+	case usage == 0 || usage&^usageAll != 0:
+		return nil, inval("register with usage %#x", uint8(usage))
+	}
+	r, err := mr.Register(p.pd, buf, p.access(usage))
+	if errors.Is(err, mr.ErrNotMapped) {
+		return nil, inval("%v", err)
+	}
+	if err != nil {
+		return nil, provider("register", err)
+	}
+	return &MR{region: r, usage: usage}, nil
+}
+
+// DescriptorSize is the size of an MR descriptor
+// (rpma_mr_get_descriptor_size).
+const DescriptorSize = 21
+
+// Descriptor returns the region's wire description, librpma's 21 bytes:
+// address, length (u64 little-endian each), rkey (u32 LE) and usage
+// (rpma_mr_get_descriptor).
+func (m *MR) Descriptor() []byte {
+	b := make([]byte, DescriptorSize)
+	binary.LittleEndian.PutUint64(b[0:], m.region.Addr())
+	binary.LittleEndian.PutUint64(b[8:], uint64(m.region.Len()))
+	binary.LittleEndian.PutUint32(b[16:], m.region.RKey())
+	b[20] = byte(m.usage)
+	return b
+}
+
+// Bytes returns the registered memory (rpma_mr_get_ptr).
+func (m *MR) Bytes() []byte { return m.region.Bytes() }
+
+// Len returns the region's size (rpma_mr_get_size).
+func (m *MR) Len() int { return m.region.Len() }
+
+// Usage returns the usage the region was registered for.
+func (m *MR) Usage() Usage { return m.usage }
+
+// Close deregisters the region (rpma_mr_dereg).
+func (m *MR) Close() error { return provider("deregister", m.region.Close()) }
+
+// sge returns the SGE for n bytes at off, checking the range.
+func (m *MR) sge(off, n int) (uverbs.SGE, error) {
+	if off < 0 || n < 0 || off+n > m.Len() {
+		return uverbs.SGE{}, inval("range [%d, +%d) outside a region of %d bytes", off, n, m.Len())
+	}
+	return uverbs.SGE{Addr: m.region.Addr() + uint64(off), Length: uint32(n), LKey: m.region.LKey()}, nil
+}
+
+// RemoteMR is a region of the peer, known from its descriptor
+// (rpma_mr_remote).
+type RemoteMR struct {
+	addr  uint64
+	size  uint64
+	rkey  uint32
+	usage Usage
+}
+
+// RemoteMRFromDescriptor decodes a descriptor the peer sent
+// (rpma_mr_remote_from_descriptor). Longer input is accepted, as librpma
+// does; a usage of 0 is invalid.
+func RemoteMRFromDescriptor(b []byte) (*RemoteMR, error) {
+	if len(b) < DescriptorSize {
+		return nil, inval("MR descriptor of %d bytes, want %d", len(b), DescriptorSize)
+	}
+	r := &RemoteMR{
+		addr:  binary.LittleEndian.Uint64(b[0:]),
+		size:  binary.LittleEndian.Uint64(b[8:]),
+		rkey:  binary.LittleEndian.Uint32(b[16:]),
+		usage: Usage(b[20]),
+	}
+	if r.usage == 0 {
+		return nil, inval("MR descriptor with no usage")
+	}
+	return r, nil
+}
+
+// Len returns the remote region's size (rpma_mr_remote_get_size).
+func (r *RemoteMR) Len() uint64 { return r.size }
+
+// FlushType returns the flush usages the peer registered the region with
+// (rpma_mr_remote_get_flush_type).
+func (r *RemoteMR) FlushType() Usage {
+	return r.usage & (UsageFlushTypePersistent | UsageFlushTypeVisibility)
+}
+
+// at returns the remote address of off, checking the range.
+func (r *RemoteMR) at(off, n int) (uint64, error) {
+	if off < 0 || n < 0 || uint64(off)+uint64(n) > r.size {
+		return 0, inval("remote range [%d, +%d) outside a region of %d bytes", off, n, r.size)
+	}
+	return r.addr + uint64(off), nil
+}

@@ -1,0 +1,220 @@
+package rpma
+
+import "github.com/purerdma/purerdma/uverbs"
+
+// CompletionFlags say when an operation reports a completion
+// (RPMA_F_COMPLETION_*).
+type CompletionFlags int
+
+// Completion flags. Every operation reports a failure; with
+// CompletionAlways it reports success too.
+const (
+	CompletionOnError CompletionFlags = 1 << 0
+	CompletionAlways  CompletionFlags = 1<<1 | CompletionOnError
+)
+
+// AtomicWriteAlignment is the alignment AtomicWrite needs of its
+// destination offset (RPMA_ATOMIC_WRITE_ALIGNMENT).
+const AtomicWriteAlignment = 8
+
+// FlushType is what a flush guarantees (enum rpma_flush_type).
+type FlushType int
+
+// Flush types.
+const (
+	FlushPersistent FlushType = 0 // the data is persistent
+	FlushVisibility FlushType = 1 // the data is visible to the peer's CPU
+)
+
+func sendFlags(f CompletionFlags) (uverbs.SendFlags, error) {
+	switch f {
+	case CompletionOnError:
+		return 0, nil
+	case CompletionAlways:
+		return uverbs.SendSignaled, nil
+	}
+	return 0, inval("completion flags %#x", int(f))
+}
+
+// post posts one send-queue request.
+func (c *Conn) post(wr uverbs.SendWR) error {
+	_, err := c.id.QP().PostSend([]uverbs.SendWR{wr})
+	return provider("post", err)
+}
+
+// sges returns the SGE list for n bytes at off of m; a nil m with 0 and
+// 0 is a zero-byte operation, as librpma allows.
+func sges(m *MR, off, n int) ([]uverbs.SGE, error) {
+	if m == nil {
+		if off != 0 || n != 0 {
+			return nil, inval("%d bytes at %d without a region", n, off)
+		}
+		return nil, nil
+	}
+	s, err := m.sge(off, n)
+	if err != nil {
+		return nil, err
+	}
+	return []uverbs.SGE{s}, nil
+}
+
+// rdma builds an RDMA read or write between local and remote memory.
+func (c *Conn) rdma(op uverbs.WROpcode, local *MR, loff int, remote *RemoteMR, roff, n int, flags CompletionFlags, opCtx uint64) (uverbs.SendWR, error) {
+	f, err := sendFlags(flags)
+	if err != nil {
+		return uverbs.SendWR{}, err
+	}
+	if (local == nil) != (remote == nil) {
+		return uverbs.SendWR{}, inval("a zero-byte operation takes neither region")
+	}
+	wr := uverbs.SendWR{ID: opCtx, Opcode: op, Flags: f}
+	if wr.SGE, err = sges(local, loff, n); err != nil {
+		return wr, err
+	}
+	if remote != nil {
+		if wr.RemoteAddr, err = remote.at(roff, n); err != nil {
+			return wr, err
+		}
+		wr.RKey = remote.rkey
+	}
+	return wr, nil
+}
+
+// Read reads n bytes at soff of the peer's src into doff of dst
+// (rpma_read).
+func (c *Conn) Read(dst *MR, doff int, src *RemoteMR, soff, n int, flags CompletionFlags, opCtx uint64) error {
+	wr, err := c.rdma(uverbs.WRRDMARead, dst, doff, src, soff, n, flags, opCtx)
+	if err != nil {
+		return err
+	}
+	return c.post(wr)
+}
+
+// Write writes n bytes at soff of src to doff of the peer's dst
+// (rpma_write).
+func (c *Conn) Write(dst *RemoteMR, doff int, src *MR, soff, n int, flags CompletionFlags, opCtx uint64) error {
+	wr, err := c.rdma(uverbs.WRRDMAWrite, src, soff, dst, doff, n, flags, opCtx)
+	if err != nil {
+		return err
+	}
+	return c.post(wr)
+}
+
+// WriteWithImm writes like Write and delivers imm to a receive of the
+// peer, whose completion has opcode RECV_RDMA_WITH_IMM
+// (rpma_write_with_imm). imm is in host order here and in cq.WC.
+func (c *Conn) WriteWithImm(dst *RemoteMR, doff int, src *MR, soff, n int, flags CompletionFlags, imm uint32, opCtx uint64) error {
+	wr, err := c.rdma(uverbs.WRRDMAWriteWithImm, src, soff, dst, doff, n, flags, opCtx)
+	if err != nil {
+		return err
+	}
+	wr.Imm = imm
+	return c.post(wr)
+}
+
+// AtomicWrite writes 8 bytes to an 8-byte aligned offset of the peer's
+// dst so that the peer never sees a partial value (rpma_atomic_write).
+// Like librpma without native atomic write, it is an inline RDMA write
+// fenced behind earlier reads (and so behind a Flush).
+func (c *Conn) AtomicWrite(dst *RemoteMR, doff int, src [8]byte, flags CompletionFlags, opCtx uint64) error {
+	f, err := sendFlags(flags)
+	if err != nil {
+		return err
+	}
+	if dst == nil || doff%AtomicWriteAlignment != 0 {
+		return inval("atomic write to offset %d", doff)
+	}
+	raddr, err := dst.at(doff, 8)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// Inline data is copied at post time; the scratch page holds it until
+	// then.
+	copy(c.raw[8:16], src[:])
+	return c.post(uverbs.SendWR{
+		ID: opCtx, Opcode: uverbs.WRRDMAWrite, Flags: f | uverbs.SendInline | uverbs.SendFence,
+		SGE:        []uverbs.SGE{{Addr: c.rawMR.Addr() + 8, Length: 8}},
+		RemoteAddr: raddr, RKey: dst.rkey,
+	})
+}
+
+// Flush makes earlier writes to the peer's dst persistent or visible
+// (rpma_flush). It needs the region registered with the matching flush
+// usage; FlushPersistent also needs the peer's DirectWriteToPMem
+// (ApplyRemotePeerConfig). Otherwise it returns ErrNoSupp. Like librpma on
+// devices without native flush, it is an 8-byte RDMA read of the region,
+// which completes only after the writes before it; n is not used on the
+// wire.
+func (c *Conn) Flush(dst *RemoteMR, doff, n int, typ FlushType, flags CompletionFlags, opCtx uint64) error {
+	f, err := sendFlags(flags)
+	if err != nil {
+		return err
+	}
+	if dst == nil {
+		return inval("flush without a region")
+	}
+	c.mu.Lock()
+	direct := c.directWrite
+	c.mu.Unlock()
+	switch typ {
+	case FlushPersistent:
+		if !direct || dst.usage&UsageFlushTypePersistent == 0 {
+			return ErrNoSupp
+		}
+	case FlushVisibility:
+		if dst.usage&UsageFlushTypeVisibility == 0 {
+			return ErrNoSupp
+		}
+	default:
+		return inval("flush type %d", typ)
+	}
+	raddr, err := dst.at(doff, n)
+	if err != nil {
+		return err
+	}
+	return c.post(uverbs.SendWR{
+		ID: opCtx, Opcode: uverbs.WRRDMARead, Flags: f,
+		SGE:        []uverbs.SGE{{Addr: c.rawMR.Addr(), Length: 8, LKey: c.rawMR.LKey()}},
+		RemoteAddr: raddr, RKey: dst.rkey,
+	})
+}
+
+// Send sends n bytes at off of src to a receive of the peer (rpma_send).
+func (c *Conn) Send(src *MR, off, n int, flags CompletionFlags, opCtx uint64) error {
+	return c.send(uverbs.WRSend, src, off, n, flags, 0, opCtx)
+}
+
+// SendWithImm sends like Send with immediate data imm, in host order
+// (rpma_send_with_imm).
+func (c *Conn) SendWithImm(src *MR, off, n int, flags CompletionFlags, imm uint32, opCtx uint64) error {
+	return c.send(uverbs.WRSendWithImm, src, off, n, flags, imm, opCtx)
+}
+
+func (c *Conn) send(op uverbs.WROpcode, src *MR, off, n int, flags CompletionFlags, imm uint32, opCtx uint64) error {
+	f, err := sendFlags(flags)
+	if err != nil {
+		return err
+	}
+	s, err := sges(src, off, n)
+	if err != nil {
+		return err
+	}
+	return c.post(uverbs.SendWR{ID: opCtx, Opcode: op, Flags: f, SGE: s, Imm: imm})
+}
+
+// Recv posts a buffer for a message from the peer (rpma_recv). Posted
+// buffers form an unordered set: a message may land in any of them.
+// opCtx comes back as the completion's ID.
+func (c *Conn) Recv(dst *MR, off, n int, opCtx uint64) error {
+	wr, err := recvWR(dst, off, n, opCtx)
+	if err != nil {
+		return err
+	}
+	if c.req.cfg.SRQ != nil {
+		return inval("the connection receives through its SRQ")
+	}
+	_, err = c.id.QP().PostRecv([]uverbs.RecvWR{wr})
+	return provider("recv", err)
+}

@@ -1,0 +1,77 @@
+package rpma_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"testing"
+
+	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/testenv"
+	"github.com/purerdma/purerdma/rpma"
+)
+
+// TestOperations writes, flushes, reads and atomically writes the
+// server's memory through the descriptor it sent, on rxe and siw.
+func TestOperations(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
+		client, server := connect(t, d, nil)
+		if got := string(server.conn.PrivateData()[:6]); got != "client" {
+			t.Errorf("server got private data %q", got)
+		}
+		remote, err := rpma.RemoteMRFromDescriptor(client.conn.PrivateData())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if remote.Len() != 4096 || remote.FlushType() != rpma.UsageFlushTypeVisibility|rpma.UsageFlushTypePersistent {
+			t.Errorf("remote MR: %d bytes, flush type %#x", remote.Len(), remote.FlushType())
+		}
+		q := client.conn.CQ()
+		copy(client.buf, "persist me")
+		if err := client.conn.Write(remote, 100, client.mr, 0, 10, rpma.CompletionOnError, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := client.conn.Flush(remote, 100, 10, rpma.FlushPersistent, rpma.CompletionAlways, 2); !errors.Is(err, rpma.ErrNoSupp) {
+			t.Errorf("persistent flush without the peer's direct write: %v, want ErrNoSupp", err)
+		}
+		if err := client.conn.Flush(remote, 100, 10, rpma.FlushVisibility, rpma.CompletionAlways, 2); err != nil {
+			t.Fatal(err)
+		}
+		// The flush is an RDMA read on the wire, as in librpma.
+		complete(t, q, 2, cq.OpRDMARead)
+		if got := string(server.buf[100:110]); got != "persist me" {
+			t.Errorf("server memory after write+flush: %q", got)
+		}
+		client.conn.ApplyRemotePeerConfig(rpma.PeerConfig{DirectWriteToPMem: true})
+		if err := client.conn.Flush(remote, 100, 10, rpma.FlushPersistent, rpma.CompletionAlways, 3); err != nil {
+			t.Fatal(err)
+		}
+		complete(t, q, 3, cq.OpRDMARead)
+
+		copy(server.buf[200:], "read me back")
+		if err := client.conn.Read(client.mr, 500, remote, 200, 12, rpma.CompletionAlways, 4); err != nil {
+			t.Fatal(err)
+		}
+		complete(t, q, 4, cq.OpRDMARead)
+		if got := string(client.buf[500:512]); got != "read me back" {
+			t.Errorf("read %q", got)
+		}
+		var v [8]byte
+		binary.LittleEndian.PutUint64(v[:], 0x1122334455667788)
+		if err := client.conn.AtomicWrite(remote, 7, v, rpma.CompletionAlways, 5); !errors.Is(err, rpma.ErrInval) {
+			t.Errorf("atomic write to offset 7: %v, want ErrInval", err)
+		}
+		if err := client.conn.AtomicWrite(remote, 8, v, rpma.CompletionAlways, 5); err != nil {
+			t.Fatal(err)
+		}
+		complete(t, q, 5, cq.OpRDMAWrite)
+		if got := binary.LittleEndian.Uint64(server.buf[8:]); got != 0x1122334455667788 {
+			t.Errorf("atomic write left %#x", got)
+		}
+		if err := client.conn.Write(remote, 0, client.mr, 0, 8, 0, 6); !errors.Is(err, rpma.ErrInval) {
+			t.Errorf("write with no completion flags: %v, want ErrInval", err)
+		}
+		if err := client.conn.Write(remote, 4090, client.mr, 0, 8, rpma.CompletionAlways, 6); !errors.Is(err, rpma.ErrInval) {
+			t.Errorf("write past the remote region: %v, want ErrInval", err)
+		}
+	})
+}
