@@ -12,9 +12,10 @@
 // SENDs a "go ahead" again. With -V the client compares the two buffers,
 // with -v both sides print the data.
 //
-// The options and their quirks are rping's. -q (a QP that rping creates and
-// moves through its states itself) is rejected: purerdma's rdmacm does not
-// export rdma_init_qp_attr and rdma_establish, which it needs.
+// The options and their quirks are rping's. With -q rping creates the QP
+// itself with verbs rather than with rdma_create_qp, moves it through its
+// states with the attributes rdma_init_qp_attr gives, completes the
+// client's connection with rdma_establish, and destroys the QP itself.
 package main
 
 import (

@@ -91,10 +91,6 @@ func TestParseErrors(t *testing.T) {
 			t.Errorf("parseArgs(%q) printed usage: %v, want %v", tt.args, got, tt.usage)
 		}
 	}
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"-s", "-q"}, &stdout, &stderr); code != 22 || !strings.Contains(stderr.String(), "-q") {
-		t.Errorf("-q: exit %d, stderr %q", code, stderr.String())
-	}
 }
 
 func TestRdmaInfo(t *testing.T) {
