@@ -27,6 +27,8 @@ const (
 // String returns rpma_utils_conn_event_2str's text.
 func (e ConnEvent) String() string {
 	switch e {
+	case ConnUndefined:
+		return "Undefined connection event"
 	case ConnEstablished:
 		return "Connection established"
 	case ConnClosed:
@@ -38,7 +40,7 @@ func (e ConnEvent) String() string {
 	case ConnUnreachable:
 		return "Connection unreachable"
 	}
-	return "Unknown connection event"
+	return "Unsupported connection event"
 }
 
 // Conn is a connection (rpma_conn).
