@@ -59,15 +59,18 @@ type Conn struct {
 
 // newConn moves the request's ID to an event channel of the
 // connection's own, as rpma_conn_new does, and makes the scratch page the
-// flush emulation reads into.
+// flush emulation reads into. On failure it releases everything the
+// request held.
 func newConn(r *ConnRequest) (*Conn, error) {
 	c := &Conn{peer: r.peer, id: r.id, req: r, private: r.private}
 	var err error
 	if c.ch, err = rdmacm.NewEventChannel(); err != nil {
+		r.Delete()
 		return nil, provider("event channel", err)
 	}
 	if err := r.id.Migrate(c.ch); err != nil {
 		c.ch.Close()
+		r.Delete()
 		return nil, provider("migrate", err)
 	}
 	if r.ch != nil {

@@ -178,9 +178,8 @@ func (r *ConnRequest) Connect(private []byte) (*Conn, error) {
 		return nil, err
 	}
 	active := r.ch != nil
-	c, err := newConn(r)
+	c, err := newConn(r) // on failure it has released the request
 	if err != nil {
-		r.Delete()
 		return nil, err
 	}
 	if active {

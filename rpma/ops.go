@@ -67,6 +67,9 @@ func (c *Conn) rdma(op uverbs.WROpcode, local *MR, loff int, remote *RemoteMR, r
 	if (local == nil) != (remote == nil) {
 		return uverbs.SendWR{}, inval("a zero-byte operation takes neither region")
 	}
+	if remote == nil && roff != 0 {
+		return uverbs.SendWR{}, inval("remote offset %d without a region", roff)
+	}
 	wr := uverbs.SendWR{ID: opCtx, Opcode: op, Flags: f}
 	if wr.SGE, err = sges(local, loff, n); err != nil {
 		return wr, err

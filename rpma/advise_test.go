@@ -1,0 +1,44 @@
+package rpma
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/purerdma/purerdma/mr"
+)
+
+// TestAdvise checks rpma_mr_advise's argument checks and that, with no
+// ADVISE_MR ioctl, every valid call is ErrNoSupp.
+func TestAdvise(t *testing.T) {
+	saveLog(t)
+	SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	m := &MR{region: &mr.MR{}, usage: UsageReadDst} // a region of 0 bytes
+	tests := []struct {
+		name    string
+		m       *MR
+		off, n  int
+		advice  Advice
+		flags   AdviseFlags
+		wantErr error
+	}{
+		{"nil region", nil, 0, 0, AdvicePrefetch, 0, ErrInval},
+		{"prefetch", m, 0, 0, AdvicePrefetch, 0, ErrNoSupp},
+		{"prefetch write, flush", m, 0, 0, AdvicePrefetchWrite, AdviseFlush, ErrNoSupp},
+		{"prefetch no fault", m, 0, 0, AdvicePrefetchNoFault, 0, ErrNoSupp},
+		{"unknown advice", m, 0, 0, Advice(7), 0, ErrNoSupp},
+		{"unknown flag", m, 0, 0, AdvicePrefetch, 2, ErrInval},
+		{"past the end", m, 0, 1, AdvicePrefetch, 0, ErrInval},
+		{"negative offset", m, -1, 0, AdvicePrefetch, 0, ErrInval},
+		{"negative length", m, 0, -1, AdvicePrefetch, 0, ErrInval},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.m.Advise(tt.off, tt.n, tt.advice, tt.flags)
+			if !errors.Is(err, tt.wantErr) {
+				t.Errorf("Advise(%d, %d, %d, %#x) = %v, want %v", tt.off, tt.n, tt.advice, tt.flags, err, tt.wantErr)
+			}
+		})
+	}
+}
