@@ -110,6 +110,15 @@ func runGuest(env *fetch.Env, o options, mode plan.Mode, fill func(*image, *buil
 			return err
 		}
 		im.hostLibs = append(im.hostLibs, files...)
+		// The C test peers (test/*/testdata/peer.c) link librpma from the C tools.
+		peers, libs, err := testPeers(env, o.arch, filepath.Join(work, "peers"))
+		if err != nil {
+			return err
+		}
+		for guest, host := range peers {
+			im.files[guest] = host
+		}
+		im.hostLibs = append(im.hostLibs, libs...)
 	}
 	if err := fill(im, b); err != nil {
 		return err

@@ -1,0 +1,37 @@
+package testenv
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// testPeerDir is where the VM image carries the C test peers: hack/vm
+// compiles every test/<name>/testdata/peer.c into testPeerDir/<name>
+// when it packs the C tools (-ctools).
+const testPeerDir = "/opt/purerdma/test"
+
+// TestPeer returns the path of the C test peer compiled from
+// test/<name>/testdata/peer.c. PURERDMA_TEST_PEERS names another
+// directory to look in (for make test-native, say). In the VM a missing
+// peer fails the test; on a host it is a skip.
+func TestPeer(t testing.TB, name string) string {
+	t.Helper()
+	dir := os.Getenv("PURERDMA_TEST_PEERS")
+	if dir == "" {
+		dir = testPeerDir
+	}
+	p := filepath.Join(dir, name)
+	_, err := os.Stat(p)
+	switch {
+	case err == nil:
+		return p
+	case InVM() && os.Getenv("PURERDMA_CTOOLS") == "1":
+		t.Fatalf("C test peer %s is not in the VM image: %v", name, err)
+	case InVM():
+		t.Fatalf("C test peer %s needed, but the VM image was built without C tools (hack/vm test -ctools)", name)
+	default:
+		t.Skipf("C test peer %s not built: %v (it runs in the VM: make vm-test)", name, err)
+	}
+	return ""
+}
