@@ -136,12 +136,7 @@ func (r *ConnRequest) Recv(dst *MR, off, n int, opCtx uint64) error {
 	if dst == nil {
 		return inval("receive without a region")
 	}
-	wr, err := recvWR(dst, off, n, opCtx)
-	if err != nil {
-		return err
-	}
-	_, err = r.id.QP().PostRecv([]uverbs.RecvWR{wr})
-	return provider("recv", err)
+	return postRecv(r.id.QP(), dst, off, n, opCtx)
 }
 
 // PrivateData returns what the client sent with its request (for a

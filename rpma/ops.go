@@ -36,83 +36,88 @@ func sendFlags(f CompletionFlags) (uverbs.SendFlags, error) {
 	return 0, inval("completion flags %#x", int(f))
 }
 
-// post posts one send-queue request.
-func (c *Conn) post(wr uverbs.SendWR) error {
-	_, err := c.id.QP().PostSend([]uverbs.SendWR{wr})
+// post posts one send-queue request with the data sge, or none when
+// sge.Length is 0 and it has no address (a zero-byte operation). The
+// request and its SGE stay on this stack: posting allocates nothing.
+func (c *Conn) post(wr uverbs.SendWR, sge uverbs.SGE) error {
+	var s [1]uverbs.SGE
+	var w [1]uverbs.SendWR
+	s[0], w[0] = sge, wr
+	if sge != (uverbs.SGE{}) {
+		w[0].SGE = s[:]
+	}
+	_, err := c.id.QP().PostSend(w[:])
 	return provider("post", err)
 }
 
-// sges returns the SGE list for n bytes at off of m; a nil m with 0 and
-// 0 is a zero-byte operation, as librpma allows.
-func sges(m *MR, off, n int) ([]uverbs.SGE, error) {
+// sgeOf returns the SGE for n bytes at off of m; a nil m with 0 and 0 is
+// a zero-byte operation, as librpma allows, and gives the zero SGE.
+func sgeOf(m *MR, off, n int) (uverbs.SGE, error) {
 	if m == nil {
 		if off != 0 || n != 0 {
-			return nil, inval("%d bytes at %d without a region", n, off)
+			return uverbs.SGE{}, inval("%d bytes at %d without a region", n, off)
 		}
-		return nil, nil
+		return uverbs.SGE{}, nil
 	}
-	s, err := m.sge(off, n)
-	if err != nil {
-		return nil, err
-	}
-	return []uverbs.SGE{s}, nil
+	return m.sge(off, n)
 }
 
 // rdma builds an RDMA read or write between local and remote memory.
-func (c *Conn) rdma(op uverbs.WROpcode, local *MR, loff int, remote *RemoteMR, roff, n int, flags CompletionFlags, opCtx uint64) (uverbs.SendWR, error) {
+func (c *Conn) rdma(op uverbs.WROpcode, local *MR, loff int, remote *RemoteMR, roff, n int, flags CompletionFlags, opCtx uint64) (uverbs.SendWR, uverbs.SGE, error) {
 	f, err := sendFlags(flags)
 	if err != nil {
-		return uverbs.SendWR{}, err
+		return uverbs.SendWR{}, uverbs.SGE{}, err
 	}
 	if (local == nil) != (remote == nil) {
-		return uverbs.SendWR{}, inval("a zero-byte operation takes neither region")
+		return uverbs.SendWR{}, uverbs.SGE{}, inval("a zero-byte operation takes neither region")
 	}
 	if remote == nil && roff != 0 {
-		return uverbs.SendWR{}, inval("remote offset %d without a region", roff)
+		return uverbs.SendWR{}, uverbs.SGE{}, inval("remote offset %d without a region", roff)
 	}
 	wr := uverbs.SendWR{ID: opCtx, Opcode: op, Flags: f}
-	if wr.SGE, err = sges(local, loff, n); err != nil {
-		return wr, err
+	sge, err := sgeOf(local, loff, n)
+	if err != nil {
+		return wr, sge, err
 	}
 	if remote != nil {
 		if wr.RemoteAddr, err = remote.at(roff, n); err != nil {
-			return wr, err
+			return wr, sge, err
 		}
 		wr.RKey = remote.rkey
 	}
-	return wr, nil
+	return wr, sge, nil
 }
 
 // Read reads n bytes at soff of the peer's src into doff of dst
 // (rpma_read).
 func (c *Conn) Read(dst *MR, doff int, src *RemoteMR, soff, n int, flags CompletionFlags, opCtx uint64) error {
-	wr, err := c.rdma(uverbs.WRRDMARead, dst, doff, src, soff, n, flags, opCtx)
+	wr, sge, err := c.rdma(uverbs.WRRDMARead, dst, doff, src, soff, n, flags, opCtx)
 	if err != nil {
 		return err
 	}
-	return c.post(wr)
+	return c.post(wr, sge)
 }
 
 // Write writes n bytes at soff of src to doff of the peer's dst
 // (rpma_write).
 func (c *Conn) Write(dst *RemoteMR, doff int, src *MR, soff, n int, flags CompletionFlags, opCtx uint64) error {
-	wr, err := c.rdma(uverbs.WRRDMAWrite, src, soff, dst, doff, n, flags, opCtx)
+	wr, sge, err := c.rdma(uverbs.WRRDMAWrite, src, soff, dst, doff, n, flags, opCtx)
 	if err != nil {
 		return err
 	}
-	return c.post(wr)
+	return c.post(wr, sge)
 }
 
 // WriteWithImm writes like Write and delivers imm to a receive of the
 // peer, whose completion has opcode RECV_RDMA_WITH_IMM
 // (rpma_write_with_imm). imm is in host order here and in cq.WC.
 func (c *Conn) WriteWithImm(dst *RemoteMR, doff int, src *MR, soff, n int, flags CompletionFlags, imm uint32, opCtx uint64) error {
-	wr, err := c.rdma(uverbs.WRRDMAWriteWithImm, src, soff, dst, doff, n, flags, opCtx)
+	wr, sge, err := c.rdma(uverbs.WRRDMAWriteWithImm, src, soff, dst, doff, n, flags, opCtx)
 	if err != nil {
 		return err
 	}
 	wr.Imm = imm
-	return c.post(wr)
+	return c.post(wr, sge)
 }
 
 // AtomicWrite writes 8 bytes to an 8-byte aligned offset of the peer's
@@ -138,9 +143,8 @@ func (c *Conn) AtomicWrite(dst *RemoteMR, doff int, src [8]byte, flags Completio
 	copy(c.raw[8:16], src[:])
 	return c.post(uverbs.SendWR{
 		ID: opCtx, Opcode: uverbs.WRRDMAWrite, Flags: f | uverbs.SendInline | uverbs.SendFence,
-		SGE:        []uverbs.SGE{{Addr: c.rawMR.Addr() + 8, Length: 8}},
 		RemoteAddr: raddr, RKey: dst.rkey,
-	})
+	}, uverbs.SGE{Addr: c.rawMR.Addr() + 8, Length: 8})
 }
 
 // Flush makes earlier writes to the peer's dst persistent or visible
@@ -179,9 +183,8 @@ func (c *Conn) Flush(dst *RemoteMR, doff, n int, typ FlushType, flags Completion
 	}
 	return c.post(uverbs.SendWR{
 		ID: opCtx, Opcode: uverbs.WRRDMARead, Flags: f,
-		SGE:        []uverbs.SGE{{Addr: c.rawMR.Addr(), Length: 8, LKey: c.rawMR.LKey()}},
 		RemoteAddr: raddr, RKey: dst.rkey,
-	})
+	}, uverbs.SGE{Addr: c.rawMR.Addr(), Length: 8, LKey: c.rawMR.LKey()})
 }
 
 // Send sends n bytes at off of src to a receive of the peer (rpma_send).
@@ -200,24 +203,19 @@ func (c *Conn) send(op uverbs.WROpcode, src *MR, off, n int, flags CompletionFla
 	if err != nil {
 		return err
 	}
-	s, err := sges(src, off, n)
+	sge, err := sgeOf(src, off, n)
 	if err != nil {
 		return err
 	}
-	return c.post(uverbs.SendWR{ID: opCtx, Opcode: op, Flags: f, SGE: s, Imm: imm})
+	return c.post(uverbs.SendWR{ID: opCtx, Opcode: op, Flags: f, Imm: imm}, sge)
 }
 
 // Recv posts a buffer for a message from the peer (rpma_recv). Posted
 // buffers form an unordered set: a message may land in any of them.
 // opCtx comes back as the completion's ID.
 func (c *Conn) Recv(dst *MR, off, n int, opCtx uint64) error {
-	wr, err := recvWR(dst, off, n, opCtx)
-	if err != nil {
-		return err
-	}
 	if c.req.cfg.SRQ != nil {
 		return inval("the connection receives through its SRQ")
 	}
-	_, err = c.id.QP().PostRecv([]uverbs.RecvWR{wr})
-	return provider("recv", err)
+	return postRecv(c.id.QP(), dst, off, n, opCtx)
 }

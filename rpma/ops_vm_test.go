@@ -75,3 +75,40 @@ func TestOperations(t *testing.T) {
 		}
 	})
 }
+
+// TestDataPathAllocs checks that a write and polling for its completion
+// allocate nothing.
+func TestDataPathAllocs(t *testing.T) {
+	d := testenv.Device(t, "rxe")
+	client, _ := connect(t, d, nil)
+	remote, err := rpma.RemoteMRFromDescriptor(client.conn.PrivateData())
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := client.conn.CQ()
+	wc := make([]cq.WC, 1)
+	got := 0
+	var failed error
+	allocs := testing.AllocsPerRun(100, func() {
+		if err := client.conn.Write(remote, 0, client.mr, 0, 64, rpma.CompletionAlways, 9); err != nil {
+			failed = err
+			return
+		}
+		for {
+			err := q.GetWC(1, wc, &got)
+			if err == nil {
+				return
+			}
+			if !errors.Is(err, rpma.ErrNoCompletion) {
+				failed = err
+				return
+			}
+		}
+	})
+	if failed != nil {
+		t.Fatal(failed)
+	}
+	if allocs != 0 {
+		t.Errorf("Write + GetWC allocate %v times per round, want 0", allocs)
+	}
+}

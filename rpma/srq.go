@@ -42,12 +42,7 @@ func (s *SRQ) RCQ() *CQ { return s.rcq }
 
 // Recv posts a receive buffer to the SRQ (rpma_srq_recv); see Conn.Recv.
 func (s *SRQ) Recv(dst *MR, off, n int, opCtx uint64) error {
-	wr, err := recvWR(dst, off, n, opCtx)
-	if err != nil {
-		return err
-	}
-	_, err = s.srq.PostRecv([]uverbs.RecvWR{wr})
-	return provider("SRQ recv", err)
+	return postRecv(s.srq, dst, off, n, opCtx)
 }
 
 // Close deletes the SRQ (rpma_srq_delete); its connections must be gone.
@@ -55,20 +50,24 @@ func (s *SRQ) Close() error {
 	return errors.Join(provider("delete SRQ", s.srq.Close()), s.rcq.close())
 }
 
-// recvWR builds a receive of n bytes at off of dst; a nil dst with 0 and
+// receiver is a QP or an SRQ.
+type receiver interface {
+	PostRecv([]uverbs.RecvWR) (int, error)
+}
+
+// postRecv posts a receive of n bytes at off of dst; a nil dst with 0 and
 // 0 is a zero-length receive, as librpma allows.
-func recvWR(dst *MR, off, n int, opCtx uint64) (uverbs.RecvWR, error) {
-	wr := uverbs.RecvWR{ID: opCtx}
-	if dst == nil {
-		if off != 0 || n != 0 {
-			return wr, inval("receive of %d bytes at %d without a region", n, off)
-		}
-		return wr, nil
-	}
-	s, err := dst.sge(off, n)
+func postRecv(q receiver, dst *MR, off, n int, opCtx uint64) error {
+	sge, err := sgeOf(dst, off, n)
 	if err != nil {
-		return wr, err
+		return err
 	}
-	wr.SGE = []uverbs.SGE{s}
-	return wr, nil
+	var s [1]uverbs.SGE
+	var w [1]uverbs.RecvWR
+	s[0], w[0] = sge, uverbs.RecvWR{ID: opCtx}
+	if dst != nil {
+		w[0].SGE = s[:]
+	}
+	_, err = q.PostRecv(w[:])
+	return provider("recv", err)
 }
