@@ -1,0 +1,621 @@
+package main
+
+// What librpma 1.3's examples/common directory holds: struct common_data,
+// struct hello_t, the connect and accept helpers of common-conn.c and the
+// ping-pong completion handling of common-messages-ping-pong.c.
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"strconv"
+	"time"
+
+	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/mr"
+	"github.com/purerdma/purerdma/rpma"
+)
+
+const (
+	kilobyte = 1024
+	// timeout15s is TIMEOUT_15S: how long any wait for an event or a
+	// completion may take (the C examples block forever).
+	timeout15s = 15 * time.Second
+	// noPmemMsg is NO_PMEM_MSG of a build without libpmem.
+	noPmemMsg = "The example is unable to use libpmem. If unintended please check the build log. Using DRAM instead.\n"
+	// pmemIgnored is printed when a <pmem-path> is given anyway.
+	pmemIgnored = "rpma-examples: <pmem-path> %q ignored: persistent memory is not supported\n"
+)
+
+// descriptorsMaxSize is DESCRIPTORS_MAX_SIZE.
+const descriptorsMaxSize = 24
+
+// commonDataSize is sizeof(struct common_data).
+const commonDataSize = 4 + descriptorsMaxSize
+
+// commonData is struct common_data, sent as the connection's private data:
+// a uint16 offset, the sizes of the MR and peer config descriptors, and
+// both descriptors one after the other, in host byte order.
+type commonData struct {
+	DataOffset   uint16
+	MRDescSize   uint8
+	PcfgDescSize uint8
+	Descriptors  [descriptorsMaxSize]byte
+}
+
+// newCommonData packs m's descriptor and, if pcfg is not nil, the peer
+// config's after it.
+func newCommonData(offset uint16, m *rpma.MR, pcfg *rpma.PeerConfig) (commonData, error) {
+	d := commonData{DataOffset: offset}
+	desc := m.Descriptor()
+	if pcfg != nil {
+		d.PcfgDescSize = uint8(rpma.PeerConfigDescriptorSize)
+		desc = append(desc, pcfg.Descriptor()...)
+	}
+	if len(desc) > descriptorsMaxSize {
+		return d, fmt.Errorf("descriptors of %d bytes do not fit in %d", len(desc), descriptorsMaxSize)
+	}
+	d.MRDescSize = uint8(len(m.Descriptor()))
+	copy(d.Descriptors[:], desc)
+	return d, nil
+}
+
+// encode returns the 28 bytes of the C struct.
+func (d commonData) encode() []byte {
+	b := make([]byte, commonDataSize)
+	binary.NativeEndian.PutUint16(b, d.DataOffset)
+	b[2], b[3] = d.MRDescSize, d.PcfgDescSize
+	copy(b[4:], d.Descriptors[:])
+	return b
+}
+
+// decodeCommonData reads the struct from private data, which the
+// transport may have padded.
+func decodeCommonData(b []byte) (commonData, error) {
+	var d commonData
+	if len(b) < commonDataSize {
+		return d, fmt.Errorf("private data of %d bytes is shorter than struct common_data (%d)", len(b), commonDataSize)
+	}
+	d.DataOffset = binary.NativeEndian.Uint16(b)
+	d.MRDescSize, d.PcfgDescSize = b[2], b[3]
+	copy(d.Descriptors[:], b[4:commonDataSize])
+	if int(d.MRDescSize)+int(d.PcfgDescSize) > descriptorsMaxSize {
+		return d, fmt.Errorf("descriptor sizes %d+%d exceed %d", d.MRDescSize, d.PcfgDescSize, descriptorsMaxSize)
+	}
+	return d, nil
+}
+
+func (d commonData) remoteMR() (*rpma.RemoteMR, error) {
+	return rpma.RemoteMRFromDescriptor(d.Descriptors[:d.MRDescSize])
+}
+
+func (d commonData) peerConfig() (rpma.PeerConfig, error) {
+	return rpma.PeerConfigFromDescriptor(d.Descriptors[d.MRDescSize : d.MRDescSize+d.PcfgDescSize])
+}
+
+// struct hello_t {enum lang_t lang; char str[HELLO_STR_SIZE];}
+const (
+	helloStrSize   = 1024
+	helloStrOffset = 4
+	helloTSize     = helloStrOffset + helloStrSize
+)
+
+var helloStrs = []string{"Hello world!", "¡Hola Mundo!"}
+
+// writeHelloStr is write_hello_str on the bytes of a hello_t.
+func writeHelloStr(hello []byte, lang uint32) {
+	binary.NativeEndian.PutUint32(hello, lang)
+	str := hello[helloStrOffset:helloTSize]
+	clear(str)
+	copy(str[:helloStrSize-1], helloStrs[lang])
+}
+
+// translate is translate(): it switches the greeting's language.
+func translate(w io.Writer, hello []byte) {
+	fmt.Fprintf(w, "translating...\n")
+	lang := binary.NativeEndian.Uint32(hello)
+	writeHelloStr(hello, (lang+1)%uint32(len(helloStrs)))
+}
+
+// cstr reads a NUL-terminated C string.
+func cstr(b []byte) string {
+	for i, c := range b {
+		if c == 0 {
+			return string(b[:i])
+		}
+	}
+	return string(b)
+}
+
+// strtoul parses a decimal argument as strtoul_noerror does: garbage
+// reads as 0, overflow is fatal.
+func strtoul(s string) (uint64, error) {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	j := i
+	if j < len(s) && s[j] == '+' {
+		j++
+	}
+	k := j
+	for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+		k++
+	}
+	if k == j {
+		return 0, nil
+	}
+	v, err := strconv.ParseUint(s[j:k], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("strtoul(%s) overflowed", s)
+	}
+	return v, nil
+}
+
+// code turns an error into the C example's return value: the RPMA_E_*
+// code when there is one, -1 otherwise.
+func code(err error) int {
+	if err == nil {
+		return 0
+	}
+	var e rpma.Error
+	if errors.As(err, &e) {
+		return int(e)
+	}
+	return -1
+}
+
+// buffer is memory from mr.Alloc, as malloc_aligned gives it: zeroed and
+// page aligned. b is the size asked for.
+type buffer struct {
+	b   []byte
+	all []byte
+}
+
+func alloc(n int) (*buffer, error) {
+	all, err := mr.Alloc(n)
+	if err != nil {
+		return nil, err
+	}
+	return &buffer{b: all[:n], all: all}, nil
+}
+
+func (b *buffer) free() {
+	if b != nil {
+		mr.Free(b.all)
+	}
+}
+
+// resolveAddr turns the <addr> <port> arguments into an address.
+func resolveAddr(addr, port string) (netip.AddrPort, error) {
+	p, err := strconv.ParseUint(port, 10, 16)
+	if err != nil {
+		return netip.AddrPort{}, fmt.Errorf("port %q: %w", port, rpma.ErrInval)
+	}
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		ips, lerr := net.DefaultResolver.LookupNetIP(context.Background(), "ip4", addr)
+		if lerr != nil || len(ips) == 0 {
+			return netip.AddrPort{}, fmt.Errorf("address %q: %w", addr, rpma.ErrInval)
+		}
+		a = ips[0]
+	}
+	return netip.AddrPortFrom(a.Unmap(), uint16(p)), nil
+}
+
+// peer is what common_peer_via_address makes: the device context of the
+// address and a peer on it.
+type peer struct {
+	*rpma.Peer
+	addr netip.AddrPort
+	done func()
+}
+
+// newPeer is server_peer_via_address (typ ContextLocal) and
+// client_peer_via_address (ContextRemote).
+func newPeer(ctx context.Context, addr, port string, typ rpma.ContextType) (*peer, error) {
+	ap, err := resolveAddr(addr, port)
+	if err != nil {
+		return nil, err
+	}
+	uctx, err := rpma.ContextByAddr(ctx, ap.Addr(), typ)
+	if err != nil {
+		return nil, err
+	}
+	p, err := rpma.NewPeer(uctx)
+	if err != nil {
+		uctx.Close()
+		return nil, err
+	}
+	return &peer{Peer: p, addr: ap, done: func() { p.Close(); uctx.Close() }}, nil
+}
+
+func (p *peer) close() { p.done() }
+
+type listenHookKey struct{}
+
+// withListenHook returns a context whose servers call f once they listen,
+// so that an in-process client knows when to connect.
+func withListenHook(ctx context.Context, f func()) context.Context {
+	return context.WithValue(ctx, listenHookKey{}, f)
+}
+
+// listen is rpma_ep_listen at the peer's address.
+func (p *peer) listen(ctx context.Context) (*rpma.Endpoint, error) {
+	ep, err := p.Listen(p.addr)
+	if err == nil {
+		if f, ok := ctx.Value(listenHookKey{}).(func()); ok {
+			f()
+		}
+	}
+	return ep, err
+}
+
+// within bounds one wait by timeout15s.
+func within(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, timeout15s)
+}
+
+// errUnexpected marks a failure the example already reported.
+var errUnexpected = errors.New("failed")
+
+// establish connects a request, accepting it on the passive side, and waits
+// for the connection to be established.
+func establish(ctx context.Context, req *rpma.ConnRequest, pdata []byte, stderr io.Writer) (*rpma.Conn, error) {
+	conn, err := req.Connect(pdata)
+	if err != nil {
+		return nil, err
+	}
+	wctx, cancel := within(ctx)
+	defer cancel()
+	ev, err := conn.NextEvent(wctx)
+	if err == nil && ev != rpma.ConnEstablished {
+		fmt.Fprintf(stderr, "rpma_conn_next_event returned an unexpected event: %s\n", ev)
+		err = errUnexpected
+	}
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+// clientConnect is client_connect.
+func (p *peer) clientConnect(ctx context.Context, cfg *rpma.ConnConfig, pdata []byte, stderr io.Writer) (*rpma.Conn, error) {
+	wctx, cancel := within(ctx)
+	defer cancel()
+	req, err := p.NewConnRequest(wctx, p.addr, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return establish(ctx, req, pdata, stderr)
+}
+
+// nextConnRequest is rpma_ep_next_conn_req: it waits for a client as long
+// as ctx lets it.
+func nextConnRequest(ctx context.Context, ep *rpma.Endpoint, cfg *rpma.ConnConfig) (*rpma.ConnRequest, error) {
+	return ep.NextConnRequest(ctx, cfg)
+}
+
+// serverAccept is server_accept_connection.
+func serverAccept(ctx context.Context, ep *rpma.Endpoint, cfg *rpma.ConnConfig, pdata []byte, stderr io.Writer) (*rpma.Conn, error) {
+	req, err := nextConnRequest(ctx, ep, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return establish(ctx, req, pdata, stderr)
+}
+
+// waitForClose is common_wait_for_conn_close_verbose.
+func waitForClose(ctx context.Context, conn *rpma.Conn, stderr io.Writer) error {
+	wctx, cancel := within(ctx)
+	defer cancel()
+	ev, err := conn.NextEvent(wctx)
+	if err == nil && ev != rpma.ConnClosed {
+		fmt.Fprintf(stderr, "rpma_conn_next_event returned an unexpected event: %s\n", ev)
+	}
+	return err
+}
+
+// waitForCloseAndDisconnect is common_wait_for_conn_close_and_disconnect.
+func waitForCloseAndDisconnect(ctx context.Context, conn *rpma.Conn, stderr io.Writer) error {
+	return errors.Join(waitForClose(ctx, conn, stderr), conn.Disconnect(), conn.Close())
+}
+
+// disconnectAndWaitForClose is common_disconnect_and_wait_for_conn_close.
+func disconnectAndWaitForClose(ctx context.Context, conn *rpma.Conn, stderr io.Writer) error {
+	err := conn.Disconnect()
+	if err == nil {
+		err = waitForClose(ctx, conn, stderr)
+	}
+	return errors.Join(err, conn.Close())
+}
+
+// getWC is rpma_cq_wait followed by rpma_cq_get_wc: it returns up to
+// len(wc) completions, waiting for the first. Unlike the C sequence it
+// polls before it waits, so a completion whose notification an earlier
+// wait consumed is not lost.
+func getWC(ctx context.Context, q *rpma.CQ, wc []cq.WC) (int, error) {
+	wctx, cancel := within(ctx)
+	defer cancel()
+	for {
+		got := 0
+		err := q.GetWC(len(wc), wc, &got)
+		if err == nil {
+			return got, nil
+		}
+		if !errors.Is(err, rpma.ErrNoCompletion) {
+			return 0, err
+		}
+		if err := q.Wait(wctx); err != nil && !errors.Is(err, rpma.ErrNoCompletion) {
+			return 0, err
+		}
+	}
+}
+
+// getOneWC waits for one completion.
+func getOneWC(ctx context.Context, q *rpma.CQ) (cq.WC, error) {
+	var wc [1]cq.WC
+	_, err := getWC(ctx, q, wc[:])
+	return wc[0], err
+}
+
+// connWaitOneWC is wait_and_validate_completion's rpma_conn_wait followed
+// by rpma_cq_get_wc, for a connection whose CQs share a channel.
+func connWaitOneWC(ctx context.Context, conn *rpma.Conn) (cq.WC, error) {
+	var wc [1]cq.WC
+	wctx, cancel := within(ctx)
+	defer cancel()
+	for {
+		for _, q := range []*rpma.CQ{conn.CQ(), conn.RCQ()} {
+			if q == nil {
+				continue
+			}
+			err := q.GetWC(1, wc[:], nil)
+			if err == nil {
+				return wc[0], nil
+			}
+			if !errors.Is(err, rpma.ErrNoCompletion) {
+				return wc[0], err
+			}
+		}
+		if _, _, err := conn.Wait(wctx); err != nil && !errors.Is(err, rpma.ErrNoCompletion) {
+			return wc[0], err
+		}
+	}
+}
+
+// waitAndValidateCompletion is wait_and_validate_completion.
+func waitAndValidateCompletion(ctx context.Context, conn *rpma.Conn, op cq.Opcode, stderr io.Writer) error {
+	wc, err := connWaitOneWC(ctx, conn)
+	if err != nil {
+		return err
+	}
+	what := "rpma_recv()"
+	if op == cq.OpSend {
+		what = "rpma_send()"
+	}
+	return validateOpcode(wc, op, what, stderr)
+}
+
+// validateOpcode checks a completion's status and opcode as
+// get_wc_and_validate does.
+func validateOpcode(wc cq.WC, op cq.Opcode, what string, stderr io.Writer) error {
+	if wc.Status != cq.Success {
+		fmt.Fprintf(stderr, "%s failed: %s\n", what, wc.Status)
+		return errUnexpected
+	}
+	if wc.Opcode != op {
+		fmt.Fprintf(stderr, "unexpected wc.opcode value (0x%X != 0x%X)\n", int(wc.Opcode), int(op))
+		return errUnexpected
+	}
+	return nil
+}
+
+// The messages of the ping-pong examples (common-messages-ping-pong.h).
+const (
+	msgSize = 8
+	iAmDone = ^uint64(0) // I_M_DONE
+	// recvID is the wr_id of a receive: the C examples use the buffer's
+	// address.
+	recvID = 0x1ec7
+)
+
+// pingPong is the completion state of wait_and_process_completions.
+type pingPong struct {
+	recvID          uint64
+	sendCmpl, rcvOK bool
+}
+
+// validateWC is validate_wc.
+func (pp *pingPong) validateWC(wc *cq.WC, stderr io.Writer) error {
+	if wc.Status != cq.Success {
+		f := "recv"
+		if wc.Opcode == cq.OpSend {
+			f = "send"
+		}
+		fmt.Fprintf(stderr, "rpma_%s() failed: %s\n", f, wc.Status)
+		return errUnexpected
+	}
+	switch wc.Opcode {
+	case cq.OpSend:
+		pp.sendCmpl = true
+	case cq.OpRecv:
+		if wc.ID != pp.recvID || wc.ByteLen != msgSize {
+			fmt.Fprintf(stderr, "received completion is not as expected (0x%X != 0x%X [wc.wr_id] || %d != %d [wc.byte_len])\n",
+				wc.ID, pp.recvID, wc.ByteLen, msgSize)
+			return errUnexpected
+		}
+		pp.rcvOK = true
+	}
+	return nil
+}
+
+// waitAndProcess is wait_and_process_completions: it returns once both a
+// send and a receive completed.
+func (pp *pingPong) waitAndProcess(ctx context.Context, q *rpma.CQ, stderr io.Writer) error {
+	var wc [2]cq.WC
+	for !pp.sendCmpl || !pp.rcvOK {
+		n, err := getWC(ctx, q, wc[:])
+		if err != nil {
+			return err
+		}
+		for i := range n {
+			if err := pp.validateWC(&wc[i], stderr); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sleepUsec is usleep.
+func sleepUsec(ctx context.Context, usec uint64) {
+	if usec == 0 {
+		return
+	}
+	t := time.NewTimer(time.Duration(usec) * time.Microsecond)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// pmemArg notes a <pmem-path> argument (args[2]) that this port ignores,
+// and prints NO_PMEM_MSG as the C examples do on DRAM.
+func pmemArg(args []string, stderr io.Writer) {
+	if len(args) >= 3 {
+		fmt.Fprintf(stderr, pmemIgnored, args[2])
+	}
+	fmt.Fprint(stderr, noPmemMsg)
+}
+
+// helloServer is the server of 04-write-to-persistent and
+// 05-flush-to-persistent: it offers a 1 KiB string for the client to
+// write and prints it before and after. pcfg, when not nil, is sent after
+// the MR descriptor.
+func helloServer(ctx context.Context, args []string, usage rpma.Usage, pcfg *rpma.PeerConfig, stdout, stderr io.Writer) int {
+	pmemArg(args, stderr)
+	buf, err := alloc(helloStrSize)
+	if err != nil {
+		return -1
+	}
+	defer buf.free()
+	if buf.b[0] != 0 {
+		fmt.Fprintf(stdout, "Old value: %s\n", cstr(buf.b))
+	}
+	p, err := newPeer(ctx, args[0], args[1], rpma.ContextLocal)
+	if err != nil {
+		return code(err)
+	}
+	defer p.close()
+	ep, err := p.listen(ctx)
+	if err != nil {
+		return code(err)
+	}
+	defer ep.Shutdown()
+	m, err := p.RegisterMR(buf.b, usage)
+	if err != nil {
+		return code(err)
+	}
+	defer m.Close()
+	data, err := newCommonData(0, m, pcfg)
+	if err != nil {
+		return -1
+	}
+	conn, err := serverAccept(ctx, ep, nil, data.encode(), stderr)
+	if err != nil {
+		return code(err)
+	}
+	if err := waitForCloseAndDisconnect(ctx, conn, stderr); err != nil {
+		return code(err)
+	}
+	fmt.Fprintf(stdout, "New value: %s\n", cstr(buf.b))
+	return 0
+}
+
+// helloClient is what the clients of 04 and 05 share: a hello_t in
+// English, a connection, the region the server offers and the RDMA write
+// of the string into it. persist then makes the write durable; the
+// client translates the greeting once persist succeeds.
+type helloClient struct {
+	conn    *rpma.Conn
+	data    commonData
+	dst     *rpma.RemoteMR
+	dstOff  int
+	srcMR   *rpma.MR
+	hello   []byte
+	stdout  io.Writer
+	stderr  io.Writer
+	cleanup []func()
+}
+
+func (h *helloClient) close() {
+	for i := len(h.cleanup) - 1; i >= 0; i-- {
+		h.cleanup[i]()
+	}
+}
+
+// runHelloClient sets up, writes, calls persist and translates.
+func runHelloClient(ctx context.Context, args []string, stdout, stderr io.Writer, persist func(ctx context.Context, h *helloClient, p *peer) error) int {
+	h := &helloClient{stdout: stdout, stderr: stderr}
+	defer h.close()
+	pmemArg(args, stderr)
+	buf, err := alloc(helloTSize)
+	if err != nil {
+		return -1
+	}
+	h.cleanup = append(h.cleanup, buf.free)
+	h.hello = buf.b
+	writeHelloStr(h.hello, 0)
+	fmt.Fprintf(stdout, "Next value: %s\n", cstr(h.hello[helloStrOffset:]))
+	p, err := newPeer(ctx, args[0], args[1], rpma.ContextRemote)
+	if err != nil {
+		return code(err)
+	}
+	h.cleanup = append(h.cleanup, p.close)
+	if h.conn, err = p.clientConnect(ctx, nil, nil, stderr); err != nil {
+		return code(err)
+	}
+	h.cleanup = append(h.cleanup, func() { disconnectAndWaitForClose(ctx, h.conn, stderr) })
+	if h.srcMR, err = p.RegisterMR(h.hello, rpma.UsageWriteSrc); err != nil {
+		return code(err)
+	}
+	h.cleanup = append(h.cleanup, func() { h.srcMR.Close() })
+	if h.data, err = decodeCommonData(h.conn.PrivateData()); err != nil {
+		return 0 // as C: ret is 0 when the private data is too short
+	}
+	if err := persist(ctx, h, p); err != nil {
+		return code(err)
+	}
+	translate(stdout, h.hello)
+	fmt.Fprintf(stdout, "Translation: %s\n", cstr(h.hello[helloStrOffset:]))
+	return 0
+}
+
+// remote reads the server's region from the private data and checks that
+// the string fits.
+func (h *helloClient) remote() error {
+	var err error
+	if h.dst, err = h.data.remoteMR(); err != nil {
+		return err
+	}
+	h.dstOff = int(h.data.DataOffset)
+	if size := int(h.dst.Len()) - h.dstOff; size < helloStrSize {
+		fmt.Fprintf(h.stderr, "Remote memory region size too small for writing the data of the assumed size (%d < %d)\n", size, helloStrSize)
+		return errUnexpected
+	}
+	return nil
+}
+
+// write is the RDMA write of the string, completing only on error.
+func (h *helloClient) write() error {
+	return h.conn.Write(h.dst, h.dstOff, h.srcMR, helloStrOffset, helloStrSize, rpma.CompletionOnError, 0)
+}
+
+func errorsJoin(errs ...error) error { return errors.Join(errs...) }
