@@ -36,7 +36,7 @@ test: build vet unit vm-test
 test-native:
 	PURERDMA_NATIVE=1 $(GO) test $(TESTFLAGS) ./...
 
-## demo: boot the VM and show the RDMA devices.
+## demo: boot the VM and run an rpma server and client on rxe and siw.
 demo:
 	$(GO) run ./hack/vm demo -ctools $(VMFLAGS)
 

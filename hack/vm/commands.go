@@ -40,18 +40,14 @@ func test(env *fetch.Env, o options, args []string) error {
 	})
 }
 
-// demo boots the guest and shows its RDMA devices.
+// demo boots the guest, shows its RDMA devices and runs an rpma server
+// and client on each (librpma's flush-to-persistent example in Go).
 func demo(env *fetch.Env, o options) error {
 	return runGuest(env, o, plan.ModeDemo, func(im *image, b *builder) error {
 		steps := []plan.Step{
 			{Name: "rdma link show", Path: "/opt/purerdma/bin/rdma", Args: []string{"link", "show"}},
-			{Name: "rdma dev show", Path: "/opt/purerdma/bin/rdma", Args: []string{"dev", "show"}},
 			{Name: "ibv_devices (Go)", Path: "/opt/purerdma/bin/ibv_devices"},
-		}
-		if o.ctools {
-			steps = append(steps,
-				plan.Step{Name: "ibv_devices (C)", Path: "/usr/bin/ibv_devices"},
-				plan.Step{Name: "ibv_devinfo (C)", Path: "/usr/bin/ibv_devinfo"})
+			{Name: "rpma server and client: 05-flush-to-persistent", Path: "/opt/purerdma/bin/rpma-examples", Args: []string{"demo"}},
 		}
 		im.plan.Steps = steps
 		return nil
