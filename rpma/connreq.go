@@ -27,6 +27,9 @@ type ConnRequest struct {
 // peer's device (rpma_conn_req_new); Connect makes it. A nil cfg means
 // the defaults.
 func (p *Peer) NewConnRequest(ctx context.Context, addr netip.AddrPort, cfg *ConnConfig) (*ConnRequest, error) {
+	if !addr.Addr().IsValid() || addr.Port() == 0 {
+		return nil, inval("connect to %v", addr)
+	}
 	cfg, err := cfg.orDefault()
 	if err != nil {
 		return nil, err

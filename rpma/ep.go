@@ -18,6 +18,9 @@ type Endpoint struct {
 // Listen listens on addr, an address of the peer's device
 // (rpma_ep_listen).
 func (p *Peer) Listen(addr netip.AddrPort) (*Endpoint, error) {
+	if !addr.Addr().IsValid() {
+		return nil, inval("listen without an address")
+	}
 	ch, err := rdmacm.NewEventChannel()
 	if err != nil {
 		return nil, provider("event channel", err)

@@ -1,0 +1,424 @@
+package rpma_test
+
+// The man pages' error cases that need a device, on rxe and siw; see
+// errors_test.go for the host cases and the cases with no Go equivalent.
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/testenv"
+	"github.com/purerdma/purerdma/rpma"
+)
+
+// unroutable is TEST-NET-1 (RFC 5737): no interface of the VM has it.
+var unroutable = netip.MustParseAddr("192.0.2.1")
+
+// TestErrCasesPeer covers the cases that need a peer and a region but no
+// connection: rpma_utils_get_ibv_context, rpma_mr_reg, rpma_mr_advise,
+// rpma_ep_listen, rpma_ep_next_conn_req, rpma_conn_req_new,
+// rpma_conn_req_recv, rpma_conn_req_connect, rpma_conn_cfg_set_timeout,
+// rpma_srq_new and rpma_srq_recv.
+func TestErrCasesPeer(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
+		ctx := ctxT(t)
+		s := newSide(t, d, rpma.ContextLocal, rpma.UsageReadSrc|rpma.UsageWriteDst|rpma.UsageRecv)
+		c := newSide(t, d, rpma.ContextRemote, rpma.UsageReadDst|rpma.UsageRecv)
+		ep, err := s.peer.Listen(netip.AddrPortFrom(netip.MustParseAddr(d.Addr), 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ep.Shutdown() })
+		addr, err := ep.Addr()
+		if err != nil {
+			t.Fatal(err)
+		}
+		srq, err := s.peer.NewSRQ(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := srq.Close(); err != nil {
+				t.Errorf("SRQ close: %v", err)
+			}
+		})
+		// Advise logs its ErrNoSupp at LogError.
+		rpma.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+		t.Cleanup(func() { rpma.SetLogger(nil) })
+
+		runErrCases(t, []errCase{
+			// rpma_utils_get_ibv_context(3)
+			{"rpma_utils_get_ibv_context: rdma_bind_addr failed", func() error {
+				uctx, err := rpma.ContextByAddr(ctx, unroutable, rpma.ContextLocal)
+				if err == nil {
+					uctx.Close()
+				}
+				return err
+			}, rpma.ErrProvider},
+
+			// rpma_mr_reg(3)
+			{"rpma_mr_reg: ptr is NULL", func() error {
+				m, err := s.peer.RegisterMR(nil, rpma.UsageReadSrc)
+				if err == nil {
+					m.Close()
+				}
+				return err
+			}, rpma.ErrInval},
+			{"rpma_mr_reg: size equals 0", func() error {
+				m, err := s.peer.RegisterMR(s.buf[:0], rpma.UsageReadSrc)
+				if err == nil {
+					m.Close()
+				}
+				return err
+			}, rpma.ErrInval},
+			{"Go: rpma_mr_reg: usage 0", func() error {
+				m, err := s.peer.RegisterMR(s.buf, 0)
+				if err == nil {
+					m.Close()
+				}
+				return err
+			}, rpma.ErrInval},
+
+			// rpma_mr_advise(3)
+			{"rpma_mr_advise: range out of the registration's bounds", func() error {
+				return s.mr.Advise(4000, 200, rpma.AdvicePrefetch, 0)
+			}, rpma.ErrInval},
+			{"rpma_mr_advise: negative offset", func() error {
+				return s.mr.Advise(-8, 8, rpma.AdvicePrefetch, 0)
+			}, rpma.ErrInval},
+			{"rpma_mr_advise: the flags are invalid", func() error {
+				return s.mr.Advise(0, 8, rpma.AdvicePrefetch, rpma.AdviseFlags(2))
+			}, rpma.ErrInval},
+			{"rpma_mr_advise: not supported by the system", func() error {
+				return s.mr.Advise(0, 4096, rpma.AdvicePrefetchWrite, rpma.AdviseFlush)
+			}, rpma.ErrNoSupp},
+
+			// rpma_ep_listen(3)
+			{"rpma_ep_listen: addr == NULL", func() error {
+				_, err := s.peer.Listen(netip.AddrPort{})
+				return err
+			}, rpma.ErrInval},
+			{"rpma_ep_listen: rdma_bind_addr failed (address not local)", func() error {
+				e, err := s.peer.Listen(netip.AddrPortFrom(unroutable, 0))
+				if err == nil {
+					e.Shutdown()
+				}
+				return err
+			}, rpma.ErrProvider},
+
+			// rpma_ep_next_conn_req(3)
+			{"rpma_ep_next_conn_req: no next connection request available", func() error {
+				req, err := ep.TryNextConnRequest(nil)
+				if err == nil {
+					req.Delete()
+				}
+				return err
+			}, rpma.ErrNoEvent},
+
+			// rpma_conn_req_new(3)
+			{"rpma_conn_req_new: addr == NULL", func() error {
+				_, err := c.peer.NewConnRequest(ctx, netip.AddrPort{}, nil)
+				return err
+			}, rpma.ErrInval},
+			{"rpma_conn_req_new: port == NULL", func() error {
+				_, err := c.peer.NewConnRequest(ctx, netip.AddrPortFrom(addr.Addr(), 0), nil)
+				return err
+			}, rpma.ErrInval},
+
+			// rpma_conn_cfg_set_timeout(3): Go checks the field when the
+			// config is used.
+			{"rpma_conn_cfg_set_timeout: timeout_ms < 0", func() error {
+				cfg := rpma.NewConnConfig()
+				cfg.Timeout = -time.Millisecond
+				req, err := c.peer.NewConnRequest(ctx, addr, cfg)
+				if err == nil {
+					req.Delete()
+				}
+				return err
+			}, rpma.ErrInval},
+			{"Go: rpma_conn_req_new: negative queue size", func() error {
+				cfg := rpma.NewConnConfig()
+				cfg.SQSize = -1
+				req, err := c.peer.NewConnRequest(ctx, addr, cfg)
+				if err == nil {
+					req.Delete()
+				}
+				return err
+			}, rpma.ErrInval},
+
+			// rpma_conn_req_new(3)
+			{"rpma_conn_req_new: rdma_resolve_addr failed", func() error {
+				cfg := rpma.NewConnConfig()
+				cfg.Timeout = 200 * time.Millisecond
+				req, err := c.peer.NewConnRequest(ctx, netip.AddrPortFrom(unroutable, 7471), cfg)
+				if err == nil {
+					req.Delete()
+				}
+				return err
+			}, rpma.ErrProvider},
+
+			// rpma_conn_req_recv(3)
+			{"rpma_conn_req_recv: src is NULL", func() error {
+				req, err := c.peer.NewConnRequest(ctx, addr, nil)
+				if err != nil {
+					return err
+				}
+				defer req.Delete()
+				return req.Recv(nil, 0, 0, 1)
+			}, rpma.ErrInval},
+			{"Go: rpma_conn_req_recv: range outside the region", func() error {
+				req, err := c.peer.NewConnRequest(ctx, addr, nil)
+				if err != nil {
+					return err
+				}
+				defer req.Delete()
+				return req.Recv(c.mr, 4000, 200, 1)
+			}, rpma.ErrInval},
+
+			// rpma_conn_req_connect(3): the request is used up either way.
+			{"rpma_conn_req_connect: initiating a connection request failed (active side)", func() error {
+				req, err := c.peer.NewConnRequest(ctx, addr, nil)
+				if err != nil {
+					return err
+				}
+				conn, err := req.Connect(make([]byte, 256))
+				if err == nil {
+					conn.Close()
+				}
+				return err
+			}, rpma.ErrProvider},
+
+			// rpma_srq_new(3)
+			{"Go: rpma_srq_new: rq_size 0", func() error {
+				q, err := s.peer.NewSRQ(&rpma.SRQConfig{RQSize: 0, RCQSize: 1})
+				if err == nil {
+					q.Close()
+				}
+				return err
+			}, rpma.ErrInval},
+			{"Go: rpma_srq_new: negative rcq_size", func() error {
+				q, err := s.peer.NewSRQ(&rpma.SRQConfig{RQSize: 1, RCQSize: -1})
+				if err == nil {
+					q.Close()
+				}
+				return err
+			}, rpma.ErrInval},
+
+			// rpma_srq_recv(3)
+			{"rpma_srq_recv: dst == NULL && offset != 0", func() error {
+				return srq.Recv(nil, 8, 0, 1)
+			}, rpma.ErrInval},
+			{"rpma_srq_recv: dst == NULL && len != 0", func() error {
+				return srq.Recv(nil, 0, 8, 1)
+			}, rpma.ErrInval},
+			{"Go: rpma_srq_recv: range outside the region", func() error {
+				return srq.Recv(s.mr, 4096, 1, 1)
+			}, rpma.ErrInval},
+		})
+	})
+}
+
+// TestErrCasesConn covers the cases that need a live connection: the
+// operations, rpma_conn_get_compl_fd, rpma_conn_wait and rpma_cq_get_wc.
+func TestErrCasesConn(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
+		ctx := ctxT(t)
+		client, _ := connect(t, d, nil)
+		conn, local := client.conn, client.mr
+		remote, err := rpma.RemoteMRFromDescriptor(conn.PrivateData())
+		if err != nil {
+			t.Fatal(err)
+		}
+		const ok, always = rpma.CompletionOnError, rpma.CompletionAlways
+		var src [8]byte
+		wc := make([]cq.WC, 4)
+		got := 0
+		q := conn.CQ()
+
+		runErrCases(t, []errCase{
+			// rpma_read(3): Read(dst *MR, doff, src *RemoteMR, soff, n, ...)
+			{"rpma_read: flags == 0", func() error { return conn.Read(local, 0, remote, 0, 8, 0, 1) }, rpma.ErrInval},
+			{"rpma_read: dst == NULL && src != NULL", func() error { return conn.Read(nil, 0, remote, 0, 0, ok, 1) }, rpma.ErrInval},
+			{"rpma_read: dst == NULL && src_offset != 0", func() error { return conn.Read(nil, 0, nil, 8, 0, ok, 1) }, rpma.ErrInval},
+			{"rpma_read: dst == NULL && dst_offset != 0", func() error { return conn.Read(nil, 8, nil, 0, 0, ok, 1) }, rpma.ErrInval},
+			{"rpma_read: dst == NULL && len != 0", func() error { return conn.Read(nil, 0, nil, 0, 8, ok, 1) }, rpma.ErrInval},
+			{"rpma_read: src == NULL && dst != NULL", func() error { return conn.Read(local, 0, nil, 0, 0, ok, 1) }, rpma.ErrInval},
+			{"Go: rpma_read: flags neither ON_ERROR nor ALWAYS", func() error { return conn.Read(local, 0, remote, 0, 8, 4, 1) }, rpma.ErrInval},
+			{"Go: rpma_read: local range outside the region", func() error { return conn.Read(local, 4090, remote, 0, 8, ok, 1) }, rpma.ErrInval},
+			{"Go: rpma_read: remote range outside the region", func() error { return conn.Read(local, 0, remote, 4090, 8, ok, 1) }, rpma.ErrInval},
+			{"Go: rpma_read: negative length", func() error { return conn.Read(local, 0, remote, 0, -1, ok, 1) }, rpma.ErrInval},
+
+			// rpma_write(3): Write(dst *RemoteMR, doff, src *MR, soff, n, ...)
+			{"rpma_write: flags == 0", func() error { return conn.Write(remote, 0, local, 0, 8, 0, 1) }, rpma.ErrInval},
+			{"rpma_write: dst == NULL && src != NULL", func() error { return conn.Write(nil, 0, local, 0, 0, ok, 1) }, rpma.ErrInval},
+			{"rpma_write: dst == NULL && src_offset != 0", func() error { return conn.Write(nil, 0, nil, 8, 0, ok, 1) }, rpma.ErrInval},
+			{"rpma_write: dst == NULL && dst_offset != 0", func() error { return conn.Write(nil, 8, nil, 0, 0, ok, 1) }, rpma.ErrInval},
+			{"rpma_write: dst == NULL && len != 0", func() error { return conn.Write(nil, 0, nil, 0, 8, ok, 1) }, rpma.ErrInval},
+			{"rpma_write: src == NULL && dst != NULL", func() error { return conn.Write(remote, 0, nil, 0, 0, ok, 1) }, rpma.ErrInval},
+			{"Go: rpma_write: remote range outside the region", func() error { return conn.Write(remote, 4096, local, 0, 1, ok, 1) }, rpma.ErrInval},
+			{"Go: rpma_write: local range outside the region", func() error { return conn.Write(remote, 0, local, 4096, 1, ok, 1) }, rpma.ErrInval},
+
+			// rpma_write_with_imm(3)
+			{"rpma_write_with_imm: flags == 0", func() error { return conn.WriteWithImm(remote, 0, local, 0, 8, 0, 7, 1) }, rpma.ErrInval},
+			{"rpma_write_with_imm: dst == NULL && src != NULL", func() error { return conn.WriteWithImm(nil, 0, local, 0, 0, ok, 7, 1) }, rpma.ErrInval},
+			{"rpma_write_with_imm: dst == NULL && src_offset != 0", func() error { return conn.WriteWithImm(nil, 0, nil, 8, 0, ok, 7, 1) }, rpma.ErrInval},
+			{"rpma_write_with_imm: dst == NULL && dst_offset != 0", func() error { return conn.WriteWithImm(nil, 8, nil, 0, 0, ok, 7, 1) }, rpma.ErrInval},
+			{"rpma_write_with_imm: dst == NULL && len != 0", func() error { return conn.WriteWithImm(nil, 0, nil, 0, 8, ok, 7, 1) }, rpma.ErrInval},
+			{"rpma_write_with_imm: src == NULL && dst != NULL", func() error { return conn.WriteWithImm(remote, 0, nil, 0, 0, ok, 7, 1) }, rpma.ErrInval},
+
+			// rpma_atomic_write(3)
+			{"rpma_atomic_write: dst is NULL", func() error { return conn.AtomicWrite(nil, 0, src, ok, 1) }, rpma.ErrInval},
+			{"rpma_atomic_write: dst_offset is not aligned to 8 bytes", func() error { return conn.AtomicWrite(remote, 7, src, ok, 1) }, rpma.ErrInval},
+			{"rpma_atomic_write: flags == 0", func() error { return conn.AtomicWrite(remote, 0, src, 0, 1) }, rpma.ErrInval},
+			{"Go: rpma_atomic_write: remote range outside the region", func() error { return conn.AtomicWrite(remote, 4096, src, ok, 1) }, rpma.ErrInval},
+
+			// rpma_flush(3)
+			{"rpma_flush: dst is NULL", func() error { return conn.Flush(nil, 0, 8, rpma.FlushVisibility, always, 1) }, rpma.ErrInval},
+			{"rpma_flush: unknown type value", func() error { return conn.Flush(remote, 0, 8, rpma.FlushType(2), always, 1) }, rpma.ErrInval},
+			{"rpma_flush: flags are not set", func() error { return conn.Flush(remote, 0, 8, rpma.FlushVisibility, 0, 1) }, rpma.ErrInval},
+			{"rpma_flush: PERSISTENT without direct write to pmem", func() error {
+				return conn.Flush(remote, 0, 8, rpma.FlushPersistent, always, 1)
+			}, rpma.ErrNoSupp},
+			{"Go: rpma_flush: remote range outside the region", func() error {
+				return conn.Flush(remote, 4000, 200, rpma.FlushVisibility, always, 1)
+			}, rpma.ErrInval},
+
+			// rpma_send(3)
+			{"rpma_send: flags == 0", func() error { return conn.Send(local, 0, 8, 0, 1) }, rpma.ErrInval},
+			{"rpma_send: src == NULL && offset != 0", func() error { return conn.Send(nil, 8, 0, ok, 1) }, rpma.ErrInval},
+			{"rpma_send: src == NULL && len != 0", func() error { return conn.Send(nil, 0, 8, ok, 1) }, rpma.ErrInval},
+			{"Go: rpma_send: range outside the region", func() error { return conn.Send(local, 4000, 200, ok, 1) }, rpma.ErrInval},
+
+			// rpma_send_with_imm(3)
+			{"rpma_send_with_imm: flags == 0", func() error { return conn.SendWithImm(local, 0, 8, 0, 7, 1) }, rpma.ErrInval},
+			{"rpma_send_with_imm: src == NULL && offset != 0", func() error { return conn.SendWithImm(nil, 8, 0, ok, 7, 1) }, rpma.ErrInval},
+			{"rpma_send_with_imm: src == NULL && len != 0", func() error { return conn.SendWithImm(nil, 0, 8, ok, 7, 1) }, rpma.ErrInval},
+
+			// rpma_recv(3)
+			{"rpma_recv: dst == NULL && offset != 0", func() error { return conn.Recv(nil, 8, 0, 1) }, rpma.ErrInval},
+			{"rpma_recv: dst == NULL && len != 0", func() error { return conn.Recv(nil, 0, 8, 1) }, rpma.ErrInval},
+			{"Go: rpma_recv: range outside the region", func() error { return conn.Recv(local, 4096, 1, 1) }, rpma.ErrInval},
+
+			// rpma_conn_get_compl_fd(3)
+			{"rpma_conn_get_compl_fd: the completion event channel is not shared", func() error {
+				_, err := conn.CompletionFd()
+				return err
+			}, rpma.ErrNotSharedChannel},
+
+			// rpma_conn_wait(3)
+			{"rpma_conn_wait: the completion event channel is not shared", func() error {
+				_, _, err := conn.Wait(ctx)
+				return err
+			}, rpma.ErrNotSharedChannel},
+
+			// rpma_cq_get_wc(3); nothing was posted, so no completion.
+			{"rpma_cq_get_wc: num_entries < 1", func() error { return q.GetWC(0, wc, &got) }, rpma.ErrInval},
+			{"rpma_cq_get_wc: num_entries negative", func() error { return q.GetWC(-1, wc, &got) }, rpma.ErrInval},
+			{"rpma_cq_get_wc: wc is NULL", func() error { return q.GetWC(1, nil, &got) }, rpma.ErrInval},
+			{"rpma_cq_get_wc: num_entries > 1 and num_entries_got is NULL", func() error { return q.GetWC(2, wc, nil) }, rpma.ErrInval},
+			{"Go: rpma_cq_get_wc: wc shorter than num_entries", func() error { return q.GetWC(4, wc[:2], &got) }, rpma.ErrInval},
+			{"rpma_cq_get_wc: no completions available", func() error { return q.GetWC(4, wc, &got) }, rpma.ErrNoCompletion},
+			{"rpma_cq_get_wc: no completions available, num_entries 1", func() error { return q.GetWC(1, wc, nil) }, rpma.ErrNoCompletion},
+		})
+	})
+}
+
+// TestErrCasesSharedChannel covers rpma_cq_wait's SHARED_CHANNEL: the
+// CQs of a connection configured with a shared completion channel are
+// waited on with Conn.Wait.
+func TestErrCasesSharedChannel(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
+		ctx := ctxT(t)
+		cfg := rpma.NewConnConfig()
+		cfg.SharedCompChannel = true
+		cfg.RCQSize = rpma.DefaultQueueSize
+		client, _ := connect(t, d, cfg)
+		runErrCases(t, []errCase{
+			{"rpma_cq_wait: the completion event channel is shared (CQ)", func() error {
+				return client.conn.CQ().Wait(ctx)
+			}, rpma.ErrSharedChannel},
+			{"rpma_cq_wait: the completion event channel is shared (RCQ)", func() error {
+				return client.conn.RCQ().Wait(ctx)
+			}, rpma.ErrSharedChannel},
+		})
+	})
+}
+
+// TestErrCasesSRQConn covers a receive posted to a connection whose
+// receives come from an SRQ: Go's ErrInval (C posts it to the QP and
+// gets RPMA_E_PROVIDER from the provider; rpma_recv(3) does not list it).
+func TestErrCasesSRQConn(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
+		ctx := ctxT(t)
+		server := newSide(t, d, rpma.ContextLocal, rpma.UsageRecv)
+		client := newSide(t, d, rpma.ContextRemote, rpma.UsageSend)
+		srq, err := server.peer.NewSRQ(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := srq.Close(); err != nil {
+				t.Errorf("SRQ close: %v", err)
+			}
+		})
+		ep, err := server.peer.Listen(netip.AddrPortFrom(netip.MustParseAddr(d.Addr), 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ep.Shutdown() })
+		addr, err := ep.Addr()
+		if err != nil {
+			t.Fatal(err)
+		}
+		scfg := rpma.NewConnConfig()
+		scfg.SRQ = srq
+		accepted := make(chan error, 1)
+		go func() {
+			req, err := ep.NextConnRequest(ctx, scfg)
+			if err == nil {
+				server.conn, err = req.Connect(nil)
+			}
+			if err == nil {
+				var ev rpma.ConnEvent
+				if ev, err = server.conn.NextEvent(ctx); err == nil && ev != rpma.ConnEstablished {
+					err = errors.New(ev.String())
+				}
+			}
+			accepted <- err
+		}()
+		req, err := client.peer.NewConnRequest(ctx, addr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if client.conn, err = req.Connect(nil); err != nil {
+			t.Fatal(err)
+		}
+		if ev, err := client.conn.NextEvent(ctx); err != nil || ev != rpma.ConnEstablished {
+			t.Fatalf("client event %v, %v", ev, err)
+		}
+		if err := <-accepted; err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			client.conn.Disconnect()
+			server.conn.NextEvent(ctx)
+			server.conn.Disconnect()
+			client.conn.NextEvent(ctx)
+			for _, c := range []*rpma.Conn{server.conn, client.conn} {
+				if err := c.Close(); err != nil {
+					t.Errorf("conn close: %v", err)
+				}
+			}
+		})
+		runErrCases(t, []errCase{
+			{"Go: rpma_recv: the connection receives through an SRQ", func() error {
+				return server.conn.Recv(server.mr, 0, 8, 1)
+			}, rpma.ErrInval},
+		})
+	})
+}
