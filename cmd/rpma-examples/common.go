@@ -509,34 +509,16 @@ func helloServer(ctx context.Context, args []string, usage rpma.Usage, pcfg *rpm
 	if buf.b[0] != 0 {
 		fmt.Fprintf(stdout, "Old value: %s\n", cstr(buf.b))
 	}
-	p, err := newPeer(ctx, args[0], args[1], rpma.ContextLocal)
-	if err != nil {
-		return code(err)
-	}
-	defer p.close()
-	ep, err := p.listen(ctx)
-	if err != nil {
-		return code(err)
-	}
-	defer ep.Shutdown()
-	m, err := p.RegisterMR(buf.b, usage)
-	if err != nil {
-		return code(err)
-	}
-	defer m.Close()
-	data, err := newCommonData(0, m, pcfg)
-	if err != nil {
-		return -1
-	}
-	conn, err := serverAccept(ctx, ep, nil, data.encode(), stderr)
-	if err != nil {
-		return code(err)
-	}
-	if err := waitForCloseAndDisconnect(ctx, conn, stderr); err != nil {
-		return code(err)
-	}
-	fmt.Fprintf(stdout, "New value: %s\n", cstr(buf.b))
-	return 0
+	return serveRegion(ctx, args, buf.b, usage, 0, pcfg, stderr, func(conn *rpma.Conn, err error) int {
+		if err == nil {
+			err = waitForCloseAndDisconnect(ctx, conn, stderr)
+		}
+		if err != nil {
+			return code(err)
+		}
+		fmt.Fprintf(stdout, "New value: %s\n", cstr(buf.b))
+		return 0
+	})
 }
 
 // helloClient is what the clients of 04 and 05 share: a hello_t in
@@ -552,41 +534,31 @@ type helloClient struct {
 	hello   []byte
 	stdout  io.Writer
 	stderr  io.Writer
-	cleanup []func()
-}
-
-func (h *helloClient) close() {
-	for i := len(h.cleanup) - 1; i >= 0; i-- {
-		h.cleanup[i]()
-	}
+	cleanup undo
 }
 
 // runHelloClient sets up, writes, calls persist and translates.
 func runHelloClient(ctx context.Context, args []string, stdout, stderr io.Writer, persist func(ctx context.Context, h *helloClient, p *peer) error) int {
 	h := &helloClient{stdout: stdout, stderr: stderr}
-	defer h.close()
+	defer h.cleanup.run()
 	pmemArg(args, stderr)
-	buf, err := alloc(helloTSize)
+	buf, err := h.cleanup.alloc(helloTSize)
 	if err != nil {
 		return -1
 	}
-	h.cleanup = append(h.cleanup, buf.free)
 	h.hello = buf.b
 	writeHelloStr(h.hello, 0)
 	fmt.Fprintf(stdout, "Next value: %s\n", cstr(h.hello[helloStrOffset:]))
-	p, err := newPeer(ctx, args[0], args[1], rpma.ContextRemote)
+	p, err := h.cleanup.peer(ctx, args, rpma.ContextRemote)
 	if err != nil {
 		return code(err)
 	}
-	h.cleanup = append(h.cleanup, p.close)
-	if h.conn, err = p.clientConnect(ctx, nil, nil, stderr); err != nil {
+	if h.conn, err = h.cleanup.connect(ctx, p, nil, nil, stderr); err != nil {
 		return code(err)
 	}
-	h.cleanup = append(h.cleanup, func() { disconnectAndWaitForClose(ctx, h.conn, stderr) })
-	if h.srcMR, err = p.RegisterMR(h.hello, rpma.UsageWriteSrc); err != nil {
+	if h.srcMR, err = h.cleanup.register(p, h.hello, rpma.UsageWriteSrc); err != nil {
 		return code(err)
 	}
-	h.cleanup = append(h.cleanup, func() { h.srcMR.Close() })
 	if h.data, err = decodeCommonData(h.conn.PrivateData()); err != nil {
 		return 0 // as C: ret is 0 when the private data is too short
 	}
@@ -619,3 +591,42 @@ func (h *helloClient) write() error {
 }
 
 func errorsJoin(errs ...error) error { return errors.Join(errs...) }
+
+// readDone waits for the completion of an rpma_read and checks its status
+// and opcode.
+func readDone(ctx context.Context, conn *rpma.Conn, stderr io.Writer) error {
+	wc, err := statusDone(ctx, conn, "rpma_read()", stderr)
+	if err == nil && wc.Opcode != cq.OpRDMARead {
+		fmt.Fprintf(stderr, "unexpected wc.opcode value (%d != %d)\n", wc.Opcode, cq.OpRDMARead)
+		err = errUnexpected
+	}
+	return err
+}
+
+// statusDone waits for a completion on the connection's CQ and checks
+// that what (the operation) succeeded.
+func statusDone(ctx context.Context, conn *rpma.Conn, what string, stderr io.Writer) (cq.WC, error) {
+	wc, err := getOneWC(ctx, conn.CQ())
+	if err == nil && wc.Status != cq.Success {
+		fmt.Fprintf(stderr, "%s failed: %s\n", what, wc.Status)
+		err = errUnexpected
+	}
+	return wc, err
+}
+
+// flushDone waits for the completion of an rpma_flush with wr_id flushID
+// and checks it.
+func flushDone(ctx context.Context, conn *rpma.Conn, stderr io.Writer) error {
+	wc, err := getOneWC(ctx, conn.CQ())
+	switch {
+	case err != nil:
+		return err
+	case wc.ID != flushID:
+		fmt.Fprintf(stderr, "unexpected wc.wr_id value (0x%X != 0x%X)\n", wc.ID, flushID)
+	case wc.Status != cq.Success:
+		fmt.Fprintf(stderr, "rpma_flush() failed: %s\n", wc.Status)
+	default:
+		return nil
+	}
+	return errUnexpected
+}

@@ -30,16 +30,12 @@ func connectionServer(ctx context.Context, args []string, stdout, stderr io.Writ
 	if len(args) < 2 {
 		return usageErr(stderr, "01-connection", "server", "<addr> <port>")
 	}
-	p, err := newPeer(ctx, args[0], args[1], rpma.ContextLocal)
+	var u undo
+	defer u.run()
+	_, ep, err := u.listenAt(ctx, args, nil)
 	if err != nil {
 		return code(err)
 	}
-	defer p.close()
-	ep, err := p.listen(ctx)
-	if err != nil {
-		return code(err)
-	}
-	defer ep.Shutdown()
 	conn, err := serverAccept(ctx, ep, nil, []byte("Hello client!\x00"), stderr)
 	if err != nil {
 		return code(err)
@@ -52,11 +48,11 @@ func connectionClient(ctx context.Context, args []string, stdout, stderr io.Writ
 	if len(args) < 2 {
 		return usageErr(stderr, "01-connection", "client", "<addr> <port>")
 	}
-	p, err := newPeer(ctx, args[0], args[1], rpma.ContextRemote)
+	u, p, err := clientPeer(ctx, args)
+	defer u.run()
 	if err != nil {
 		return code(err)
 	}
-	defer p.close()
 	var conn *rpma.Conn
 	for retry := 0; retry < connMaxRetry && conn == nil; retry++ {
 		wctx, cancel := within(ctx)

@@ -6,10 +6,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
-	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/rpma"
 )
 
@@ -28,16 +26,14 @@ func writeClient(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return usageErr(stderr, "04-write-to-persistent", "client", "<server_address> <port> [<pmem-path> [<pmem-offset>]]")
 	}
 	return runHelloClient(ctx, args, stdout, stderr, func(ctx context.Context, h *helloClient, p *peer) error {
-		raw, err := alloc(rawBufferSize)
+		raw, err := h.cleanup.alloc(rawBufferSize)
 		if err != nil {
 			return err
 		}
-		h.cleanup = append(h.cleanup, raw.free)
-		rawMR, err := p.RegisterMR(raw.b, rpma.UsageReadDst)
+		rawMR, err := h.cleanup.register(p, raw.b, rpma.UsageReadDst)
 		if err != nil {
 			return err
 		}
-		h.cleanup = append(h.cleanup, func() { rawMR.Close() })
 		if err := h.remote(); err != nil {
 			return err
 		}
@@ -48,18 +44,6 @@ func writeClient(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		if err := h.conn.Read(rawMR, 0, h.dst, 0, rawBufferSize, rpma.CompletionAlways, 0); err != nil {
 			return err
 		}
-		wc, err := getOneWC(ctx, h.conn.CQ())
-		if err != nil {
-			return err
-		}
-		if wc.Status != cq.Success {
-			fmt.Fprintf(h.stderr, "rpma_read() failed: %s\n", wc.Status)
-			return errUnexpected
-		}
-		if wc.Opcode != cq.OpRDMARead {
-			fmt.Fprintf(h.stderr, "unexpected wc.opcode value (%d != %d)\n", wc.Opcode, cq.OpRDMARead)
-			return errUnexpected
-		}
-		return nil
+		return readDone(ctx, h.conn, h.stderr)
 	})
 }

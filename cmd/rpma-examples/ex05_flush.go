@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/rpma"
 )
 
@@ -52,18 +51,6 @@ func flushClient(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		if err := h.conn.Flush(h.dst, h.dstOff, helloStrSize, typ, rpma.CompletionAlways, flushID); err != nil {
 			return err
 		}
-		wc, err := getOneWC(ctx, h.conn.CQ())
-		if err != nil {
-			return err
-		}
-		if wc.ID != flushID {
-			fmt.Fprintf(h.stderr, "unexpected wc.wr_id value (0x%X != 0x%X)\n", wc.ID, flushID)
-			return errUnexpected
-		}
-		if wc.Status != cq.Success {
-			fmt.Fprintf(h.stderr, "rpma_flush() failed: %s\n", wc.Status)
-			return errUnexpected
-		}
-		return nil
+		return flushDone(ctx, h.conn, h.stderr)
 	})
 }

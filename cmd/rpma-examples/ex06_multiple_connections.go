@@ -64,29 +64,23 @@ func multiClient(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "strtoul(seed) overflowed\n")
 		return -1
 	}
-	p, err := newPeer(ctx, args[0], args[1], rpma.ContextRemote)
+	u, p, err := clientPeer(ctx, args)
+	defer u.run()
 	if err != nil {
 		return code(err)
 	}
-	defer p.close()
-	buf, err := alloc(maxNameSize)
+	buf, err := u.alloc(maxNameSize)
 	if err != nil {
 		return -1
 	}
-	defer buf.free()
 	name := names[glibcRand(uint32(seed%0xffffffff))%uint32(len(names))]
 	copy(buf.b[:maxNameSize-1], name)
 	fmt.Fprintf(stdout, "My names is: %s\n", cstr(buf.b))
-	m, err := p.RegisterMR(buf.b, rpma.UsageReadSrc)
+	pdata, err := u.offer(p, buf.b, rpma.UsageReadSrc, 0, nil)
 	if err != nil {
 		return code(err)
 	}
-	defer m.Close()
-	data, err := newCommonData(0, m, nil)
-	if err != nil {
-		return -1
-	}
-	conn, err := p.clientConnect(ctx, nil, data.encode(), stderr)
+	conn, err := p.clientConnect(ctx, nil, pdata, stderr)
 	if err != nil {
 		return code(err)
 	}
@@ -120,32 +114,27 @@ func multiServer(scch bool) mainFunc {
 		if len(args) < 2 {
 			return usageErr(stderr, "06-multiple-connections", "server", "<server_address> <port>")
 		}
-		p, err := newPeer(ctx, args[0], args[1], rpma.ContextLocal)
-		if err != nil {
-			return code(err)
-		}
-		defer p.close()
 		s := &multiServerRes{scch: scch, handlers: map[int]func(){}, stdout: stdout, stderr: stderr}
 		if scch {
 			s.cfg = rpma.NewConnConfig()
 			s.cfg.SharedCompChannel = true
 		}
-		if s.epoll, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
-			return -1
-		}
-		defer unix.Close(s.epoll)
-		if s.dst, err = alloc(maxNameSize * clientMax); err != nil {
-			return -1
-		}
-		defer s.dst.free()
-		if s.dstMR, err = p.RegisterMR(s.dst.b, rpma.UsageReadDst); err != nil {
+		var u undo
+		defer u.run()
+		_, ep, err := u.listenAt(ctx, args, func(p *peer) (err error) {
+			if s.epoll, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
+				return err
+			}
+			u.push(func() { unix.Close(s.epoll) })
+			if s.dst, err = u.alloc(maxNameSize * clientMax); err == nil {
+				s.dstMR, err = u.register(p, s.dst.b, rpma.UsageReadDst)
+			}
+			return err
+		})
+		if err != nil {
 			return code(err)
 		}
-		defer s.dstMR.Close()
-		if s.ep, err = p.listen(ctx); err != nil {
-			return code(err)
-		}
-		defer s.ep.Shutdown()
+		s.ep = ep
 		if err := s.add(s.ep.Fd(), s.handleIncoming); err != nil {
 			return -1
 		}

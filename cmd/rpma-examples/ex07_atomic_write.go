@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/rpma"
 )
 
@@ -33,32 +32,20 @@ func atomicServer(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	defer buf.free()
 	log := buf.b
 	binary.NativeEndian.PutUint64(log[logUsedOffset:], logDataOffset)
-	p, err := newPeer(ctx, args[0], args[1], rpma.ContextLocal)
-	if err != nil {
-		return code(err)
-	}
-	defer p.close()
-	ep, err := p.listen(ctx)
-	if err != nil {
-		return code(err)
-	}
-	defer ep.Shutdown()
-	m, err := p.RegisterMR(log, rpma.UsageWriteDst|rpma.UsageReadSrc|rpma.UsageFlushTypeVisibility)
-	if err != nil {
-		return code(err)
-	}
-	defer m.Close()
-	data, err := newCommonData(logUsedOffset, m, nil)
-	if err != nil {
-		return -1
-	}
-	conn, err := serverAccept(ctx, ep, nil, data.encode(), stderr)
-	if err != nil {
-		return -2
-	}
-	if err := waitForCloseAndDisconnect(ctx, conn, stderr); err != nil {
-		return -2
-	}
+	return serveRegion(ctx, args, log, rpma.UsageWriteDst|rpma.UsageReadSrc|rpma.UsageFlushTypeVisibility, logUsedOffset, nil, stderr, func(conn *rpma.Conn, err error) int {
+		if err == nil {
+			err = waitForCloseAndDisconnect(ctx, conn, stderr)
+		}
+		if err != nil {
+			return -2
+		}
+		printLog(stdout, log)
+		return 0
+	})
+}
+
+// printLog prints the words of the log, one a line.
+func printLog(stdout io.Writer, log []byte) {
 	used := min(binary.NativeEndian.Uint64(log[logUsedOffset:]), logSize)
 	out := make([]byte, 0, used)
 	for _, c := range log[logDataOffset:used] {
@@ -68,7 +55,6 @@ func atomicServer(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		out = append(out, c)
 	}
 	stdout.Write(out)
-	return 0
 }
 
 func atomicClient(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -82,27 +68,25 @@ func atomicClient(ctx context.Context, args []string, stdout, stderr io.Writer) 
 }
 
 func atomicClientRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	buf, err := alloc(kilobyte)
+	var u undo
+	defer u.run()
+	buf, err := u.alloc(kilobyte)
 	if err != nil {
 		return err
 	}
-	defer buf.free()
-	p, err := newPeer(ctx, args[0], args[1], rpma.ContextRemote)
+	p, err := u.peer(ctx, args, rpma.ContextRemote)
 	if err != nil {
 		return err
 	}
-	defer p.close()
-	conn, err := p.clientConnect(ctx, nil, nil, stderr)
+	conn, err := u.connect(ctx, p, nil, nil, stderr)
 	if err != nil {
 		return err
 	}
-	defer disconnectAndWaitForClose(ctx, conn, stderr)
 	conn.ApplyRemotePeerConfig(rpma.PeerConfig{DirectWriteToPMem: true})
-	local, err := p.RegisterMR(buf.b, rpma.UsageWriteSrc|rpma.UsageReadDst)
+	local, err := u.register(p, buf.b, rpma.UsageWriteSrc|rpma.UsageReadDst)
 	if err != nil {
 		return err
 	}
-	defer local.Close()
 	data, err := decodeCommonData(conn.PrivateData())
 	if err != nil {
 		return err
@@ -115,13 +99,8 @@ func atomicClientRun(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := conn.Read(local, 0, remote, usedOff, 8, rpma.CompletionAlways, 0); err != nil {
 		return err
 	}
-	wc, err := getOneWC(ctx, conn.CQ())
-	if err != nil {
+	if _, err := statusDone(ctx, conn, "rpma_read()", stderr); err != nil {
 		return err
-	}
-	if wc.Status != cq.Success {
-		fmt.Fprintf(stderr, "rpma_read() failed: %s\n", wc.Status)
-		return errUnexpected
 	}
 	used := binary.NativeEndian.Uint64(buf.b)
 	fmt.Fprintf(stdout, "used value: %d\n", used)
@@ -153,17 +132,8 @@ func atomicClientRun(ctx context.Context, args []string, stdout, stderr io.Write
 		if err := conn.Flush(remote, usedOff, 8, typ, rpma.CompletionAlways, flushID); err != nil {
 			return err
 		}
-		wc, err := getOneWC(ctx, conn.CQ())
-		if err != nil {
+		if err := flushDone(ctx, conn, stderr); err != nil {
 			return err
-		}
-		if wc.ID != flushID {
-			fmt.Fprintf(stderr, "unexpected wc.wr_id value (0x%X != 0x%X)\n", wc.ID, flushID)
-			return errUnexpected
-		}
-		if wc.Status != cq.Success {
-			fmt.Fprintf(stderr, "rpma_flush() failed: %s\n", wc.Status)
-			return errUnexpected
 		}
 	}
 	return nil

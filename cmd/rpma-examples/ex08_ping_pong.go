@@ -68,102 +68,21 @@ func pingPongClient(ctx context.Context, args []string, stdout, stderr io.Writer
 	if len(args) < 4 {
 		return usageErr(stderr, "08-messages-ping-pong", "client", "<server_address> <port> <seed> <rounds> [<sleep>]")
 	}
-	cntr, rounds, sleep, err := pingPongArgs(args, stderr)
-	if err != nil {
-		return -1
-	}
-	p, err := newPeer(ctx, args[0], args[1], rpma.ContextRemote)
-	if err != nil {
-		return code(err)
-	}
-	defer p.close()
-	m, err := newMsgBufs(p, 1)
-	if err != nil {
-		return code(err)
-	}
-	defer m.close()
-	conn, err := p.clientConnect(ctx, nil, nil, stderr)
-	if err != nil {
-		return code(err)
-	}
-	for rounds--; rounds != 0; rounds-- {
-		if err = conn.Recv(m.recvMR, 0, msgSize, recvID); err != nil {
-			break
-		}
-		fmt.Fprintf(stdout, "Value sent: %d\n", cntr)
-		m.setSend(0, cntr)
-		if err = conn.Send(m.sendMR, 0, msgSize, rpma.CompletionAlways, 0); err != nil {
-			break
-		}
-		pp := pingPong{recvID: recvID}
-		if err = pp.waitAndProcess(ctx, conn.CQ(), stderr); err != nil {
-			break
-		}
-		cntr = m.received(0)
-		fmt.Fprintf(stdout, "Value received: %d\n", cntr)
-		sleepUsec(ctx, sleep)
-	}
-	m.setSend(0, iAmDone)
-	serr := conn.Send(m.sendMR, 0, msgSize, rpma.CompletionOnError, 0)
-	if err = errorsJoin(err, serr, disconnectAndWaitForClose(ctx, conn, stderr)); err != nil {
-		return -1
-	}
-	return 0
+	return pingPongClientSpec{
+		sent: "Value sent: %d\n", received: "Value received: %d\n",
+		wait: waitPingPong, end: disconnectAndWaitForClose,
+	}.run(ctx, args, stdout, stderr)
 }
 
 func pingPongServer(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) < 2 {
 		return usageErr(stderr, "08-messages-ping-pong", "server", "<server_address> <port>")
 	}
-	p, err := newPeer(ctx, args[0], args[1], rpma.ContextLocal)
-	if err != nil {
-		return code(err)
-	}
-	defer p.close()
-	ep, err := p.listen(ctx)
-	if err != nil {
-		return code(err)
-	}
-	defer ep.Shutdown()
-	m, err := newMsgBufs(p, 1)
-	if err != nil {
-		return code(err)
-	}
-	defer m.close()
-	req, err := nextConnRequest(ctx, ep, nil)
-	if err != nil {
-		return code(err)
-	}
-	if err := req.Recv(m.recvMR, 0, msgSize, recvID); err != nil {
-		req.Delete()
-		return code(err)
-	}
-	conn, err := establish(ctx, req, nil, stderr)
-	if err != nil {
-		return code(err)
-	}
 	pp := pingPong{recvID: recvID, sendCmpl: true}
-	for {
-		if err = pp.waitAndProcess(ctx, conn.CQ(), stderr); err != nil {
-			break
-		}
-		v := m.received(0)
-		if v == iAmDone {
-			break
-		}
-		fmt.Fprintf(stdout, "Value received: %d\n", v)
-		m.setSend(0, v+1)
-		if err = conn.Recv(m.recvMR, 0, msgSize, recvID); err != nil {
-			break
-		}
-		fmt.Fprintf(stdout, "Value sent: %d\n", v+1)
-		if err = conn.Send(m.sendMR, 0, msgSize, rpma.CompletionAlways, 0); err != nil {
-			break
-		}
-		pp = pingPong{recvID: recvID}
-	}
-	if err = errorsJoin(err, disconnectAndWaitForClose(ctx, conn, stderr)); err != nil {
-		return -1
-	}
-	return 0
+	return servePingPong(ctx, args, nil, "", stdout, stderr,
+		func(conn *rpma.Conn) error { return pp.waitAndProcess(ctx, conn.CQ(), stderr) },
+		func(*rpma.Conn) error {
+			pp = pingPong{recvID: recvID}
+			return nil
+		})
 }

@@ -23,56 +23,16 @@ func srqPingPongClient(withPid bool) mainFunc {
 		if len(args) < 4 {
 			return usageErr(stderr, "08srq-simple-messages-ping-pong-with-srq", "client", "<server_address> <port> <seed> <rounds> [<sleep>]")
 		}
-		cntr, rounds, sleep, err := pingPongArgs(args, stderr)
-		if err != nil {
-			return -1
-		}
 		sent, received := "Value sent: %d\n", "Value received: %d\n"
 		if withPid {
 			pid := os.Getpid()
 			sent = fmt.Sprintf("[client #%d] value sent: %%d\n", pid)
 			received = fmt.Sprintf("[client #%d] value received: %%d\n", pid)
 		}
-		p, err := newPeer(ctx, args[0], args[1], rpma.ContextRemote)
-		if err != nil {
-			return code(err)
-		}
-		defer p.close()
-		m, err := newMsgBufs(p, 1)
-		if err != nil {
-			return code(err)
-		}
-		defer m.close()
-		conn, err := p.clientConnect(ctx, nil, nil, stderr)
-		if err != nil {
-			return code(err)
-		}
-		for {
-			if err = conn.Recv(m.recvMR, 0, msgSize, recvID); err != nil {
-				break
-			}
-			fmt.Fprintf(stdout, sent, cntr)
-			m.setSend(0, cntr)
-			if err = conn.Send(m.sendMR, 0, msgSize, rpma.CompletionAlways, 0); err != nil {
-				break
-			}
-			pp := pingPong{recvID: recvID}
-			if err = pp.waitAndProcess(ctx, conn.CQ(), stderr); err != nil {
-				break
-			}
-			cntr = m.received(0)
-			fmt.Fprintf(stdout, received, cntr)
-			sleepUsec(ctx, sleep)
-			if rounds--; rounds == 0 {
-				break
-			}
-		}
-		m.setSend(0, iAmDone)
-		serr := conn.Send(m.sendMR, 0, msgSize, rpma.CompletionOnError, 0)
-		if errorsJoin(err, serr, waitForCloseAndDisconnect(ctx, conn, stderr)) != nil {
-			return -1
-		}
-		return 0
+		return pingPongClientSpec{
+			sent: sent, received: received, doWhile: true,
+			wait: waitPingPong, end: waitForCloseAndDisconnect,
+		}.run(ctx, args, stdout, stderr)
 	}
 }
 
@@ -88,35 +48,20 @@ func srqPingPongServer(ctx context.Context, args []string, stdout, stderr io.Wri
 		}
 		rcqFlag = args[2]
 	}
-	p, err := newPeer(ctx, args[0], args[1], rpma.ContextLocal)
-	if err != nil {
-		return code(err)
-	}
-	defer p.close()
 	srqCfg := rpma.NewSRQConfig()
 	if rcqFlag != "s" {
 		srqCfg.RCQSize = 0
 	}
-	srq, err := p.NewSRQ(srqCfg)
-	if err != nil {
-		return code(err)
-	}
-	defer srq.Close()
 	cfg := rpma.NewConnConfig()
 	if rcqFlag == "r" {
 		cfg.RCQSize = srqRCQSize
 	}
-	cfg.SRQ = srq
-	ep, err := p.listen(ctx)
+	var u undo
+	defer u.run()
+	srq, ep, m, err := u.srqListen(ctx, args, srqCfg, cfg, 1)
 	if err != nil {
 		return code(err)
 	}
-	defer ep.Shutdown()
-	m, err := newMsgBufs(p, 1)
-	if err != nil {
-		return code(err)
-	}
-	defer m.close()
 	if err := srq.Recv(m.recvMR, 0, msgSize, recvID); err != nil {
 		return code(err)
 	}

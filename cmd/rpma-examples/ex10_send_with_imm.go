@@ -54,6 +54,57 @@ func checkImmWC(wc cq.WC, op cq.Opcode, stderr io.Writer, noImm string) bool {
 	return true
 }
 
+// immSent waits for the completion of the client's op and checks it.
+func immSent(ctx context.Context, conn *rpma.Conn, op cq.Opcode, stderr io.Writer) int {
+	wc, err := getOneWC(ctx, conn.CQ())
+	if err != nil {
+		return code(err)
+	}
+	if !checkWC(wc, op, stderr) {
+		return -1
+	}
+	return 0
+}
+
+// immServer is how 10's and 11's servers start: register registers what
+// the server needs on the peer before it listens, then the server accepts
+// its one client with a receive of n bytes of the MR register returns
+// posted and the private data it returns. The server waits for the
+// client to disconnect on run.
+func (u *undo) immServer(ctx context.Context, args []string, register func(p *peer) (*rpma.MR, []byte, error), n int, stderr io.Writer) (*rpma.Conn, error) {
+	var recvMR *rpma.MR
+	var pdata []byte
+	_, ep, err := u.listenAt(ctx, args, func(p *peer) (err error) {
+		recvMR, pdata, err = register(p)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	conn, err := acceptWithRecv(ctx, ep, nil, recvMR, n, 0, pdata, stderr)
+	if err == nil {
+		u.push(func() { waitForCloseAndDisconnect(ctx, conn, stderr) })
+	}
+	return conn, err
+}
+
+// immReceived waits for the server's receive completion of type op, which
+// must carry the immediate data expect returns.
+func immReceived(ctx context.Context, conn *rpma.Conn, op cq.Opcode, noImm string, stderr io.Writer, expect func() uint32) (cq.WC, int) {
+	wc, err := getOneWC(ctx, conn.CQ())
+	if err != nil {
+		return wc, code(err)
+	}
+	if !checkImmWC(wc, op, stderr, noImm) {
+		return wc, -1
+	}
+	if expImm := expect(); wc.Imm != expImm {
+		fmt.Fprintf(stderr, "Received unexpected immediate data (%d != %d)\n", wc.Imm, expImm)
+		return wc, -1
+	}
+	return wc, 0
+}
+
 func sendImmClient(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) < 3 {
 		return usageErr(stderr, "10-send-with-imm", "client", "<server_address> <port> <imm> [word]")
@@ -62,32 +113,29 @@ func sendImmClient(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if !ok {
 		return -1
 	}
-	p, err := newPeer(ctx, args[0], args[1], rpma.ContextRemote)
+	u, p, err := clientPeer(ctx, args)
+	defer u.run()
 	if err != nil {
 		return code(err)
 	}
-	defer p.close()
 	var sendMR *rpma.MR
 	n := 0
 	if len(args) >= 4 {
-		buf, err := alloc(kilobyte)
+		buf, err := u.alloc(kilobyte)
 		if err != nil {
 			return -1
 		}
-		defer buf.free()
-		if sendMR, err = p.RegisterMR(buf.b, rpma.UsageSend); err != nil {
+		if sendMR, err = u.register(p, buf.b, rpma.UsageSend); err != nil {
 			return code(err)
 		}
-		defer sendMR.Close()
 		copy(buf.b[:kilobyte-1], args[3])
 		n = kilobyte
 	}
 	pdata := binary.NativeEndian.AppendUint32(nil, imm)
-	conn, err := p.clientConnect(ctx, nil, pdata, stderr)
+	conn, err := u.connect(ctx, p, nil, pdata, stderr)
 	if err != nil {
 		return code(err)
 	}
-	defer disconnectAndWaitForClose(ctx, conn, stderr)
 	if n > 0 {
 		fmt.Fprintf(stdout, "Sending value '%s' with immediate data '%d'\n", args[3], imm)
 	} else {
@@ -96,69 +144,35 @@ func sendImmClient(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := conn.SendWithImm(sendMR, 0, n, rpma.CompletionAlways, imm, 0); err != nil {
 		return code(err)
 	}
-	wc, err := getOneWC(ctx, conn.CQ())
-	if err != nil {
-		return code(err)
-	}
-	if !checkWC(wc, cq.OpSend, stderr) {
-		return -1
-	}
-	return 0
+	return immSent(ctx, conn, cq.OpSend, stderr)
 }
 
 func sendImmServer(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) < 2 {
 		return usageErr(stderr, "10-send-with-imm", "server", "<server_address> <port>")
 	}
-	buf, err := alloc(kilobyte)
+	var u undo
+	defer u.run()
+	buf, err := u.alloc(kilobyte)
 	if err != nil {
 		return -1
 	}
-	defer buf.free()
-	p, err := newPeer(ctx, args[0], args[1], rpma.ContextLocal)
+	conn, err := u.immServer(ctx, args, func(p *peer) (*rpma.MR, []byte, error) {
+		recvMR, err := u.register(p, buf.b, rpma.UsageRecv)
+		return recvMR, nil, err
+	}, kilobyte, stderr)
 	if err != nil {
 		return code(err)
 	}
-	defer p.close()
-	recvMR, err := p.RegisterMR(buf.b, rpma.UsageRecv)
-	if err != nil {
-		return code(err)
-	}
-	defer recvMR.Close()
-	ep, err := p.listen(ctx)
-	if err != nil {
-		return code(err)
-	}
-	defer ep.Shutdown()
-	req, err := nextConnRequest(ctx, ep, nil)
-	if err != nil {
-		return code(err)
-	}
-	if err := req.Recv(recvMR, 0, kilobyte, 0); err != nil {
-		req.Delete()
-		return code(err)
-	}
-	conn, err := establish(ctx, req, nil, stderr)
-	if err != nil {
-		return code(err)
-	}
-	defer waitForCloseAndDisconnect(ctx, conn, stderr)
 	pdata := conn.PrivateData()
 	if len(pdata) < 4 {
 		fmt.Fprintf(stderr, "Received connection's private data is too small (%d < %d)\n", len(pdata), 4)
 		return -1
 	}
 	expImm := binary.NativeEndian.Uint32(pdata)
-	wc, err := getOneWC(ctx, conn.CQ())
-	if err != nil {
-		return code(err)
-	}
-	if !checkImmWC(wc, cq.OpRecv, stderr, "Received unexpected completion flag (no IBV_WC_WITH_IMM)\n") {
-		return -1
-	}
-	if wc.Imm != expImm {
-		fmt.Fprintf(stderr, "Received unexpected immediate data (%d != %d)\n", wc.Imm, expImm)
-		return -1
+	wc, ret := immReceived(ctx, conn, cq.OpRecv, "Received unexpected completion flag (no IBV_WC_WITH_IMM)\n", stderr, func() uint32 { return expImm })
+	if ret != 0 {
+		return ret
 	}
 	if wc.ByteLen == 0 {
 		buf.b[0] = 0

@@ -27,21 +27,15 @@ func writeImmClient(ctx context.Context, args []string, stdout, stderr io.Writer
 		return -1
 	}
 	defer buf.free()
-	p, err := newPeer(ctx, args[0], args[1], rpma.ContextRemote)
+	u, p, err := clientPeer(ctx, args)
+	defer u.run()
 	if err != nil {
 		return code(err)
 	}
-	defer p.close()
-	src, err := p.RegisterMR(buf.b, rpma.UsageWriteSrc)
+	src, conn, err := u.registerAndConnect(ctx, p, buf.b, rpma.UsageWriteSrc, stderr)
 	if err != nil {
 		return code(err)
 	}
-	defer src.Close()
-	conn, err := p.clientConnect(ctx, nil, nil, stderr)
-	if err != nil {
-		return code(err)
-	}
-	defer disconnectAndWaitForClose(ctx, conn, stderr)
 	pdata := conn.PrivateData()
 	data, err := decodeCommonData(pdata)
 	if err != nil {
@@ -57,79 +51,40 @@ func writeImmClient(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := conn.WriteWithImm(dst, int(data.DataOffset), src, 0, kilobyte, rpma.CompletionAlways, imm, 0); err != nil {
 		return code(err)
 	}
-	wc, err := getOneWC(ctx, conn.CQ())
-	if err != nil {
-		return code(err)
-	}
-	if !checkWC(wc, cq.OpRDMAWrite, stderr) {
-		return -1
-	}
-	return 0
+	return immSent(ctx, conn, cq.OpRDMAWrite, stderr)
 }
 
 func writeImmServer(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) < 2 {
 		return usageErr(stderr, "11-write-with-imm", "server", "<server_address> <port>")
 	}
-	dst, err := alloc(kilobyte)
+	var u undo
+	defer u.run()
+	dst, err := u.alloc(kilobyte)
 	if err != nil {
 		return -1
 	}
-	defer dst.free()
-	recv, err := alloc(1)
+	recv, err := u.alloc(1)
 	if err != nil {
 		return -1
 	}
-	defer recv.free()
-	p, err := newPeer(ctx, args[0], args[1], rpma.ContextLocal)
+	conn, err := u.immServer(ctx, args, func(p *peer) (*rpma.MR, []byte, error) {
+		pdata, err := u.offer(p, dst.b, rpma.UsageWriteDst, 0, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		recvMR, err := u.register(p, recv.b, rpma.UsageRecv)
+		return recvMR, pdata, err
+	}, 1, stderr)
 	if err != nil {
 		return code(err)
 	}
-	defer p.close()
-	dstMR, err := p.RegisterMR(dst.b, rpma.UsageWriteDst)
-	if err != nil {
-		return code(err)
+	wc, ret := immReceived(ctx, conn, cq.OpRecvRDMAWithImm, "Received an unexpected completion flag (no IBV_WC_WITH_IMM)\n", stderr,
+		func() uint32 { return binary.NativeEndian.Uint32(dst.b) })
+	if ret != 0 {
+		return ret
 	}
-	defer dstMR.Close()
-	recvMR, err := p.RegisterMR(recv.b, rpma.UsageRecv)
-	if err != nil {
-		return code(err)
-	}
-	defer recvMR.Close()
-	data, err := newCommonData(0, dstMR, nil)
-	if err != nil {
-		return -1
-	}
-	ep, err := p.listen(ctx)
-	if err != nil {
-		return code(err)
-	}
-	defer ep.Shutdown()
-	req, err := nextConnRequest(ctx, ep, nil)
-	if err != nil {
-		return code(err)
-	}
-	if err := req.Recv(recvMR, 0, 1, 0); err != nil {
-		req.Delete()
-		return code(err)
-	}
-	conn, err := establish(ctx, req, data.encode(), stderr)
-	if err != nil {
-		return code(err)
-	}
-	defer waitForCloseAndDisconnect(ctx, conn, stderr)
-	wc, err := getOneWC(ctx, conn.CQ())
-	if err != nil {
-		return code(err)
-	}
-	if !checkImmWC(wc, cq.OpRecvRDMAWithImm, stderr, "Received an unexpected completion flag (no IBV_WC_WITH_IMM)\n") {
-		return -1
-	}
-	expImm := binary.NativeEndian.Uint32(dst.b)
-	if wc.Imm != expImm {
-		fmt.Fprintf(stderr, "Received unexpected immediate data (%d != %d)\n", wc.Imm, expImm)
-		return -1
-	}
-	fmt.Fprintf(stdout, "The value '%d' was written together with immediate data '%d'\n", expImm, wc.Imm)
+	// The value written equals the immediate data, as immReceived checked.
+	fmt.Fprintf(stdout, "The value '%d' was written together with immediate data '%d'\n", wc.Imm, wc.Imm)
 	return 0
 }

@@ -6,7 +6,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/purerdma/purerdma/cq"
@@ -44,49 +43,17 @@ func rcqClient(scch bool) mainFunc {
 		if len(args) < 4 {
 			return usageErr(stderr, "12-receive-completion-queue", "client", "<server_address> <port> <start_value> <rounds> [<sleep>]")
 		}
-		counter, rounds, sleep, err := pingPongArgs(args, stderr)
-		if err != nil {
-			return -1
-		}
-		p, err := newPeer(ctx, args[0], args[1], rpma.ContextRemote)
-		if err != nil {
-			return code(err)
-		}
-		defer p.close()
-		m, err := newMsgBufs(p, 1)
-		if err != nil {
-			return code(err)
-		}
-		defer m.close()
-		conn, err := p.clientConnect(ctx, rcqConfig(scch), nil, stderr)
-		if err != nil {
-			return code(err)
-		}
-		for rounds--; rounds != 0; rounds-- {
-			if err = conn.Recv(m.recvMR, 0, msgSize, recvID); err != nil {
-				break
-			}
-			fmt.Fprintf(stdout, "CLIENT: Value sent: %d\n", counter)
-			m.setSend(0, counter)
-			if err = conn.Send(m.sendMR, 0, msgSize, rpma.CompletionAlways, 0); err != nil {
-				break
-			}
-			if err = rcqValidate(ctx, conn, scch, cq.OpSend, stderr); err != nil {
-				break
-			}
-			if err = rcqValidate(ctx, conn, scch, cq.OpRecv, stderr); err != nil {
-				break
-			}
-			counter = m.received(0)
-			fmt.Fprintf(stdout, "CLIENT: Value received: %d\n", counter)
-			sleepUsec(ctx, sleep)
-		}
-		m.setSend(0, iAmDone)
-		serr := conn.Send(m.sendMR, 0, msgSize, rpma.CompletionOnError, 0)
-		if errorsJoin(err, serr, disconnectAndWaitForClose(ctx, conn, stderr)) != nil {
-			return -1
-		}
-		return 0
+		return pingPongClientSpec{
+			cfg:  rcqConfig(scch),
+			sent: "CLIENT: Value sent: %d\n", received: "CLIENT: Value received: %d\n",
+			wait: func(ctx context.Context, conn *rpma.Conn, stderr io.Writer) error {
+				if err := rcqValidate(ctx, conn, scch, cq.OpSend, stderr); err != nil {
+					return err
+				}
+				return rcqValidate(ctx, conn, scch, cq.OpRecv, stderr)
+			},
+			end: disconnectAndWaitForClose,
+		}.run(ctx, args, stdout, stderr)
 	}
 }
 
@@ -95,57 +62,9 @@ func rcqServer(scch bool) mainFunc {
 		if len(args) < 2 {
 			return usageErr(stderr, "12-receive-completion-queue", "server", "<server_address> <port>")
 		}
-		p, err := newPeer(ctx, args[0], args[1], rpma.ContextLocal)
-		if err != nil {
-			return code(err)
+		validate := func(op cq.Opcode) func(*rpma.Conn) error {
+			return func(conn *rpma.Conn) error { return rcqValidate(ctx, conn, scch, op, stderr) }
 		}
-		defer p.close()
-		ep, err := p.listen(ctx)
-		if err != nil {
-			return code(err)
-		}
-		defer ep.Shutdown()
-		m, err := newMsgBufs(p, 1)
-		if err != nil {
-			return code(err)
-		}
-		defer m.close()
-		req, err := nextConnRequest(ctx, ep, rcqConfig(scch))
-		if err != nil {
-			return code(err)
-		}
-		if err := req.Recv(m.recvMR, 0, msgSize, recvID); err != nil {
-			req.Delete()
-			return code(err)
-		}
-		conn, err := establish(ctx, req, nil, stderr)
-		if err != nil {
-			return code(err)
-		}
-		for {
-			if err = rcqValidate(ctx, conn, scch, cq.OpRecv, stderr); err != nil {
-				break
-			}
-			v := m.received(0)
-			if v == iAmDone {
-				break
-			}
-			fmt.Fprintf(stdout, "SERVER: Value received: %d\n", v)
-			m.setSend(0, v+1)
-			if err = conn.Recv(m.recvMR, 0, msgSize, recvID); err != nil {
-				break
-			}
-			fmt.Fprintf(stdout, "SERVER: Value sent: %d\n", v+1)
-			if err = conn.Send(m.sendMR, 0, msgSize, rpma.CompletionAlways, 0); err != nil {
-				break
-			}
-			if err = rcqValidate(ctx, conn, scch, cq.OpSend, stderr); err != nil {
-				break
-			}
-		}
-		if errorsJoin(err, disconnectAndWaitForClose(ctx, conn, stderr)) != nil {
-			return -1
-		}
-		return 0
+		return servePingPong(ctx, args, rcqConfig(scch), "SERVER: ", stdout, stderr, validate(cq.OpRecv), validate(cq.OpSend))
 	}
 }

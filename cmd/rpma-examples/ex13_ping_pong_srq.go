@@ -52,28 +52,13 @@ func multiSRQServer(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		timeout = time.Duration(t) * time.Second
 	}
-	p, err := newPeer(ctx, args[0], args[1], rpma.ContextLocal)
-	if err != nil {
-		return code(err)
-	}
-	defer p.close()
-	srq, err := p.NewSRQ(nil)
-	if err != nil {
-		return code(err)
-	}
-	defer srq.Close()
 	cfg := rpma.NewConnConfig()
-	cfg.SRQ = srq
-	ep, err := p.listen(ctx)
+	var u undo
+	defer u.run()
+	srq, ep, m, err := u.srqListen(ctx, args, nil, cfg, clientMax)
 	if err != nil {
 		return code(err)
 	}
-	defer ep.Shutdown()
-	m, err := newMsgBufs(p, clientMax)
-	if err != nil {
-		return code(err)
-	}
-	defer m.close()
 	var conns []srqConn
 	defer func() {
 		for _, c := range conns {
