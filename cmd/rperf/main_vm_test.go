@@ -1,0 +1,317 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/purerdma/purerdma/internal/testenv"
+	"github.com/purerdma/purerdma/uverbs"
+)
+
+var goSide = testenv.GoSide("rperf", run)
+
+// freePort returns a TCP port that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// listening reports whether some socket listens on port, from
+// /proc/net/tcp{,6}: probing with a connection would use up the server's
+// only accept.
+func listening(port int) bool {
+	want := fmt.Sprintf(":%04X ", port)
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, _ := os.ReadFile(f)
+		for _, line := range strings.Split(string(b), "\n") {
+			fields := strings.Fields(line)
+			if len(fields) > 3 && strings.HasSuffix(fields[1]+" ", want) && fields[3] == "0A" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// rxeGID returns the device and the index of its RoCE v2 IPv4 GID.
+func rxeGID(t *testing.T) (testenv.Dev, int) {
+	d := testenv.Device(t, "rxe")
+	uc, err := uverbs.OpenName(d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer uc.Close()
+	gidx, err := uc.GIDIndex(1, netip.MustParseAddr(d.Addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, gidx
+}
+
+// pair runs server and client with args (the client also gets 127.0.0.1),
+// the server first, the client once the server listens.
+func pair(t *testing.T, server, client testenv.Side, sargs, cargs []string) (srv, cli testenv.Result) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	done := make(chan testenv.Result, 1)
+	go func() { done <- server(ctx, sargs) }()
+	for !listening(portOf(sargs)) {
+		select {
+		case srv = <-done:
+			t.Fatalf("server ended before listening:\n%v", srv)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	cli = client(ctx, append(cargs, "127.0.0.1"))
+	if cli.Code != 0 {
+		cancel()
+	}
+	srv = <-done
+	if srv.Code != 0 || cli.Code != 0 {
+		t.Fatalf("failed:\n%v\n%v", srv, cli)
+	}
+	return srv, cli
+}
+
+func portOf(args []string) int {
+	for i, a := range args {
+		if a == "-p" {
+			p, _ := strconv.Atoi(args[i+1])
+			return p
+		}
+	}
+	return 18515
+}
+
+// sane checks parsed rows: the sizes wanted and positive numbers.
+func sane(t *testing.T, who string, rs []Result, lat bool, sizes []int, iters int) {
+	t.Helper()
+	sane2(t, who, rs, lat, false, sizes, iters)
+}
+
+// sane2 is sane; noPeak allows a zero BW peak (the receiver of send_bw).
+func sane2(t *testing.T, who string, rs []Result, lat, noPeak bool, sizes []int, iters int) {
+	t.Helper()
+	if len(rs) != len(sizes) {
+		t.Errorf("%s: %d rows, want %d: %+v", who, len(rs), len(sizes), rs)
+		return
+	}
+	for i, r := range rs {
+		ok := r.Bytes == sizes[i] && r.Iters == iters
+		if lat {
+			ok = ok && r.TMin > 0 && r.TTypical >= r.TMin && r.TAvg > 0 && r.P99 >= r.TTypical && r.TMax >= r.TMin && r.P999 >= r.P99
+		} else {
+			// The table's %.2f makes the average of tiny messages 0.00.
+			ok = ok && (r.BWAvg > 0 || r.Bytes < 64) && (r.BWPeak > 0 || noPeak && r.BWPeak == 0) && r.MsgRate > 0
+		}
+		if !ok {
+			t.Errorf("%s: implausible row %+v", who, r)
+		}
+	}
+}
+
+// Go server and Go client, each test at sizes 2 and 4096, in the table and
+// in the JSON formats.
+func TestGoGoRXE(t *testing.T) {
+	d, gidx := rxeGID(t)
+	const iters = 200
+	for _, tk := range tests {
+		for _, size := range []int{2, 4096} {
+			if tk.name == "atomic_lat" && size != 2 {
+				continue
+			}
+			for _, js := range []bool{false, true} {
+				name := fmt.Sprintf("%s/%d", tk.name, size)
+				if js {
+					name += "/json"
+				}
+				t.Run(name, func(t *testing.T) {
+					args := []string{tk.name, "-d", d.Name, "-x", strconv.Itoa(gidx), "-s", strconv.Itoa(size),
+						"-n", strconv.Itoa(iters), "-p", strconv.Itoa(freePort(t)), "-F"}
+					if js {
+						args = append(args, "-json")
+					}
+					srv, cli := pair(t, goSide, goSide, args, args)
+					t.Logf("client:\n%s", cli.Stdout)
+					want := size
+					if tk.name == "atomic_lat" {
+						want = 8
+					}
+					for _, r := range []testenv.Result{srv, cli} {
+						if r.Stderr != "" {
+							t.Errorf("stderr:\n%v", r)
+						}
+					}
+					sides := []testenv.Result{cli}
+					if tk.name == "write_lat" || tk.name == "send_lat" || tk.name == "send_bw" {
+						sides = append(sides, srv)
+						t.Logf("server:\n%s", srv.Stdout)
+					}
+					for _, r := range sides {
+						rs, err := ParseOutput(tk.name, r.Stdout)
+						if err != nil {
+							t.Fatalf("%v:\n%v", err, r)
+						}
+						sane2(t, r.Who, rs, tk.lat, tk.name == "send_bw" && r.Who == srv.Who, []int{want}, iters)
+					}
+				})
+			}
+		}
+	}
+}
+
+// -a with a small count runs every size; the C-compatible tables parse.
+func TestAllSizesRXE(t *testing.T) {
+	d, gidx := rxeGID(t)
+	args := []string{"write_lat", "-d", d.Name, "-x", strconv.Itoa(gidx), "-a", "-n", "5", "-p", strconv.Itoa(freePort(t))}
+	_, cli := pair(t, goSide, goSide, args, args)
+	rs, err := ParseOutput("write_lat", cli.Stdout)
+	if err != nil {
+		t.Fatalf("%v:\n%v", err, cli)
+	}
+	var sizes []int
+	for n := 2; n <= maxAllSize; n *= 2 {
+		sizes = append(sizes, n)
+	}
+	sane(t, cli.Who, rs, true, sizes, 5)
+	t.Logf("client:\n%s", cli.Stdout)
+}
+
+// perftest's C tools, server and client, once per test: their output
+// must parse. The output is logged for testdata/.
+func TestPerftestCRXE(t *testing.T) {
+	d, gidx := rxeGID(t)
+	// Go's clock reads go through the vDSO, which falls back to a system
+	// call on clock sources it cannot read (under TCG there is no
+	// kvm-clock): that costs the Go side in the BW tests' post loop.
+	cs, _ := os.ReadFile("/sys/devices/system/clocksource/clocksource0/current_clocksource")
+	t.Logf("clock source: %s", strings.TrimSpace(string(cs)))
+	for _, tk := range tests {
+		t.Run(tk.name, func(t *testing.T) {
+			tool := "ib_" + tk.name
+			c := testenv.CSide(tool, testenv.CTool(t, tool))
+			args := []string{"-d", d.Name, "-x", strconv.Itoa(gidx), "-n", "200", "-p", strconv.Itoa(freePort(t)), "-F"}
+			size := 64
+			if tk.name == "atomic_lat" {
+				size = 8
+			} else {
+				args = append(args, "-s", "64")
+			}
+			srv, cli := pair(t, c, c, args, args)
+			t.Logf("C server:\n%s\nC client:\n%s", srv.Stdout, cli.Stdout)
+			rs, err := ParseOutput(tool, cli.Stdout)
+			if err != nil {
+				t.Fatalf("%v:\n%v", err, cli)
+			}
+			if tk.lat && math.IsInf(rs[0].TTypical, 1) {
+				// perftest converts cycles with the CPU frequency it
+				// measures, which under TCG is sometimes 0.
+				t.Logf("C %s printed inf: it found no CPU frequency", tool)
+			} else {
+				sane(t, cli.Who, rs, tk.lat, []int{size}, 200)
+			}
+
+			// The Go tool on the same arguments, for comparison.
+			gargs := append([]string{tk.name}, args...)
+			for i := range gargs {
+				if gargs[i] == "-p" {
+					gargs[i+1] = strconv.Itoa(freePort(t))
+				}
+			}
+			_, gcli := pair(t, goSide, goSide, gargs, gargs)
+			grs, err := ParseOutput(tk.name, gcli.Stdout)
+			if err != nil {
+				t.Fatalf("%v:\n%v", err, gcli)
+			}
+			sane(t, gcli.Who, grs, tk.lat, []int{size}, 200)
+			t.Logf("Go client:\n%s", gcli.Stdout)
+			t.Logf("compare %s size %d: C %+v\n                        Go %+v", tk.name, size, rs[0], grs[0])
+		})
+	}
+}
+
+// The hot loops do not allocate: each test's measure, on both sides
+// where both take part, under testing.AllocsPerRun.
+func TestNoAllocsRXE(t *testing.T) {
+	d, gidx := rxeGID(t)
+	for _, tk := range tests {
+		t.Run(tk.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			const runs = 5
+			port := strconv.Itoa(freePort(t))
+			args := []string{tk.name, "-d", d.Name, "-x", strconv.Itoa(gidx), "-s", "64", "-n", "50", "-p", port}
+			so, err := parseArgs(args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			co, _ := parseArgs(append(args, "127.0.0.1"))
+			both := tk.name == "write_lat" || tk.name == "send_lat" || tk.name == "send_bw"
+			srvErr := make(chan error, 1)
+			go func() {
+				s, err := open(ctx, &so)
+				if err != nil {
+					srvErr <- err
+					return
+				}
+				defer s.close()
+				if err := s.postRecvs(); err != nil {
+					srvErr <- err
+					return
+				}
+				if both {
+					// AllocsPerRun calls f runs+1 times.
+					for range runs + 1 {
+						if err := s.measure(so.size); err != nil {
+							srvErr <- err
+							return
+						}
+					}
+				}
+				_, err = io.Copy(io.Discard, s.conn.c) // until the client closes
+				srvErr <- nil
+			}()
+			for !listening(portOf(args)) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			s, err := open(ctx, &co)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.postRecvs(); err != nil {
+				t.Fatal(err)
+			}
+			var merr error
+			allocs := testing.AllocsPerRun(runs, func() {
+				if err := s.measure(co.size); err != nil && merr == nil {
+					merr = err
+				}
+			})
+			s.close()
+			if err := <-srvErr; err != nil {
+				t.Fatalf("server: %v", err)
+			}
+			if merr != nil {
+				t.Fatal(merr)
+			}
+			if allocs != 0 {
+				t.Errorf("%s: %v allocations per run of the loop, want 0", tk.name, allocs)
+			}
+		})
+	}
+}
