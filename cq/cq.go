@@ -132,12 +132,13 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 	if c.life.Gone() {
 		return 0, ErrClosed
 	}
-	n := 0
-	for n < len(wc) && c.ring.Next(&c.scratch) {
-		wc[n].fill(&c.scratch)
-		n++
+	for i := range wc {
+		if !c.ring.Next(&c.scratch) {
+			return i, nil
+		}
+		wc[i].fill(&c.scratch)
 	}
-	return n, nil
+	return len(wc), nil
 }
 
 // ReqNotify arms the CQ: the next completion (with solicitedOnly, the next

@@ -42,28 +42,31 @@ func (qp *QP) putSend(wr *SendWR) error {
 	if len(wr.SGE) > len(qp.ssge) {
 		return invalid("%d SGEs, the QP takes %d", len(wr.SGE), len(qp.ssge))
 	}
+	// The scratch request is set field by field: a composite literal
+	// would be built in a temporary and copied, and SGE, a pointer, would
+	// be written twice. Every field is set here or below (AHNum).
 	w := &qp.swr
-	*w = provider.SendWR{
-		ID:         wr.ID,
-		Opcode:     uint32(wr.Opcode),
-		Flags:      uint32(wr.Flags),
-		Imm:        wr.Imm,
-		RemoteAddr: wr.RemoteAddr,
-		RKey:       wr.RKey,
-		CompareAdd: wr.CompareAdd,
-		Swap:       wr.Swap,
-		RemoteQPN:  wr.RemoteQPN,
-		RemoteQKey: wr.RemoteQKey,
-	}
+	w.ID = wr.ID
+	w.Opcode = uint32(wr.Opcode)
+	w.Flags = uint32(wr.Flags)
+	w.Imm = wr.Imm
+	w.RemoteAddr = wr.RemoteAddr
+	w.RKey = wr.RKey
+	w.CompareAdd = wr.CompareAdd
+	w.Swap = wr.Swap
+	w.AHNum = 0
+	w.RemoteQPN = wr.RemoteQPN
+	w.RemoteQKey = wr.RemoteQKey
 	if qp.sigAll {
 		w.Flags |= abi.IB_SEND_SIGNALED
 	}
+	sge := qp.ssge[:len(wr.SGE)]
 	total := 0
 	for i, s := range wr.SGE {
-		qp.ssge[i] = provider.SGE(s)
+		sge[i] = provider.SGE(s)
 		total += int(s.Length)
 	}
-	w.SGE = qp.ssge[:len(wr.SGE)]
+	w.SGE = sge
 	if wr.Flags&SendInline != 0 && total > qp.cap.MaxInlineData {
 		return invalid("%d inline bytes, the QP takes %d", total, qp.cap.MaxInlineData)
 	}
@@ -93,6 +96,9 @@ func (qp *QP) putSend(wr *SendWR) error {
 		w.AHNum = wr.AH.num
 	}
 	err := qp.sq.Put(w)
+	if err == nil {
+		return nil
+	}
 	switch {
 	case errors.Is(err, provider.ErrFull):
 		return fmt.Errorf("send queue of %d holds no more: %w", qp.cap.MaxSendWR, ErrQueueFull)
@@ -131,10 +137,12 @@ func postRecv(rq provider.RQ, w *provider.RecvWR, sge []provider.SGE, wrs []Recv
 			err = invalid("uverbs: post recv: work request %d: %d SGEs, the queue takes %d", i, len(wr.SGE), len(sge))
 			break
 		}
+		ws := sge[:len(wr.SGE)]
 		for j, s := range wr.SGE {
-			sge[j] = provider.SGE(s)
+			ws[j] = provider.SGE(s)
 		}
-		*w = provider.RecvWR{ID: wr.ID, SGE: sge[:len(wr.SGE)]}
+		w.ID = wr.ID
+		w.SGE = ws
 		if perr := rq.Put(w); perr != nil {
 			if errors.Is(perr, provider.ErrFull) {
 				perr = fmt.Errorf("receive queue of %d holds no more: %w", size, ErrQueueFull)

@@ -77,6 +77,7 @@ func (driver) NewCQ(dev provider.Device, resp []byte) (provider.CQ, error) {
 		return nil, err
 	}
 	c.cons = c.q.cons.Load()
+	c.prod = c.cons
 	return c, nil
 }
 

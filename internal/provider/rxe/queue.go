@@ -43,6 +43,13 @@ type queue struct {
 	mask uint32
 	prod *atomic.Uint32
 	cons *atomic.Uint32
+	// free is how many slots after the producer were free when the
+	// consumer index was last loaded, less those taken since. The kernel
+	// only moves the consumer forward, so free never overstates the room:
+	// take loads the consumer again only when free runs out, which keeps
+	// the kernel's cache line out of every Put. It starts at 0, so the
+	// first take loads.
+	free uint32
 	// limit is how many slots may be in use: the work requests the kernel
 	// granted, which may be fewer than the ring's power-of-two size.
 	limit uint32
@@ -101,11 +108,26 @@ func (q *queue) setLimit(n uint32) {
 	}
 }
 
-// full reports whether no slot is free after the producer index p. The
-// consumer index is loaded with acquire: a slot it passed is the
+// take claims the slot at the producer index p and reports whether it
+// was free. Only when the slots known to be free are used up is the
+// consumer index loaded again, with acquire: a slot it passed is the
 // producer's again.
-func (q *queue) full(p uint32) bool {
-	return (p-q.cons.Load())&q.mask >= q.limit
+func (q *queue) take(p uint32) bool {
+	if q.free == 0 && !q.reload(p) {
+		return false
+	}
+	q.free--
+	return true
+}
+
+// reload loads the consumer index and counts the free slots after p.
+func (q *queue) reload(p uint32) bool {
+	used := (p - q.cons.Load()) & q.mask
+	if used >= q.limit {
+		return false
+	}
+	q.free = q.limit - used
+	return true
 }
 
 // elemSize is the size of a slot in bytes.

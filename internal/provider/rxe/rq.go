@@ -39,7 +39,7 @@ func (r *rq) Put(wr *provider.RecvWR) error {
 	if total > math.MaxUint32 {
 		return fmt.Errorf("rxe: receive request of %d bytes: %w", total, unix.EINVAL)
 	}
-	if r.q.full(r.pending) {
+	if !r.q.take(r.pending) {
 		return provider.ErrFull
 	}
 	next := r.q.next(r.pending)

@@ -65,7 +65,7 @@ func (s *sq) Put(wr *provider.SendWR) error {
 		// instead; they are not supported.
 		return fmt.Errorf("rxe: UD send without an address handle number: %w", unix.EINVAL)
 	}
-	if s.q.full(s.pending) {
+	if !s.q.take(s.pending) {
 		return provider.ErrFull
 	}
 	next := s.q.next(s.pending)
