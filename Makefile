@@ -6,7 +6,7 @@ GO        ?= go
 VMFLAGS   ?=
 TESTFLAGS ?=
 
-.PHONY: all build vet unit vm-test test test-native demo vm-shell fetch clean
+.PHONY: all build vet unit vm-test test test-native demo bench vm-shell fetch clean
 
 all: build
 
@@ -39,6 +39,10 @@ test-native:
 ## demo: boot the VM and run an rpma server and client on rxe and siw.
 demo:
 	$(GO) run ./hack/vm demo -ctools $(VMFLAGS)
+
+## bench: compare rperf with perftest's C tools in the VM, write BENCHMARKS.md.
+bench:
+	$(GO) run ./hack/vm bench $(VMFLAGS)
 
 ## vm-shell: boot the VM with a shell on the console, for debugging.
 vm-shell:

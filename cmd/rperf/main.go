@@ -3,6 +3,7 @@
 //
 //	rperf <test> [options]          start a server and wait for a client
 //	rperf <test> [options] <host>   run the test against the server at <host>
+//	rperf compare [flags]           run the Go and perftest's C tools in turns
 //
 // test is write_lat, read_lat, send_lat, atomic_lat, write_bw, read_bw or
 // send_bw. The options are perftest's: -d <dev>, -i <port>, -x <gid index>,
@@ -10,6 +11,11 @@
 // -a (all sizes),
 // -F (ignored), and -json for one JSON object per size. The address
 // exchange is rperf's own, so rperf talks to rperf, not to perftest.
+//
+// compare runs each test and size in rounds, rperf's server and client
+// in-process then perftest's ib_* programs, on loopback, and prints the
+// medians and the ratio Go/C as a markdown table between the lines
+// BENCH-BEGIN and BENCH-END (see compare.go; hack/vm bench runs it).
 package main
 
 import (
@@ -222,6 +228,8 @@ func (o *options) set(c byte, val string) error {
 const usageText = `Usage:
   rperf <test> [options]          start a server and wait for connection
   rperf <test> [options] <host>   connect to server at <host>
+  rperf compare [-d dev] [-x gid] [-rounds n] [-sizes a,b] [-n iters] [-tests all|t1,t2]
+                                  Go against perftest's C tools, a markdown table
 
 Tests: write_lat read_lat send_lat atomic_lat write_bw read_bw send_bw
 
@@ -242,6 +250,9 @@ Not supported: -D (duration), -R (rdma_cm).
 
 // run is the whole program; it returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "compare" {
+		return compare(ctx, args[1:], stdout, stderr)
+	}
 	o, err := parseArgs(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "rperf: %v\n", err)

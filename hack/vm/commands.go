@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -125,7 +126,11 @@ func runGuest(env *fetch.Env, o options, mode plan.Mode, fill func(*image, *buil
 	}
 	env.Logf("booting %s guest, kernel %s (%s)", o.arch, k.Version, sizeOf(initrd))
 	start := time.Now()
-	status, err := boot(context.Background(), o.arch, k.Vmlinuz, initrd, o.timeout, os.Stdout, mode == plan.ModeShell)
+	console := io.Writer(os.Stdout)
+	if o.console != nil {
+		console = o.console
+	}
+	status, err := boot(context.Background(), o.arch, k.Vmlinuz, initrd, o.timeout, console, mode == plan.ModeShell)
 	if err != nil {
 		return err
 	}

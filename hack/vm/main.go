@@ -4,11 +4,13 @@
 //
 //	go run ./hack/vm test [flags] [packages] [-- test flags]
 //	go run ./hack/vm demo|shell|fetch [flags]
+//	go run ./hack/vm bench [flags] [-- rperf compare flags]
 package main
 
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -22,6 +24,7 @@ type options struct {
 	timeout time.Duration
 	ctools  bool
 	keep    bool
+	console io.Writer // where the guest's console goes; nil for os.Stdout
 }
 
 func main() {
@@ -49,6 +52,8 @@ func main() {
 		err = demo(env, o)
 	case "shell":
 		err = shell(env, o)
+	case "bench":
+		err = bench(env, o, fs.Args())
 	default:
 		usage()
 	}
@@ -59,7 +64,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: vm test|demo|shell|fetch [-arch amd64] [-cache dir] [-timeout d] [-ctools] [packages] [-- test flags]")
+	fmt.Fprintln(os.Stderr, "usage: vm test|demo|bench|shell|fetch [-arch amd64] [-cache dir] [-timeout d] [-ctools] [packages] [-- test flags]")
 	os.Exit(2)
 }
 

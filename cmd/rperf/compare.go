@@ -1,0 +1,459 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/purerdma/purerdma/uverbs"
+)
+
+// Markers around compare's table, for hack/vm bench to find it on the
+// guest's console; info lines carry the run's parameters.
+const (
+	benchBegin = "BENCH-BEGIN"
+	benchEnd   = "BENCH-END"
+	benchInfo  = "BENCH-INFO: "
+)
+
+// compareOpts are compare's flags.
+type compareOpts struct {
+	dev      string
+	gidIdx   int // -1: the GID of PURERDMA_RXE_ADDR
+	rounds   int
+	sizes    []int
+	iters    int // 0: the defaults below
+	tests    []int
+	cToolDir string
+	timeout  time.Duration
+}
+
+// Default iteration counts: small enough that the whole comparison runs in
+// minutes under QEMU's TCG, large enough for a stable median.
+const (
+	defLatIters    = 1000
+	defLatBigIters = 200 // latency tests from bigSize on
+	defBWIters     = 2000
+	defBWBigIters  = 500 // bandwidth tests from bigSize on
+	bigSize        = 16384
+	compareRetries = 3
+)
+
+// itersFor is the iteration count of one run.
+func (c *compareOpts) itersFor(t testKind, size int) int {
+	switch {
+	case c.iters > 0:
+		return c.iters
+	case t.lat && size >= bigSize:
+		return defLatBigIters
+	case t.lat:
+		return defLatIters
+	case size >= bigSize:
+		return defBWBigIters
+	}
+	return defBWIters
+}
+
+func parseCompareArgs(args []string, stderr io.Writer) (*compareOpts, error) {
+	fs := flag.NewFlagSet("rperf compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	c := &compareOpts{}
+	fs.StringVar(&c.dev, "d", "rxe0", "RDMA device")
+	fs.IntVar(&c.gidIdx, "x", -1, "GID index (default: the one of $PURERDMA_RXE_ADDR)")
+	fs.IntVar(&c.rounds, "rounds", 5, "rounds per side (Go, C, Go, C...)")
+	sizes := fs.String("sizes", "2,64,4096,65536", "message sizes, comma-separated")
+	fs.IntVar(&c.iters, "n", 0, fmt.Sprintf("iterations per run (default: latency %d, bandwidth %d; from %d bytes %d and %d)",
+		defLatIters, defBWIters, bigSize, defLatBigIters, defBWBigIters))
+	testList := fs.String("tests", "all", "tests, comma-separated, or all")
+	fs.StringVar(&c.cToolDir, "ctools", "/usr/bin", "directory of perftest's ib_* programs")
+	fs.DurationVar(&c.timeout, "timeout", 2*time.Minute, "time limit of one run")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if c.rounds < 1 {
+		return nil, errors.New("-rounds must be at least 1")
+	}
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 || n > maxAllSize {
+			return nil, fmt.Errorf("invalid size %q", s)
+		}
+		c.sizes = append(c.sizes, n)
+	}
+	if *testList == "all" {
+		for i := range tests {
+			c.tests = append(c.tests, i)
+		}
+	} else {
+		for _, name := range strings.Split(*testList, ",") {
+			i, ok := findTest(strings.TrimPrefix(strings.TrimSpace(name), "ib_"))
+			if !ok {
+				return nil, fmt.Errorf("unknown test %q", name)
+			}
+			c.tests = append(c.tests, i)
+		}
+	}
+	return c, nil
+}
+
+// metric is one measured quantity of a test.
+type metric struct {
+	name  string
+	lower bool // lower is better
+	get   func(Result) float64
+}
+
+var (
+	latMetric = metric{"t_typical usec (lower is better)", true, func(r Result) float64 { return r.TTypical }}
+	bwMetric  = metric{"BW average MB/s (higher is better)", false, func(r Result) float64 {
+		// The table's %.2f leaves little of small messages' bandwidth:
+		// derive it from the message rate (%.6f) then.
+		if r.BWAvg < 10 && r.MsgRate > 0 {
+			return r.MsgRate * 1e6 * float64(r.Bytes) / mib
+		}
+		return r.BWAvg
+	}}
+	rateMetric = metric{"MsgRate Mpps (higher is better)", false, func(r Result) float64 { return r.MsgRate }}
+)
+
+func metricsOf(t testKind) []metric {
+	if t.lat {
+		return []metric{latMetric}
+	}
+	return []metric{bwMetric, rateMetric}
+}
+
+// medianOf is the median of the finite values in v; NaN if there are none.
+func medianOf(v []float64) float64 {
+	var s []float64
+	for _, x := range v {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			s = append(s, x)
+		}
+	}
+	if len(s) == 0 {
+		return math.NaN()
+	}
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// ratio is goV/cV, NaN when either is missing or cV is 0.
+func ratio(goV, cV float64) float64 {
+	if math.IsNaN(goV) || math.IsNaN(cV) || cV == 0 {
+		return math.NaN()
+	}
+	return goV / cV
+}
+
+// valid counts the finite values in v.
+func valid(v []float64) int {
+	n := 0
+	for _, x := range v {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			n++
+		}
+	}
+	return n
+}
+
+// row is one line of the table: all rounds of one metric.
+type row struct {
+	test   string
+	bytes  int
+	metric metric
+	goV    []float64
+	cV     []float64
+	rounds int
+}
+
+// formatNum prints a value with 3 significant digits at least, "n/a" for
+// NaN.
+func formatNum(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "n/a"
+	case v == 0:
+		return "0"
+	case math.Abs(v) >= 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case math.Abs(v) >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+// roundsCell is "5", or "Go 4/5, C 5/5" when runs failed.
+func roundsCell(r row) string {
+	g, c := valid(r.goV), valid(r.cV)
+	if g == r.rounds && c == r.rounds {
+		return strconv.Itoa(r.rounds)
+	}
+	return fmt.Sprintf("Go %d/%d, C %d/%d", g, r.rounds, c, r.rounds)
+}
+
+// formatTable is the markdown table between the markers.
+func formatTable(rows []row) string {
+	var b strings.Builder
+	fmt.Fprintln(&b, benchBegin)
+	fmt.Fprintln(&b, "| test | bytes | metric | Go (median) | C (median) | Go/C | rounds |")
+	fmt.Fprintln(&b, "|---|---:|---|---:|---:|---:|---:|")
+	for _, r := range rows {
+		g, c := medianOf(r.goV), medianOf(r.cV)
+		q := ratio(g, c)
+		qs := "n/a"
+		if !math.IsNaN(q) {
+			qs = strconv.FormatFloat(q, 'f', 2, 64)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s |\n", r.test, r.bytes, r.metric.name,
+			formatNum(g), formatNum(c), qs, roundsCell(r))
+	}
+	fmt.Fprintln(&b, benchEnd)
+	return b.String()
+}
+
+// compare runs the Go and the C tools in turns and prints the table.
+func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c, err := parseCompareArgs(args, stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "rperf compare: %v\n", err)
+		}
+		return 1
+	}
+	if c.gidIdx < 0 {
+		if c.gidIdx, err = gidOfAddr(c.dev, os.Getenv("PURERDMA_RXE_ADDR")); err != nil {
+			fmt.Fprintf(stderr, "rperf compare: %v (give -x)\n", err)
+			return 1
+		}
+	}
+	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	fmt.Fprintf(stdout, "%skernel=%s\n", benchInfo, strings.TrimSpace(string(kernel)))
+	fmt.Fprintf(stdout, "%sdevice=%s gid_index=%d rounds=%d sizes=%s\n", benchInfo, c.dev, c.gidIdx, c.rounds, joinInts(c.sizes))
+	if c.iters > 0 {
+		fmt.Fprintf(stdout, "%siterations=%d\n", benchInfo, c.iters)
+	} else {
+		fmt.Fprintf(stdout, "%siterations=latency %d, bandwidth %d; from %d bytes: latency %d, bandwidth %d\n", benchInfo,
+			defLatIters, defBWIters, bigSize, defLatBigIters, defBWBigIters)
+	}
+	start := time.Now()
+	// Warm up: the first runs after boot are slower by far (the
+	// translator's cache, the neighbour entries...); discard a pair of each.
+	for _, side := range []string{"Go", "C"} {
+		_, err := c.runPair(ctx, tests[c.tests[0]], side, c.sizes[0], c.itersFor(tests[c.tests[0]], c.sizes[0]))
+		fmt.Fprintf(stdout, "compare: warm-up %s: %v (%v)\n", side, err, time.Since(start).Round(time.Second))
+	}
+	var rows []row
+	for _, ti := range c.tests {
+		t := tests[ti]
+		sizes := c.sizes
+		if t.name == "atomic_lat" {
+			sizes = []int{8}
+		}
+		for _, size := range sizes {
+			ms := metricsOf(t)
+			rs := make([]row, len(ms))
+			for i, m := range ms {
+				rs[i] = row{test: t.name, bytes: size, metric: m, rounds: c.rounds}
+			}
+			iters := c.itersFor(t, size)
+			for round := 1; round <= c.rounds; round++ {
+				for _, side := range []string{"Go", "C"} {
+					r, err := c.runPair(ctx, t, side, size, iters)
+					line := fmt.Sprintf("compare: %s %d B round %d/%d %s:", t.name, size, round, c.rounds, side)
+					for i, m := range ms {
+						v := math.NaN()
+						if err == nil {
+							v = m.get(r)
+							line += " " + formatNum(v)
+						}
+						if side == "Go" {
+							rs[i].goV = append(rs[i].goV, v)
+						} else {
+							rs[i].cV = append(rs[i].cV, v)
+						}
+					}
+					if err != nil {
+						line += " failed: " + err.Error()
+					}
+					fmt.Fprintf(stdout, "%s (%v)\n", line, time.Since(start).Round(time.Second))
+				}
+			}
+			rows = append(rows, rs...)
+		}
+	}
+	fmt.Fprintf(stdout, "%selapsed=%v\n", benchInfo, time.Since(start).Round(time.Second))
+	fmt.Fprint(stdout, formatTable(rows))
+	for _, r := range rows {
+		if valid(r.goV) == 0 || valid(r.cV) == 0 {
+			fmt.Fprintf(stderr, "rperf compare: %s %d: no result from one side\n", r.test, r.bytes)
+			return 1
+		}
+	}
+	return 0
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+// gidOfAddr is the index of the GID of addr on port 1 of dev.
+func gidOfAddr(dev, addr string) (int, error) {
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		return 0, fmt.Errorf("no device address (PURERDMA_RXE_ADDR %q)", addr)
+	}
+	uc, err := uverbs.OpenName(dev)
+	if err != nil {
+		return 0, err
+	}
+	defer uc.Close()
+	return uc.GIDIndex(1, a)
+}
+
+// runPair runs one server and client pair of side ("Go" or "C"), retrying
+// a failed pair, and returns the client's result.
+func (c *compareOpts) runPair(ctx context.Context, t testKind, side string, size, iters int) (Result, error) {
+	var err error
+	for try := 0; try < compareRetries; try++ {
+		var r Result
+		if r, err = c.runPairOnce(ctx, t, side, size, iters); err == nil {
+			return r, nil
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return Result{}, err
+}
+
+// sideOut is one program's outcome.
+type sideOut struct {
+	err            error
+	stdout, stderr string
+}
+
+func (c *compareOpts) runPairOnce(ctx context.Context, t testKind, side string, size, iters int) (Result, error) {
+	port, err := freeTCPPort()
+	if err != nil {
+		return Result{}, err
+	}
+	args := []string{"-d", c.dev, "-x", strconv.Itoa(c.gidIdx), "-n", strconv.Itoa(iters), "-p", strconv.Itoa(port), "-F"}
+	if t.name != "atomic_lat" {
+		args = append(args, "-s", strconv.Itoa(size))
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	start := func(args []string) <-chan sideOut {
+		ch := make(chan sideOut, 1)
+		go func() {
+			var o, e bytes.Buffer
+			var err error
+			if side == "Go" {
+				if code := run(ctx, append([]string{t.name}, args...), &o, &e); code != 0 {
+					err = fmt.Errorf("exit status %d", code)
+				}
+			} else {
+				cmd := exec.CommandContext(ctx, c.cToolDir+"/ib_"+t.name, args...)
+				cmd.Stdout, cmd.Stderr = &o, &e
+				err = cmd.Run()
+			}
+			ch <- sideOut{err, o.String(), e.String()}
+		}()
+		return ch
+	}
+	srv := start(args)
+	for !tcpListening(port) {
+		select {
+		case s := <-srv:
+			return Result{}, fmt.Errorf("%s server ended before listening: %v: %s", side, s.err, lastLine(s.stderr))
+		case <-ctx.Done():
+			return Result{}, fmt.Errorf("%s server did not listen: %v", side, ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	cli := <-start(append(slices.Clone(args), "127.0.0.1"))
+	if cli.err != nil {
+		cancel()
+	}
+	s := <-srv
+	if cli.err != nil {
+		return Result{}, fmt.Errorf("%s client: %v: %s", side, cli.err, lastLine(cli.stderr))
+	}
+	if s.err != nil {
+		return Result{}, fmt.Errorf("%s server: %v: %s", side, s.err, lastLine(s.stderr))
+	}
+	rs, err := ParseOutput(t.name, cli.stdout)
+	if err != nil {
+		return Result{}, fmt.Errorf("%s client output: %v", side, err)
+	}
+	r := rs[0]
+	if t.lat && (math.IsInf(r.TTypical, 0) || math.IsNaN(r.TTypical) || r.TTypical <= 0) {
+		// perftest under TCG sometimes measures no CPU frequency.
+		return Result{}, fmt.Errorf("%s: no latency (t_typical %v)", side, r.TTypical)
+	}
+	if !t.lat && !(r.MsgRate > 0) {
+		// perftest's send_bw client now and then reports zeros.
+		return Result{}, fmt.Errorf("%s: no message rate (%v)", side, r.MsgRate)
+	}
+	return r, nil
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+// freeTCPPort is a TCP port that was free a moment ago.
+func freeTCPPort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// tcpListening reports whether a socket listens on port, from
+// /proc/net/tcp{,6}: probing with a connection would use up the server's
+// only accept.
+func tcpListening(port int) bool {
+	want := fmt.Sprintf(":%04X", port)
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, _ := os.ReadFile(f)
+		for _, line := range strings.Split(string(b), "\n") {
+			fields := strings.Fields(line)
+			if len(fields) > 3 && strings.HasSuffix(fields[1], want) && fields[3] == "0A" {
+				return true
+			}
+		}
+	}
+	return false
+}
