@@ -9,22 +9,11 @@ func (cb *control) runClient(ctx context.Context) (ret int) {
 	if ret = cb.bindClient(ctx); ret != 0 {
 		return ret
 	}
-	if ret = cb.setupQP(cb.cmID); ret != 0 {
-		cb.out.eprintf("setup_qp failed: %d\n", ret)
+	release, ret := cb.prepare(ctx, cb.cmID)
+	defer release()
+	if ret != 0 {
 		return ret
 	}
-	defer cb.freeQP()
-	if ret = cb.setupBuffers(); ret != 0 {
-		cb.out.eprintf("rping_setup_buffers failed: %d\n", ret)
-		return ret
-	}
-	defer cb.freeBuffers()
-	if err := cb.postRecv(); err != nil {
-		ret = errnoOf(err)
-		cb.out.eprintf("ibv_post_recv failed: %d\n", ret)
-		return ret
-	}
-	cb.startCQThread(ctx)
 	if ret = cb.connectClient(ctx); ret != 0 {
 		cb.out.eprintf("connect error %d\n", ret)
 		// C joins its CQ thread here, and hangs when rdma_connect failed

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/cq"
@@ -160,4 +162,34 @@ func (cb *control) postRDMA(op uverbs.WROpcode, length uint32) error {
 		RemoteAddr: cb.remote.buf, RKey: cb.remote.rkey,
 	}})
 	return err
+}
+
+// prepare is what both sides do before connecting, as rping's run
+// functions do: the QP on id, the buffers, the first receive, and the CQ
+// goroutine. release undoes what was done, in C's order; call it even
+// when ret is not 0.
+func (cb *control) prepare(ctx context.Context, id *rdmacm.ID) (release func(), ret int) {
+	var undo []func()
+	release = func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}
+	if ret = cb.setupQP(id); ret != 0 {
+		cb.out.eprintf("setup_qp failed: %d\n", ret)
+		return release, ret
+	}
+	undo = append(undo, cb.freeQP)
+	if ret = cb.setupBuffers(); ret != 0 {
+		cb.out.eprintf("rping_setup_buffers failed: %d\n", ret)
+		return release, ret
+	}
+	undo = append(undo, cb.freeBuffers)
+	if err := cb.postRecv(); err != nil {
+		ret = errnoOf(err)
+		cb.out.eprintf("ibv_post_recv failed: %d\n", ret)
+		return release, ret
+	}
+	cb.startCQThread(ctx)
+	return release, 0
 }

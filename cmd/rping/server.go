@@ -27,22 +27,11 @@ func (cb *control) runServer(ctx context.Context) int {
 // the child ID.
 func (cb *control) serveConnection(ctx context.Context, persistent bool) (ret int) {
 	defer cb.child.Close()
-	if ret = cb.setupQP(cb.child); ret != 0 {
-		cb.out.eprintf("setup_qp failed: %d\n", ret)
+	release, ret := cb.prepare(ctx, cb.child)
+	defer release()
+	if ret != 0 {
 		return ret
 	}
-	defer cb.freeQP()
-	if ret = cb.setupBuffers(); ret != 0 {
-		cb.out.eprintf("rping_setup_buffers failed: %d\n", ret)
-		return ret
-	}
-	defer cb.freeBuffers()
-	if err := cb.postRecv(); err != nil {
-		ret = errnoOf(err)
-		cb.out.eprintf("ibv_post_recv failed: %d\n", ret)
-		return ret
-	}
-	cb.startCQThread(ctx)
 	if ret = cb.accept(ctx); ret != 0 {
 		cb.out.eprintf("connect error %d\n", ret)
 		cb.cancelCQThread()
