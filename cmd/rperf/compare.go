@@ -38,6 +38,9 @@ type compareOpts struct {
 	tests    []int
 	cToolDir string
 	timeout  time.Duration
+	rpma     bool   // the rpma rows (rpmacompare.go)
+	rpmaPeer string // the C librpma program
+	rpmaAddr string // the server's address: PURERDMA_RXE_ADDR
 }
 
 // Default iteration counts: small enough that the whole comparison runs in
@@ -79,6 +82,8 @@ func parseCompareArgs(args []string, stderr io.Writer) (*compareOpts, error) {
 	testList := fs.String("tests", "all", "tests, comma-separated, or all")
 	fs.StringVar(&c.cToolDir, "ctools", "/usr/bin", "directory of perftest's ib_* programs")
 	fs.DurationVar(&c.timeout, "timeout", 2*time.Minute, "time limit of one run")
+	fs.BoolVar(&c.rpma, "rpma", true, "also compare the rpma package with librpma (rpma_* rows)")
+	fs.StringVar(&c.rpmaPeer, "rpma-peer", defRPMAPeer, "the C librpma program of the rpma rows")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -212,7 +217,10 @@ func roundsCell(r row) string {
 }
 
 // formatTable is the markdown table between the markers.
-func formatTable(rows []row) string {
+func formatTable(rows []row) string { return formatTableNotes(rows, nil) }
+
+// formatTableNotes is formatTable with notes below the table.
+func formatTableNotes(rows []row, notes []string) string {
 	var b strings.Builder
 	fmt.Fprintln(&b, benchBegin)
 	fmt.Fprintln(&b, "| test | bytes | metric | Go (median) | C (median) | Go/C | rounds |")
@@ -226,6 +234,12 @@ func formatTable(rows []row) string {
 		}
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s |\n", r.test, r.bytes, r.metric.name,
 			formatNum(g), formatNum(c), qs, roundsCell(r))
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(&b)
+		for _, n := range notes {
+			fmt.Fprintf(&b, "Note: %s\n", n)
+		}
 	}
 	fmt.Fprintln(&b, benchEnd)
 	return b.String()
@@ -301,8 +315,11 @@ func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			rows = append(rows, rs...)
 		}
 	}
+	c.rpmaAddr = os.Getenv("PURERDMA_RXE_ADDR")
+	rpmaRows, notes := c.compareRPMA(ctx, stdout, start)
+	rows = append(rows, rpmaRows...)
 	fmt.Fprintf(stdout, "%selapsed=%v\n", benchInfo, time.Since(start).Round(time.Second))
-	fmt.Fprint(stdout, formatTable(rows))
+	fmt.Fprint(stdout, formatTableNotes(rows, notes))
 	for _, r := range rows {
 		if valid(r.goV) == 0 || valid(r.cV) == 0 {
 			fmt.Fprintf(stderr, "rperf compare: %s %d: no result from one side\n", r.test, r.bytes)

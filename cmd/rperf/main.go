@@ -4,6 +4,7 @@
 //	rperf <test> [options]          start a server and wait for a client
 //	rperf <test> [options] <host>   run the test against the server at <host>
 //	rperf compare [flags]           run the Go and perftest's C tools in turns
+//	rperf rpma server|client ...    the rpma package's side of compare's rpma rows
 //
 // test is write_lat, read_lat, send_lat, atomic_lat, write_bw, read_bw or
 // send_bw. The options are perftest's: -d <dev>, -i <port>, -x <gid index>,
@@ -230,6 +231,9 @@ const usageText = `Usage:
   rperf <test> [options] <host>   connect to server at <host>
   rperf compare [-d dev] [-x gid] [-rounds n] [-sizes a,b] [-n iters] [-tests all|t1,t2]
                                   Go against perftest's C tools, a markdown table
+  rperf rpma server <addr> <port> <size>
+  rperf rpma client <addr> <port> read|write_flush|sendrecv <size> <iters>
+                                  the rpma package's latency, as compare's rpma rows
 
 Tests: write_lat read_lat send_lat atomic_lat write_bw read_bw send_bw
 
@@ -252,6 +256,9 @@ Not supported: -D (duration), -R (rdma_cm).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "compare" {
 		return compare(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "rpma" {
+		return rpmaMain(ctx, args[1:], stdout, stderr)
 	}
 	o, err := parseArgs(args)
 	if err != nil {

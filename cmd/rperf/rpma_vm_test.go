@@ -1,0 +1,34 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/purerdma/purerdma/internal/testenv"
+)
+
+// TestRPMAPairs runs compare's rpma pairs once, Go against Go and C
+// against C, and the mixed pairs (the two speak the same private data),
+// at 64 bytes with few iterations.
+func TestRPMAPairs(t *testing.T) {
+	d := testenv.Device(t, "rxe")
+	peer := testenv.TestPeer(t, "rpmabench")
+	c := &compareOpts{rpma: true, rpmaPeer: peer, rpmaAddr: d.Addr, rounds: 1, timeout: time.Minute}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	const size, iters = 64, 20
+	for _, pair := range [][2]string{{"Go", "Go"}, {"C", "C"}, {"C", "Go"}, {"Go", "C"}} {
+		for _, test := range rpmaTests {
+			start := time.Now()
+			r, err := c.runRPMAPairOnce(ctx, pair[0], pair[1], test, size, iters)
+			if err != nil {
+				t.Errorf("%s server, %s client, %s: %v", pair[0], pair[1], test, err)
+				continue
+			}
+			// runRPMAPairOnce checked the result: the run asked for, a
+			// positive median.
+			t.Logf("%s server, %s client: %v (%v)", pair[0], pair[1], r, time.Since(start).Round(time.Millisecond))
+		}
+	}
+}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// compare's rpma rows: rperf rpma (rpma.go) against the C librpma program
+// test/rpmabench/testdata/peer.c, which hack/vm packs with the C tools.
+
+const (
+	defRPMAPeer  = "/opt/purerdma/test/rpmabench"
+	defRPMAIters = 1000
+)
+
+// rpmaSizes are the rpma rows' message sizes.
+var rpmaSizes = []int{64, 4096}
+
+var rpmaMetric = metric{"median usec (lower is better)", true, func(r Result) float64 { return r.TTypical }}
+
+// rpmaIters is the iteration count of one rpma run.
+func (c *compareOpts) rpmaIters() int {
+	if c.iters > 0 {
+		return c.iters
+	}
+	return defRPMAIters
+}
+
+// compareRPMA runs the rpma rows in rounds, Go then C, and returns them
+// with notes for below the table (why rows are missing).
+func (c *compareOpts) compareRPMA(ctx context.Context, stdout io.Writer, start time.Time) (rows []row, notes []string) {
+	if !c.rpma {
+		return nil, nil
+	}
+	if _, err := os.Stat(c.rpmaPeer); err != nil {
+		note := fmt.Sprintf("rpma rows (rpma_read, rpma_write_flush, rpma_sendrecv) skipped: no C librpma peer: %v", err)
+		fmt.Fprintf(stdout, "compare: %s\n", note)
+		return nil, []string{note}
+	}
+	iters := c.rpmaIters()
+	fmt.Fprintf(stdout, "%srpma=Go rpma against C librpma (%s), %d iterations after %d of warm-up, sizes %s\n",
+		benchInfo, c.rpmaPeer, iters, rpmaWarmup(iters), joinInts(rpmaSizes))
+	for _, side := range []string{"Go", "C"} {
+		_, err := c.runRPMAPair(ctx, side, side, rpmaTests[0], rpmaSizes[0], iters)
+		fmt.Fprintf(stdout, "compare: rpma warm-up %s: %v (%v)\n", side, err, time.Since(start).Round(time.Second))
+	}
+	for _, test := range rpmaTests {
+		for _, size := range rpmaSizes {
+			r := row{test: "rpma_" + test, bytes: size, metric: rpmaMetric, rounds: c.rounds}
+			for round := 1; round <= c.rounds; round++ {
+				for _, side := range []string{"Go", "C"} {
+					v := math.NaN()
+					res, err := c.runRPMAPair(ctx, side, side, test, size, iters)
+					line := fmt.Sprintf("compare: %s %d B round %d/%d %s:", r.test, size, round, c.rounds, side)
+					if err == nil {
+						v = res.MedianUS
+						line += " " + formatNum(v)
+					} else {
+						line += " failed: " + err.Error()
+					}
+					if side == "Go" {
+						r.goV = append(r.goV, v)
+					} else {
+						r.cV = append(r.cV, v)
+					}
+					fmt.Fprintf(stdout, "%s (%v)\n", line, time.Since(start).Round(time.Second))
+				}
+			}
+			rows = append(rows, r)
+		}
+	}
+	return rows, nil
+}
+
+// runRPMAPair runs one server and client pair, each "Go" or "C",
+// retrying a failed pair, and returns the client's result.
+func (c *compareOpts) runRPMAPair(ctx context.Context, srvSide, cliSide, test string, size, iters int) (rpmaResult, error) {
+	var err error
+	for try := 0; try < compareRetries; try++ {
+		var r rpmaResult
+		if r, err = c.runRPMAPairOnce(ctx, srvSide, cliSide, test, size, iters); err == nil {
+			return r, nil
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return rpmaResult{}, err
+}
+
+// lineWatch is a program's stdout that closes ready at a line "listening".
+type lineWatch struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	ready chan struct{}
+	seen  bool
+}
+
+func (w *lineWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if !w.seen && (strings.HasPrefix(w.buf.String(), "listening\n") || strings.Contains(w.buf.String(), "\nlistening\n")) {
+		w.seen = true
+		close(w.ready)
+	}
+	return len(p), nil
+}
+
+func (w *lineWatch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+func (c *compareOpts) runRPMAPairOnce(ctx context.Context, srvSide, cliSide, test string, size, iters int) (rpmaResult, error) {
+	port, err := freeTCPPort()
+	if err != nil {
+		return rpmaResult{}, err
+	}
+	addr, p := c.rpmaAddr, strconv.Itoa(port)
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	type out struct {
+		err            error
+		stdout, stderr string
+	}
+	start := func(side string, args []string, ready chan struct{}) <-chan out {
+		ch := make(chan out, 1)
+		go func() {
+			o := &lineWatch{ready: ready}
+			if ready == nil {
+				o.seen = true
+			}
+			var e bytes.Buffer
+			var err error
+			if side == "Go" {
+				if code := rpmaMain(ctx, args, o, &e); code != 0 {
+					err = fmt.Errorf("exit status %d", code)
+				}
+			} else {
+				cmd := exec.CommandContext(ctx, c.rpmaPeer, args...)
+				cmd.Stdout, cmd.Stderr = o, &e
+				err = cmd.Run()
+			}
+			ch <- out{err, o.String(), e.String()}
+		}()
+		return ch
+	}
+	ready := make(chan struct{})
+	srv := start(srvSide, []string{"server", addr, p, strconv.Itoa(size)}, ready)
+	select {
+	case <-ready:
+	case s := <-srv:
+		return rpmaResult{}, fmt.Errorf("%s server ended before listening: %v: %s", srvSide, s.err, lastLine(s.stderr))
+	case <-ctx.Done():
+		return rpmaResult{}, fmt.Errorf("%s server did not listen: %v", srvSide, ctx.Err())
+	}
+	cli := <-start(cliSide, []string{"client", addr, p, test, strconv.Itoa(size), strconv.Itoa(iters)}, nil)
+	if cli.err != nil {
+		cancel()
+	}
+	s := <-srv
+	if cli.err != nil {
+		return rpmaResult{}, fmt.Errorf("%s client: %v: %s", cliSide, cli.err, lastLine(cli.stderr))
+	}
+	if s.err != nil {
+		return rpmaResult{}, fmt.Errorf("%s server: %v: %s", srvSide, s.err, lastLine(s.stderr))
+	}
+	r, err := parseRPMAResult(cli.stdout)
+	if err != nil {
+		return r, fmt.Errorf("%s client output: %v", cliSide, err)
+	}
+	if err := validRPMA(r, test, size, iters); err != nil {
+		return r, fmt.Errorf("%s client: %v", cliSide, err)
+	}
+	return r, nil
+}
