@@ -3,15 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/netip"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/purerdma/purerdma/internal/netport"
 	"github.com/purerdma/purerdma/internal/testenv"
 	"github.com/purerdma/purerdma/uverbs"
 )
@@ -19,35 +18,6 @@ import (
 var goSide = testenv.GoSide("rcpingpong", runContext)
 
 func cSide(path string) testenv.Side { return testenv.CSide("ibv_rc_pingpong", path) }
-
-// freePort returns a TCP port that was free a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// listening reports whether some socket listens on port, from
-// /proc/net/tcp{,6}: probing with a connection would use up the server's
-// only accept.
-func listening(port int) bool {
-	want := fmt.Sprintf(":%04X ", port)
-	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		b, _ := os.ReadFile(f)
-		for _, line := range strings.Split(string(b), "\n") {
-			fields := strings.Fields(line)
-			// sl local_address rem_address st ...; 0A is LISTEN.
-			if len(fields) > 3 && strings.HasSuffix(fields[1]+" ", want) && fields[3] == "0A" {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // addrLine matches the address lines of both programs.
 var addrLine = regexp.MustCompile(`(?m)^  (local|remote) address: {1,2}LID (0x[0-9a-f]{4}), QPN (0x[0-9a-f]{6}), PSN (0x[0-9a-f]{6}), GID (\S+)$`)
@@ -100,13 +70,13 @@ func TestPingpongRXE(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			port := freePort(t)
+			port := testenv.FreePort(t)
 			common := []string{"-d", d.Name, "-g", strconv.Itoa(gidx), "-n", strconv.Itoa(iters), "-s", strconv.Itoa(size), "-p", strconv.Itoa(port)}
 			srvDone := make(chan testenv.Result, 1)
 			go func() { srvDone <- tt.server(ctx, append(append([]string{}, common...), tt.serverArgs...)) }()
 
 			var srv testenv.Result
-			for !listening(port) {
+			for !netport.Listening(port) {
 				select {
 				case srv = <-srvDone:
 					t.Fatalf("server ended before listening:\n%v", srv)
@@ -171,7 +141,7 @@ func TestClientNoServerRXE(t *testing.T) {
 	ctool := cSide(testenv.CTool(t, "ibv_rc_pingpong"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	port := freePort(t)
+	port := testenv.FreePort(t)
 	args := []string{"-d", d.Name, "-p", strconv.Itoa(port), "127.0.0.1"}
 	want := fmt.Sprintf("Couldn't connect to 127.0.0.1:%d", port)
 	for _, s := range []testenv.Side{goSide, ctool} {

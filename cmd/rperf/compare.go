@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/purerdma/purerdma/internal/netport"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
@@ -375,7 +375,7 @@ type sideOut struct {
 }
 
 func (c *compareOpts) runPairOnce(ctx context.Context, t testKind, side string, size, iters int) (Result, error) {
-	port, err := freeTCPPort()
+	port, err := netport.Free()
 	if err != nil {
 		return Result{}, err
 	}
@@ -404,7 +404,7 @@ func (c *compareOpts) runPairOnce(ctx context.Context, t testKind, side string, 
 		return ch
 	}
 	srv := start(args)
-	for !tcpListening(port) {
+	for !netport.Listening(port) {
 		select {
 		case s := <-srv:
 			return Result{}, fmt.Errorf("%s server ended before listening: %v: %s", side, s.err, lastLine(s.stderr))
@@ -446,31 +446,4 @@ func lastLine(s string) string {
 		s = s[i+1:]
 	}
 	return s
-}
-
-// freeTCPPort is a TCP port that was free a moment ago.
-func freeTCPPort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// tcpListening reports whether a socket listens on port, from
-// /proc/net/tcp{,6}: probing with a connection would use up the server's
-// only accept.
-func tcpListening(port int) bool {
-	want := fmt.Sprintf(":%04X", port)
-	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		b, _ := os.ReadFile(f)
-		for _, line := range strings.Split(string(b), "\n") {
-			fields := strings.Fields(line)
-			if len(fields) > 3 && strings.HasSuffix(fields[1], want) && fields[3] == "0A" {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/netip"
 	"os"
 	"strconv"
@@ -13,39 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/purerdma/purerdma/internal/netport"
 	"github.com/purerdma/purerdma/internal/testenv"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
 var goSide = testenv.GoSide("rperf", run)
-
-// freePort returns a TCP port that was free a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// listening reports whether some socket listens on port, from
-// /proc/net/tcp{,6}: probing with a connection would use up the server's
-// only accept.
-func listening(port int) bool {
-	want := fmt.Sprintf(":%04X ", port)
-	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		b, _ := os.ReadFile(f)
-		for _, line := range strings.Split(string(b), "\n") {
-			fields := strings.Fields(line)
-			if len(fields) > 3 && strings.HasSuffix(fields[1]+" ", want) && fields[3] == "0A" {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // rxeGID returns the device and the index of its RoCE v2 IPv4 GID.
 func rxeGID(t *testing.T) (testenv.Dev, int) {
@@ -70,7 +42,7 @@ func pair(t *testing.T, server, client testenv.Side, sargs, cargs []string) (srv
 	defer cancel()
 	done := make(chan testenv.Result, 1)
 	go func() { done <- server(ctx, sargs) }()
-	for !listening(portOf(sargs)) {
+	for !netport.Listening(portOf(sargs)) {
 		select {
 		case srv = <-done:
 			t.Fatalf("server ended before listening:\n%v", srv)
@@ -142,7 +114,7 @@ func TestGoGoRXE(t *testing.T) {
 				}
 				t.Run(name, func(t *testing.T) {
 					args := []string{tk.name, "-d", d.Name, "-x", strconv.Itoa(gidx), "-s", strconv.Itoa(size),
-						"-n", strconv.Itoa(iters), "-p", strconv.Itoa(freePort(t)), "-F"}
+						"-n", strconv.Itoa(iters), "-p", strconv.Itoa(testenv.FreePort(t)), "-F"}
 					if js {
 						args = append(args, "-json")
 					}
@@ -178,7 +150,7 @@ func TestGoGoRXE(t *testing.T) {
 // -a with a small count runs every size; the C-compatible tables parse.
 func TestAllSizesRXE(t *testing.T) {
 	d, gidx := rxeGID(t)
-	args := []string{"write_lat", "-d", d.Name, "-x", strconv.Itoa(gidx), "-a", "-n", "5", "-p", strconv.Itoa(freePort(t))}
+	args := []string{"write_lat", "-d", d.Name, "-x", strconv.Itoa(gidx), "-a", "-n", "5", "-p", strconv.Itoa(testenv.FreePort(t))}
 	_, cli := pair(t, goSide, goSide, args, args)
 	rs, err := ParseOutput("write_lat", cli.Stdout)
 	if err != nil {
@@ -205,7 +177,7 @@ func TestPerftestCRXE(t *testing.T) {
 		t.Run(tk.name, func(t *testing.T) {
 			tool := "ib_" + tk.name
 			c := testenv.CSide(tool, testenv.CTool(t, tool))
-			args := []string{"-d", d.Name, "-x", strconv.Itoa(gidx), "-n", "200", "-p", strconv.Itoa(freePort(t)), "-F"}
+			args := []string{"-d", d.Name, "-x", strconv.Itoa(gidx), "-n", "200", "-p", strconv.Itoa(testenv.FreePort(t)), "-F"}
 			size := 64
 			if tk.name == "atomic_lat" {
 				size = 8
@@ -230,7 +202,7 @@ func TestPerftestCRXE(t *testing.T) {
 			gargs := append([]string{tk.name}, args...)
 			for i := range gargs {
 				if gargs[i] == "-p" {
-					gargs[i+1] = strconv.Itoa(freePort(t))
+					gargs[i+1] = strconv.Itoa(testenv.FreePort(t))
 				}
 			}
 			_, gcli := pair(t, goSide, goSide, gargs, gargs)
@@ -254,7 +226,7 @@ func TestNoAllocsRXE(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			const runs = 5
-			port := strconv.Itoa(freePort(t))
+			port := strconv.Itoa(testenv.FreePort(t))
 			args := []string{tk.name, "-d", d.Name, "-x", strconv.Itoa(gidx), "-s", "64", "-n", "50", "-p", port}
 			so, err := parseArgs(args)
 			if err != nil {
@@ -286,7 +258,7 @@ func TestNoAllocsRXE(t *testing.T) {
 				_, err = io.Copy(io.Discard, s.conn.c) // until the client closes
 				srvErr <- nil
 			}()
-			for !listening(portOf(args)) {
+			for !netport.Listening(portOf(args)) {
 				time.Sleep(10 * time.Millisecond)
 			}
 			s, err := open(ctx, &co)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/purerdma/purerdma/internal/netport"
+
 	"bytes"
 	"context"
 	"fmt"
@@ -124,7 +126,7 @@ func (w *lineWatch) String() string {
 }
 
 func (c *compareOpts) runRPMAPairOnce(ctx context.Context, srvSide, cliSide, test string, size, iters int) (rpmaResult, error) {
-	port, err := freeTCPPort()
+	port, err := netport.Free()
 	if err != nil {
 		return rpmaResult{}, err
 	}

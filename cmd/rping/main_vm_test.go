@@ -2,32 +2,18 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"net"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/purerdma/purerdma/internal/netport"
 	"github.com/purerdma/purerdma/internal/testenv"
 )
 
 var goSide = testenv.GoSide("rping", runContext)
 
 func cSide(path string) testenv.Side { return testenv.CSide("rping", path) }
-
-// freePort returns a TCP port that was free a moment ago; siw's rdma_cm
-// listens on TCP, and rxe's port space is rdma_cm's own.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 // wantPings is what the client's buffer holds after each of count pings,
 // from rping_test_client's formula.
@@ -50,18 +36,7 @@ func waitListen(ctx context.Context, t *testing.T, d testenv.Dev, port string, s
 		return
 	}
 	n, _ := strconv.Atoi(port)
-	want := fmt.Sprintf(":%04X ", n)
-	for {
-		for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-			b, _ := os.ReadFile(f)
-			for _, line := range strings.Split(string(b), "\n") {
-				fields := strings.Fields(line)
-				// sl local_address rem_address st ...; 0A is LISTEN.
-				if len(fields) > 3 && strings.HasSuffix(fields[1]+" ", want) && fields[3] == "0A" {
-					return
-				}
-			}
-		}
+	for !netport.Listening(n) {
 		select {
 		case r := <-srvDone:
 			t.Fatalf("server ended before listening:\n%v", r)
@@ -126,7 +101,7 @@ func TestRping(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
-				port := strconv.Itoa(freePort(t))
+				port := strconv.Itoa(testenv.FreePort(t))
 				common := []string{"-a", d.Addr, "-p", port, "-V", "-v", "-C", strconv.Itoa(count), "-S", strconv.Itoa(size)}
 				srvDone := make(chan testenv.Result, 1)
 				go func() { srvDone <- tt.server(ctx, append(append([]string{"-s"}, tt.serverArgs...), common...)) }()
@@ -200,7 +175,7 @@ func TestPersistentServer(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		srvCtx, srvCancel := context.WithCancel(ctx)
-		port := strconv.Itoa(freePort(t))
+		port := strconv.Itoa(testenv.FreePort(t))
 		common := []string{"-a", d.Addr, "-p", port, "-V", "-v", "-C", "3"}
 		srvDone := make(chan testenv.Result, 1)
 		go func() { srvDone <- goSide(srvCtx, append([]string{"-s", "-P"}, common...)) }()

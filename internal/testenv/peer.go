@@ -8,6 +8,9 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"testing"
+
+	"github.com/purerdma/purerdma/internal/netport"
 )
 
 // Result is what one run of a tool printed, for the interop tests that
@@ -53,4 +56,15 @@ func CSide(name, path string) Side {
 		}
 		return Result{"C " + name + " " + strings.Join(args, " "), code, stdout.String(), stderr.String()}
 	}
+}
+
+// FreePort returns a TCP port that was free a moment ago, for a server the
+// test starts.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	port, err := netport.Free()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return port
 }
