@@ -4,7 +4,6 @@ package rpma_test
 // errors_test.go for the host cases and the cases with no Go equivalent.
 
 import (
-	"errors"
 	"io"
 	"log/slog"
 	"net/netip"
@@ -354,7 +353,6 @@ func TestErrCasesSharedChannel(t *testing.T) {
 // gets RPMA_E_PROVIDER from the provider; rpma_recv(3) does not list it).
 func TestErrCasesSRQConn(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
-		ctx := ctxT(t)
 		server := newSide(t, d, rpma.ContextLocal, rpma.UsageRecv)
 		client := newSide(t, d, rpma.ContextRemote, rpma.UsageSend)
 		srq, err := server.peer.NewSRQ(nil)
@@ -366,55 +364,9 @@ func TestErrCasesSRQConn(t *testing.T) {
 				t.Errorf("SRQ close: %v", err)
 			}
 		})
-		ep, err := server.peer.Listen(netip.AddrPortFrom(netip.MustParseAddr(d.Addr), 0))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ep.Shutdown() })
-		addr, err := ep.Addr()
-		if err != nil {
-			t.Fatal(err)
-		}
 		scfg := rpma.NewConnConfig()
 		scfg.SRQ = srq
-		accepted := make(chan error, 1)
-		go func() {
-			req, err := ep.NextConnRequest(ctx, scfg)
-			if err == nil {
-				server.conn, err = req.Connect(nil)
-			}
-			if err == nil {
-				var ev rpma.ConnEvent
-				if ev, err = server.conn.NextEvent(ctx); err == nil && ev != rpma.ConnEstablished {
-					err = errors.New(ev.String())
-				}
-			}
-			accepted <- err
-		}()
-		req, err := client.peer.NewConnRequest(ctx, addr, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if client.conn, err = req.Connect(nil); err != nil {
-			t.Fatal(err)
-		}
-		if ev, err := client.conn.NextEvent(ctx); err != nil || ev != rpma.ConnEstablished {
-			t.Fatalf("client event %v, %v", ev, err)
-		}
-		if err := <-accepted; err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			client.conn.Disconnect()
-			server.conn.NextEvent(ctx)
-			server.conn.Disconnect()
-			client.conn.NextEvent(ctx)
-			for _, c := range []*rpma.Conn{server.conn, client.conn} {
-				if err := c.Close(); err != nil {
-					t.Errorf("conn close: %v", err)
-				}
-			}
-		})
+		join(t, d, client, server, nil, scfg)
 		runErrCases(t, []errCase{
 			{"Go: rpma_recv: the connection receives through an SRQ", func() error {
 				return server.conn.Recv(server.mr, 0, 8, 1)

@@ -64,9 +64,17 @@ func newSide(t *testing.T, d testenv.Dev, typ rpma.ContextType, usage rpma.Usage
 // both sides.
 func connect(t *testing.T, d testenv.Dev, cfg *rpma.ConnConfig) (client, server *side) {
 	t.Helper()
-	ctx := ctxT(t)
 	server = newSide(t, d, rpma.ContextLocal, rpma.UsageReadSrc|rpma.UsageWriteDst|rpma.UsageFlushTypeVisibility|rpma.UsageFlushTypePersistent|rpma.UsageRecv|rpma.UsageSend)
 	client = newSide(t, d, rpma.ContextRemote, rpma.UsageReadDst|rpma.UsageWriteSrc|rpma.UsageSend|rpma.UsageRecv)
+	join(t, d, client, server, cfg, cfg)
+	return client, server
+}
+
+// join connects client to server on d with a config for each side, and
+// tears the connection down in librpma's order at the end of the test.
+func join(t *testing.T, d testenv.Dev, client, server *side, ccfg, scfg *rpma.ConnConfig) {
+	t.Helper()
+	ctx := ctxT(t)
 	ep, err := server.peer.Listen(netip.AddrPortFrom(netip.MustParseAddr(d.Addr), 0))
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +86,7 @@ func connect(t *testing.T, d testenv.Dev, cfg *rpma.ConnConfig) (client, server 
 	}
 	accepted := make(chan error, 1)
 	go func() {
-		req, err := ep.NextConnRequest(ctx, cfg)
+		req, err := ep.NextConnRequest(ctx, scfg)
 		if err != nil {
 			accepted <- err
 			return
@@ -92,7 +100,7 @@ func connect(t *testing.T, d testenv.Dev, cfg *rpma.ConnConfig) (client, server 
 		}
 		accepted <- err
 	}()
-	req, err := client.peer.NewConnRequest(ctx, addr, cfg)
+	req, err := client.peer.NewConnRequest(ctx, addr, ccfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +126,6 @@ func connect(t *testing.T, d testenv.Dev, cfg *rpma.ConnConfig) (client, server 
 			}
 		}
 	})
-	return client, server
 }
 
 // complete waits for one completion on q and checks it.
