@@ -12,7 +12,8 @@ import (
 )
 
 // Test peers are small C programs that interop tests run against the Go
-// packages: every test/<name>/testdata/peer.c (in testdata, since go
+// packages: every test/<name>/testdata/peer.c, with test/include on the
+// include path (in testdata, since go
 // build refuses C files in a package that does not use cgo). With -ctools
 // they are compiled on the host and packed as /opt/purerdma/test/<name>,
 // where testenv.TestPeer finds them.
@@ -48,7 +49,8 @@ func testPeers(env *fetch.Env, arch, out string) (files map[string]string, libs 
 	for _, src := range sources {
 		name := filepath.Base(filepath.Dir(filepath.Dir(src)))
 		bin := filepath.Join(out, name)
-		cmd := exec.Command("gcc", "-O2", "-Wall", "-o", bin, src, "-lrpma", "-libverbs")
+		// test/include holds what the peers share (rpmapeer.h).
+		cmd := exec.Command("gcc", "-O2", "-Wall", "-I", filepath.Join("test", "include"), "-o", bin, src, "-lrpma", "-libverbs")
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			return nil, nil, fmt.Errorf("gcc %s: %w\n%s", src, err, strings.TrimSpace(string(msg)))
 		}

@@ -40,27 +40,8 @@
 #include <infiniband/verbs.h>
 #include <librpma.h>
 
-#define DESCRIPTORS_MAX_SIZE 24
-#define PAGE 4096
+#include "rpmapeer.h"
 
-/* what the server sends as private data, as in librpma's examples */
-struct common_data {
-	uint16_t data_offset;	/* where the data starts in the server's MR */
-	uint8_t mr_desc_size;	/* the MR descriptor's size */
-	uint8_t pcfg_desc_size;	/* the peer config descriptor's size */
-	/* the MR descriptor, then the peer config descriptor */
-	char descriptors[DESCRIPTORS_MAX_SIZE];
-};
-
-#define CHECK(call)                                                         \
-	do {                                                                \
-		int ret_ = (call);                                          \
-		if (ret_) {                                                 \
-			fprintf(stderr, "%s:%d: %s: %s (%d)\n", __FILE__,   \
-				__LINE__, #call, rpma_err_2str(ret_), ret_); \
-			exit(1);                                            \
-		}                                                           \
-	} while (0)
 
 enum test { T_READ, T_WRITE_FLUSH, T_SENDRECV };
 
@@ -96,34 +77,6 @@ parse_num(const char *s, long lo, long hi, const char *what)
 }
 
 /* alloc_buf allocates n bytes rounded up to a page, page-aligned. */
-static void *
-alloc_buf(size_t *n)
-{
-	void *buf = NULL;
-
-	*n = (*n + PAGE - 1) / PAGE * PAGE;
-	if (posix_memalign(&buf, PAGE, *n) != 0) {
-		fprintf(stderr, "posix_memalign failed\n");
-		exit(1);
-	}
-	memset(buf, 0, *n);
-	return buf;
-}
-
-static void
-expect_event(struct rpma_conn *conn, enum rpma_conn_event want)
-{
-	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-
-	CHECK(rpma_conn_next_event(conn, &ev));
-	if (ev != want) {
-		fprintf(stderr, "connection event: %s, want %s\n",
-			rpma_utils_conn_event_2str(ev),
-			rpma_utils_conn_event_2str(want));
-		exit(1);
-	}
-}
-
 /* poll_wc busy-polls cq for one completion and checks its status. */
 static void
 poll_wc(struct rpma_cq *cq, struct ibv_wc *wc)
@@ -156,7 +109,7 @@ server(const char *addr, const char *port, size_t size)
 	struct rpma_cq *cq = NULL;
 	struct common_data data;
 	struct rpma_conn_private_data pdata, cdata;
-	size_t mr_desc_size, pcfg_desc_size, buf_size = 2 * size;
+	size_t buf_size = 2 * size;
 	char hello[64], test[32];
 	long count = 0, replies = 0, sent = 0;
 	struct ibv_wc wc;
@@ -172,26 +125,11 @@ server(const char *addr, const char *port, size_t size)
 		RPMA_MR_USAGE_RECV, &mr));
 
 	CHECK(rpma_peer_cfg_new(&pcfg));
-	CHECK(rpma_mr_get_descriptor_size(mr, &mr_desc_size));
-	CHECK(rpma_peer_cfg_get_descriptor_size(pcfg, &pcfg_desc_size));
-	if (mr_desc_size + pcfg_desc_size > DESCRIPTORS_MAX_SIZE) {
-		fprintf(stderr, "descriptors of %zu + %zu bytes\n",
-			mr_desc_size, pcfg_desc_size);
-		return 1;
-	}
-	memset(&data, 0, sizeof(data));
-	data.data_offset = 0;
-	data.mr_desc_size = (uint8_t)mr_desc_size;
-	data.pcfg_desc_size = (uint8_t)pcfg_desc_size;
-	CHECK(rpma_mr_get_descriptor(mr, &data.descriptors[0]));
-	CHECK(rpma_peer_cfg_get_descriptor(pcfg,
-		&data.descriptors[mr_desc_size]));
+	describe(mr, pcfg, &data);
 	pdata.ptr = &data;
 	pdata.len = sizeof(data);
 
-	CHECK(rpma_ep_listen(peer, addr, port, &ep));
-	printf("listening\n");
-	fflush(stdout);
+	listen_announced(peer, addr, port, &ep);
 
 	CHECK(rpma_ep_next_conn_req(ep, NULL, &req));
 	CHECK(rpma_conn_req_get_private_data(req, &cdata));

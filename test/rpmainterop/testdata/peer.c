@@ -28,54 +28,11 @@
 #include <infiniband/verbs.h>
 #include <librpma.h>
 
+#include "rpmapeer.h"
+
 #define BUF_SIZE 4096
 #define WINDOW 128
 #define WRITE_OFFSET 100
-#define DESCRIPTORS_MAX_SIZE 24
-
-/* what the server sends as private data, as in librpma's examples */
-struct common_data {
-	uint16_t data_offset;	/* where the data starts in the server's MR */
-	uint8_t mr_desc_size;	/* the MR descriptor's size */
-	uint8_t pcfg_desc_size;	/* the peer config descriptor's size */
-	/* the MR descriptor, then the peer config descriptor */
-	char descriptors[DESCRIPTORS_MAX_SIZE];
-};
-
-#define CHECK(call)                                                         \
-	do {                                                                \
-		int ret_ = (call);                                          \
-		if (ret_) {                                                 \
-			fprintf(stderr, "%s:%d: %s: %s (%d)\n", __FILE__,   \
-				__LINE__, #call, rpma_err_2str(ret_), ret_); \
-			exit(1);                                            \
-		}                                                           \
-	} while (0)
-
-static void *
-alloc_buf(void)
-{
-	void *buf = NULL;
-	if (posix_memalign(&buf, 4096, BUF_SIZE) != 0) {
-		fprintf(stderr, "posix_memalign failed\n");
-		exit(1);
-	}
-	memset(buf, 0, BUF_SIZE);
-	return buf;
-}
-
-static void
-expect_event(struct rpma_conn *conn, enum rpma_conn_event want)
-{
-	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-	CHECK(rpma_conn_next_event(conn, &ev));
-	if (ev != want) {
-		fprintf(stderr, "connection event: %s, want %s\n",
-			rpma_utils_conn_event_2str(ev),
-			rpma_utils_conn_event_2str(want));
-		exit(1);
-	}
-}
 
 /* wait_completion waits for one completion and checks it. */
 static void
@@ -126,7 +83,7 @@ server(const char *addr, const char *port)
 	struct rpma_conn *conn = NULL;
 	struct common_data data;
 	struct rpma_conn_private_data pdata;
-	size_t mr_desc_size, pcfg_desc_size;
+	size_t buf_size = BUF_SIZE;
 	char window[WINDOW + 1];
 	char *buf;
 	int i;
@@ -134,33 +91,18 @@ server(const char *addr, const char *port)
 	CHECK(rpma_utils_get_ibv_context(addr, RPMA_UTIL_IBV_CONTEXT_LOCAL,
 		&ibv_ctx));
 	CHECK(rpma_peer_new(ibv_ctx, &peer));
-	buf = alloc_buf();
+	buf = alloc_buf(&buf_size);
 	strcpy(buf, "C server memory");
 	CHECK(rpma_mr_reg(peer, buf, BUF_SIZE,
 		RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST |
 		RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY, &mr));
 
 	CHECK(rpma_peer_cfg_new(&pcfg));
-	CHECK(rpma_mr_get_descriptor_size(mr, &mr_desc_size));
-	CHECK(rpma_peer_cfg_get_descriptor_size(pcfg, &pcfg_desc_size));
-	if (mr_desc_size + pcfg_desc_size > DESCRIPTORS_MAX_SIZE) {
-		fprintf(stderr, "descriptors of %zu + %zu bytes\n",
-			mr_desc_size, pcfg_desc_size);
-		return 1;
-	}
-	memset(&data, 0, sizeof(data));
-	data.data_offset = 0;
-	data.mr_desc_size = (uint8_t)mr_desc_size;
-	data.pcfg_desc_size = (uint8_t)pcfg_desc_size;
-	CHECK(rpma_mr_get_descriptor(mr, &data.descriptors[0]));
-	CHECK(rpma_peer_cfg_get_descriptor(pcfg,
-		&data.descriptors[mr_desc_size]));
+	describe(mr, pcfg, &data);
 	pdata.ptr = &data;
 	pdata.len = sizeof(data);
 
-	CHECK(rpma_ep_listen(peer, addr, port, &ep));
-	printf("listening\n");
-	fflush(stdout);
+	listen_announced(peer, addr, port, &ep);
 
 	CHECK(rpma_ep_next_conn_req(ep, NULL, &req));
 	CHECK(rpma_conn_req_connect(&req, &pdata, &conn));
@@ -198,14 +140,14 @@ client(const char *addr, const char *port)
 	struct rpma_conn *conn = NULL;
 	struct rpma_conn_private_data pdata;
 	struct common_data *data;
-	size_t remote_size;
+	size_t remote_size, buf_size = BUF_SIZE;
 	int flush_type;
 	char *buf;
 
 	CHECK(rpma_utils_get_ibv_context(addr, RPMA_UTIL_IBV_CONTEXT_REMOTE,
 		&ibv_ctx));
 	CHECK(rpma_peer_new(ibv_ctx, &peer));
-	buf = alloc_buf();
+	buf = alloc_buf(&buf_size);
 	CHECK(rpma_mr_reg(peer, buf, BUF_SIZE,
 		RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC, &mr));
 
