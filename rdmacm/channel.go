@@ -178,7 +178,11 @@ func (ch *EventChannel) read(ctx context.Context) (*Event, error) {
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		case errors.Is(rerr, os.ErrDeadlineExceeded):
-			return nil, context.DeadlineExceeded
+			// The file's deadline is ctx's own (or in the past once ctx
+			// ended), and may fire a moment before ctx's timer does. Wait
+			// for it, so that callers who check ctx.Err() see it too.
+			<-ctx.Done()
+			return nil, ctx.Err()
 		case rerr != nil:
 			return nil, ErrClosed
 		case err != nil:

@@ -45,9 +45,11 @@ func (e *EventFile) err(ctx context.Context, err error) error {
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		// The file's deadline is ctx's, and may fire a moment before
-		// ctx's own timer does.
-		return context.DeadlineExceeded
+		// The file's deadline is ctx's (or in the past once ctx ended),
+		// and may fire a moment before ctx's own timer does. Wait for it,
+		// so that callers who check ctx.Err() see it too.
+		<-ctx.Done()
+		return ctx.Err()
 	case errors.Is(err, os.ErrClosed):
 		return ErrClosed
 	}
