@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"net/netip"
 	"os"
@@ -234,8 +233,13 @@ func TestNoAllocsRXE(t *testing.T) {
 			}
 			co, _ := parseArgs(append(args, "127.0.0.1"))
 			both := tk.name == "write_lat" || tk.name == "send_lat" || tk.name == "send_bw"
+			// AllocsPerRun counts the mallocs of every goroutine, so the
+			// server finishes its set-up, which allocates, before the
+			// client starts counting.
 			srvErr := make(chan error, 1)
+			ready := make(chan struct{})
 			go func() {
+				defer close(ready)
 				s, err := open(ctx, &so)
 				if err != nil {
 					srvErr <- err
@@ -246,6 +250,8 @@ func TestNoAllocsRXE(t *testing.T) {
 					srvErr <- err
 					return
 				}
+				eof := make([]byte, 1)
+				ready <- struct{}{}
 				if both {
 					// AllocsPerRun calls f runs+1 times.
 					for range runs + 1 {
@@ -255,7 +261,9 @@ func TestNoAllocsRXE(t *testing.T) {
 						}
 					}
 				}
-				_, err = io.Copy(io.Discard, s.conn.c) // until the client closes
+				for err == nil { // until the client closes
+					_, err = s.conn.c.Read(eof)
+				}
 				srvErr <- nil
 			}()
 			for !netport.Listening(portOf(args)) {
@@ -268,6 +276,7 @@ func TestNoAllocsRXE(t *testing.T) {
 			if err := s.postRecvs(); err != nil {
 				t.Fatal(err)
 			}
+			<-ready
 			var merr error
 			allocs := testing.AllocsPerRun(runs, func() {
 				if err := s.measure(co.size); err != nil && merr == nil {
