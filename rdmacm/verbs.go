@@ -17,7 +17,8 @@ import (
 
 // sge returns the SGE for n bytes at off of m, checking the range.
 func sge(m *mr.MR, off, n int) (uverbs.SGE, error) {
-	if m == nil || off < 0 || n < 0 || off+n > m.Len() {
+	// off > Len()-n rather than off+n > Len(): off+n may overflow.
+	if m == nil || off < 0 || n < 0 || n > m.Len() || off > m.Len()-n {
 		return uverbs.SGE{}, fmt.Errorf("rdmacm: range [%d, %d+%d) outside the region: %w", off, off, n, unix.EINVAL)
 	}
 	return uverbs.SGE{Addr: m.Addr() + uint64(off), Length: uint32(n), LKey: m.LKey()}, nil

@@ -3,6 +3,7 @@ package rpma
 import (
 	"encoding/binary"
 	"errors"
+	"sync/atomic"
 
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/uverbs"
@@ -54,6 +55,9 @@ func (p *Peer) access(u Usage) uverbs.Access {
 type MR struct {
 	region *mr.MR
 	usage  Usage
+	// closed makes operations on a deregistered region fail before
+	// they post: its lkey may belong to a new registration by then.
+	closed atomic.Bool
 }
 
 // RegisterMR registers buf for usage (rpma_mr_reg). buf must be memory
@@ -101,12 +105,25 @@ func (m *MR) Len() int { return m.region.Len() }
 // Usage returns the usage the region was registered for.
 func (m *MR) Usage() Usage { return m.usage }
 
-// Close deregisters the region (rpma_mr_dereg).
-func (m *MR) Close() error { return provider("deregister", m.region.Close()) }
+// Close deregisters the region (rpma_mr_dereg). The kernel lets a
+// region go while posted operations use it: those that have not reached
+// it yet fail (docs/faults.md). Operations given a closed region return
+// ErrInval.
+func (m *MR) Close() error {
+	if err := m.region.Close(); err != nil {
+		return provider("deregister", err)
+	}
+	m.closed.Store(true)
+	return nil
+}
 
 // sge returns the SGE for n bytes at off, checking the range.
 func (m *MR) sge(off, n int) (uverbs.SGE, error) {
-	if off < 0 || n < 0 || off+n > m.Len() {
+	if m.closed.Load() {
+		return uverbs.SGE{}, inval("deregistered region")
+	}
+	// off > Len()-n rather than off+n > Len(): off+n may overflow.
+	if off < 0 || n < 0 || n > m.Len() || off > m.Len()-n {
 		return uverbs.SGE{}, inval("range [%d, +%d) outside a region of %d bytes", off, n, m.Len())
 	}
 	return uverbs.SGE{Addr: m.region.Addr() + uint64(off), Length: uint32(n), LKey: m.region.LKey()}, nil
