@@ -1,0 +1,52 @@
+package faults_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/testenv"
+	"github.com/purerdma/purerdma/rpma"
+	"github.com/purerdma/purerdma/uverbs"
+)
+
+// TestCQOverrun posts more signaled operations than the client's CQ
+// holds, without polling. Both drivers keep what fits, drop the rest and
+// raise IB_EVENT_CQ_ERR: the device's async event is the only notice
+// (rpma, like librpma, has no call for it; the uverbs Context that
+// rpma.ContextByAddr returns delivers it). The QP itself goes on, and
+// the connection closes normally.
+func TestCQOverrun(t *testing.T) {
+	const ops = 8
+	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
+		cfg := rpma.NewConnConfig()
+		cfg.SQSize, cfg.CQSize = ops, 1
+		p := connect(t, d, cfg, usageServer)
+		for id := uint64(1); id <= ops; id++ {
+			if err := p.cc.Read(p.client.mr, 0, p.remote, 0, 8, rpma.CompletionAlways, id); err != nil {
+				t.Fatalf("read %d: %v", id, err)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		start := time.Now()
+		ev, err := p.client.uctx.AsyncEvent(ctx)
+		t.Logf("%s: async event %v, %v after %v", d.Name, ev, err, time.Since(start))
+		if err != nil || ev.Type != uverbs.EventCQErr {
+			t.Errorf("async event %v, %v; want %v", ev, err, uverbs.EventCQErr)
+		}
+		// The CQ holds one completion, the first.
+		wc := make([]cq.WC, ops)
+		n := 0
+		if err := p.cc.CQ().GetWC(ops, wc, &n); err != nil {
+			t.Fatalf("GetWC: %v", err)
+		}
+		t.Logf("%s: %d completions: %+v", d.Name, n, wc[:n])
+		if n != 1 || wc[0].ID != 1 || wc[0].Status != cq.Success {
+			t.Errorf("%d completions %+v, want read 1's alone", n, wc[:n])
+		}
+		p.close(t)
+		reconnect(t, d)
+	})
+}
