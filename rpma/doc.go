@@ -11,6 +11,14 @@
 // immediate-data variants post operations, and whose CQ (and receive CQ,
 // when configured) report their completions.
 //
+// Private data, and so any descriptor sent in it, is neither
+// authenticated nor encrypted: whoever reaches a listening endpoint can
+// connect with any private data, and a RemoteMR is only as trustworthy as
+// the peer that sent it. Regions are registered with the least access
+// their Usage needs, and every offset is checked against its region
+// before an operation is posted; docs/faults.md says what a peer can
+// still do, and what the user sees when things fail.
+//
 // Blocking calls take a context.Context; the files behind Fd methods are
 // on Go's runtime poller. Unless a method says otherwise, a Conn's posting
 // methods and its CQs' GetWC may be called from several goroutines, while
