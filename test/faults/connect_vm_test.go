@@ -1,6 +1,7 @@
 package faults_test
 
 import (
+	"context"
 	"errors"
 	"net/netip"
 	"testing"
@@ -57,7 +58,8 @@ func TestConnectNoListener(t *testing.T) {
 // TestConnectUnreachable connects to addresses no host answers: one on
 // the device's subnet (address resolution waits for an ARP reply that
 // never comes) and one without a route. NewConnRequest fails, within its
-// resolution timeout, with ErrProvider.
+// resolution timeout, with ErrProvider; a context that ends first ends it
+// with the context's error.
 func TestConnectUnreachable(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
 		s := newSide(t, d, rpma.ContextRemote, usageClient)
@@ -83,6 +85,18 @@ func TestConnectUnreachable(t *testing.T) {
 			if !errors.Is(err, rpma.ErrProvider) {
 				t.Errorf("%s: %v, want ErrProvider", tc.name, err)
 			}
+		}
+		// A context that ends before the resolution timeout ends the wait.
+		cfg := rpma.NewConnConfig()
+		cfg.Timeout = 20 * time.Second
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		req, err := s.peer.NewConnRequest(ctx, netip.AddrPortFrom(neighbour, 7471), cfg)
+		if err == nil {
+			req.Delete()
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("with a context of 300ms: %v, want DeadlineExceeded", err)
 		}
 		reconnect(t, d)
 	})
