@@ -1,6 +1,6 @@
 // Package faults checks what a user of rpma sees when things go wrong on
 // a real kernel, on rxe and siw: the peer process dies, the link goes
-// down, a remote access uses a wrong key or a region that does not allow
+// down, the RDMA device is deleted, a remote access uses a wrong key or a region that does not allow
 // it, a CQ overruns, a region is deregistered under an operation, and a
 // connection goes to a dead address. For each, the user must see the
 // documented completion status or connection event, every operation
