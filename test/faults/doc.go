@@ -1,11 +1,13 @@
 // Package faults checks what a user of rpma sees when things go wrong on
 // a real kernel, on rxe and siw: the peer process dies, the link goes
-// down, the RDMA device is deleted, a remote access uses a wrong key or a region that does not allow
-// it, a CQ overruns, a region is deregistered under an operation, and a
-// connection goes to a dead address. For each, the user must see the
-// documented completion status or connection event, every operation
-// posted must complete or fail (none is dropped silently), everything
-// must close, and a new connection must work in the same process.
+// down, the RDMA device is deleted, a remote access uses a wrong key or a
+// region that does not allow it, a CQ overruns, a region is deregistered
+// under an operation, and a connection goes to a dead address. For each,
+// the user must see the documented completion status or connection
+// event, every operation posted must complete or fail (none is dropped
+// silently; siw's stranded operations are the documented exception),
+// everything must close, and a new connection must work in the same
+// process.
 //
 // docs/faults.md tabulates the outcomes and docs/kernel-notes.md explains
 // the kernel behaviour behind them. The peer that is killed is this test
