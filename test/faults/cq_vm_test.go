@@ -46,6 +46,13 @@ func TestCQOverrun(t *testing.T) {
 		if n != 1 || wc[0].ID != 1 || wc[0].Status != cq.Success {
 			t.Errorf("%d completions %+v, want read 1's alone", n, wc[:n])
 		}
+		// The CQ has room again, and the QP still works.
+		if err := p.cc.Read(p.client.mr, 0, p.remote, 0, 8, rpma.CompletionAlways, 1); err != nil {
+			t.Fatal(err)
+		}
+		if wc := collect(t, p.cc, 1, false, 10*time.Second); wc[0].Status != cq.Success {
+			t.Errorf("read after the overrun: %+v", wc[0])
+		}
 		p.close(t)
 		reconnect(t, d)
 	})
