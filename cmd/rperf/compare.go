@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -10,7 +9,6 @@ import (
 	"math"
 	"net/netip"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -272,7 +270,7 @@ func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	start := time.Now()
 	// Warm up: the first runs after boot are slower by far (the
 	// translator's cache, the neighbour entries...); discard a pair of each.
-	for _, side := range []string{"Go", "C"} {
+	for _, side := range []string{stackGo, stackC} {
 		_, err := c.runPair(ctx, tests[c.tests[0]], side, c.sizes[0], c.itersFor(tests[c.tests[0]], c.sizes[0]))
 		fmt.Fprintf(stdout, "compare: warm-up %s: %v (%v)\n", side, err, time.Since(start).Round(time.Second))
 	}
@@ -291,7 +289,7 @@ func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 			iters := c.itersFor(t, size)
 			for round := 1; round <= c.rounds; round++ {
-				for _, side := range []string{"Go", "C"} {
+				for _, side := range []string{stackGo, stackC} {
 					r, err := c.runPair(ctx, t, side, size, iters)
 					line := fmt.Sprintf("compare: %s %d B round %d/%d %s:", t.name, size, round, c.rounds, side)
 					for i, m := range ms {
@@ -300,7 +298,7 @@ func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 							v = m.get(r)
 							line += " " + formatNum(v)
 						}
-						if side == "Go" {
+						if side == stackGo {
 							rs[i].goV = append(rs[i].goV, v)
 						} else {
 							rs[i].cV = append(rs[i].cV, v)
@@ -354,24 +352,20 @@ func gidOfAddr(dev, addr string) (int, error) {
 // runPair runs one server and client pair of side ("Go" or "C"), retrying
 // a failed pair, and returns the client's result.
 func (c *compareOpts) runPair(ctx context.Context, t testKind, side string, size, iters int) (Result, error) {
+	return retry(ctx, func() (Result, error) { return c.runPairOnce(ctx, t, side, size, iters) })
+}
+
+// retry calls f until it succeeds, compareRetries times at most.
+func retry[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	var v T
 	var err error
 	for try := 0; try < compareRetries; try++ {
-		var r Result
-		if r, err = c.runPairOnce(ctx, t, side, size, iters); err == nil {
-			return r, nil
-		}
-		if ctx.Err() != nil {
+		if v, err = f(); err == nil || ctx.Err() != nil {
 			break
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	return Result{}, err
-}
-
-// sideOut is one program's outcome.
-type sideOut struct {
-	err            error
-	stdout, stderr string
+	return v, err
 }
 
 func (c *compareOpts) runPairOnce(ctx context.Context, t testKind, side string, size, iters int) (Result, error) {
@@ -385,44 +379,15 @@ func (c *compareOpts) runPairOnce(ctx context.Context, t testKind, side string, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	start := func(args []string) <-chan sideOut {
-		ch := make(chan sideOut, 1)
-		go func() {
-			var o, e bytes.Buffer
-			var err error
-			if side == "Go" {
-				if code := run(ctx, append([]string{t.name}, args...), &o, &e); code != 0 {
-					err = fmt.Errorf("exit status %d", code)
-				}
-			} else {
-				cmd := exec.CommandContext(ctx, c.cToolDir+"/ib_"+t.name, args...)
-				cmd.Stdout, cmd.Stderr = &o, &e
-				err = cmd.Run()
-			}
-			ch <- sideOut{err, o.String(), e.String()}
-		}()
-		return ch
-	}
-	srv := start(args)
-	for !netport.Listening(port) {
-		select {
-		case s := <-srv:
-			return Result{}, fmt.Errorf("%s server ended before listening: %v: %s", side, s.err, lastLine(s.stderr))
-		case <-ctx.Done():
-			return Result{}, fmt.Errorf("%s server did not listen: %v", side, ctx.Err())
-		case <-time.After(5 * time.Millisecond):
+	prog := func(args []string) program {
+		if side == stackGo {
+			return goProgram(append([]string{t.name}, args...)...)
 		}
+		return program{path: c.cToolDir + "/ib_" + t.name, args: args}
 	}
-	cli := <-start(append(slices.Clone(args), "127.0.0.1"))
-	if cli.err != nil {
-		cancel()
-	}
-	s := <-srv
-	if cli.err != nil {
-		return Result{}, fmt.Errorf("%s client: %v: %s", side, cli.err, lastLine(cli.stderr))
-	}
-	if s.err != nil {
-		return Result{}, fmt.Errorf("%s server: %v: %s", side, s.err, lastLine(s.stderr))
+	cli, err := serverClient(ctx, side, side, prog(args), prog(append(slices.Clone(args), "127.0.0.1")), nil, portListening(ctx, port))
+	if err != nil {
+		return Result{}, err
 	}
 	rs, err := ParseOutput(t.name, cli.stdout)
 	if err != nil {

@@ -14,9 +14,9 @@
 // exchange is rperf's own, so rperf talks to rperf, not to perftest.
 //
 // compare runs each test and size in rounds, rperf's server and client
-// in-process then perftest's ib_* programs, on loopback, and prints the
-// medians and the ratio Go/C as a markdown table between the lines
-// BENCH-BEGIN and BENCH-END (see compare.go; hack/vm bench runs it).
+// then perftest's ib_* programs, each side a process of its own, on
+// loopback, and prints the medians and the ratio Go/C as a markdown table
+// between the lines BENCH-BEGIN and BENCH-END (see compare.go; hack/vm bench runs it).
 package main
 
 import (

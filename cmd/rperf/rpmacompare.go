@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,7 +50,7 @@ func (c *compareOpts) compareRPMA(ctx context.Context, stdout io.Writer, start t
 	iters := c.rpmaIters()
 	fmt.Fprintf(stdout, "%srpma=Go rpma against C librpma (%s), %d iterations after %d of warm-up, sizes %s\n",
 		benchInfo, c.rpmaPeer, iters, rpmaWarmup(iters), joinInts(rpmaSizes))
-	for _, side := range []string{"Go", "C"} {
+	for _, side := range []string{stackGo, stackC} {
 		_, err := c.runRPMAPair(ctx, side, side, rpmaTests[0], rpmaSizes[0], iters)
 		fmt.Fprintf(stdout, "compare: rpma warm-up %s: %v (%v)\n", side, err, time.Since(start).Round(time.Second))
 	}
@@ -59,7 +58,7 @@ func (c *compareOpts) compareRPMA(ctx context.Context, stdout io.Writer, start t
 		for _, size := range rpmaSizes {
 			r := row{test: "rpma_" + test, bytes: size, metric: rpmaMetric, rounds: c.rounds}
 			for round := 1; round <= c.rounds; round++ {
-				for _, side := range []string{"Go", "C"} {
+				for _, side := range []string{stackGo, stackC} {
 					v := math.NaN()
 					res, err := c.runRPMAPair(ctx, side, side, test, size, iters)
 					line := fmt.Sprintf("compare: %s %d B round %d/%d %s:", r.test, size, round, c.rounds, side)
@@ -69,7 +68,7 @@ func (c *compareOpts) compareRPMA(ctx context.Context, stdout io.Writer, start t
 					} else {
 						line += " failed: " + err.Error()
 					}
-					if side == "Go" {
+					if side == stackGo {
 						r.goV = append(r.goV, v)
 					} else {
 						r.cV = append(r.cV, v)
@@ -86,18 +85,7 @@ func (c *compareOpts) compareRPMA(ctx context.Context, stdout io.Writer, start t
 // runRPMAPair runs one server and client pair, each "Go" or "C",
 // retrying a failed pair, and returns the client's result.
 func (c *compareOpts) runRPMAPair(ctx context.Context, srvSide, cliSide, test string, size, iters int) (rpmaResult, error) {
-	var err error
-	for try := 0; try < compareRetries; try++ {
-		var r rpmaResult
-		if r, err = c.runRPMAPairOnce(ctx, srvSide, cliSide, test, size, iters); err == nil {
-			return r, nil
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	return rpmaResult{}, err
+	return retry(ctx, func() (rpmaResult, error) { return c.runRPMAPairOnce(ctx, srvSide, cliSide, test, size, iters) })
 }
 
 // lineWatch is a program's stdout that closes ready at a line "listening".
@@ -133,51 +121,19 @@ func (c *compareOpts) runRPMAPairOnce(ctx context.Context, srvSide, cliSide, tes
 	addr, p := c.rpmaAddr, strconv.Itoa(port)
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	type out struct {
-		err            error
-		stdout, stderr string
+	prog := func(side string, args ...string) program {
+		if side == stackGo {
+			return goProgram(append([]string{"rpma"}, args...)...)
+		}
+		return program{path: c.rpmaPeer, args: args}
 	}
-	start := func(side string, args []string, ready chan struct{}) <-chan out {
-		ch := make(chan out, 1)
-		go func() {
-			o := &lineWatch{ready: ready}
-			if ready == nil {
-				o.seen = true
-			}
-			var e bytes.Buffer
-			var err error
-			if side == "Go" {
-				if code := rpmaMain(ctx, args, o, &e); code != 0 {
-					err = fmt.Errorf("exit status %d", code)
-				}
-			} else {
-				cmd := exec.CommandContext(ctx, c.rpmaPeer, args...)
-				cmd.Stdout, cmd.Stderr = o, &e
-				err = cmd.Run()
-			}
-			ch <- out{err, o.String(), e.String()}
-		}()
-		return ch
-	}
-	ready := make(chan struct{})
-	srv := start(srvSide, []string{"server", addr, p, strconv.Itoa(size)}, ready)
-	select {
-	case <-ready:
-	case s := <-srv:
-		return rpmaResult{}, fmt.Errorf("%s server ended before listening: %v: %s", srvSide, s.err, lastLine(s.stderr))
-	case <-ctx.Done():
-		return rpmaResult{}, fmt.Errorf("%s server did not listen: %v", srvSide, ctx.Err())
-	}
-	cli := <-start(cliSide, []string{"client", addr, p, test, strconv.Itoa(size), strconv.Itoa(iters)}, nil)
-	if cli.err != nil {
-		cancel()
-	}
-	s := <-srv
-	if cli.err != nil {
-		return rpmaResult{}, fmt.Errorf("%s client: %v: %s", cliSide, cli.err, lastLine(cli.stderr))
-	}
-	if s.err != nil {
-		return rpmaResult{}, fmt.Errorf("%s server: %v: %s", srvSide, s.err, lastLine(s.stderr))
+	w := &lineWatch{ready: make(chan struct{})}
+	cli, err := serverClient(ctx, srvSide, cliSide,
+		prog(srvSide, "server", addr, p, strconv.Itoa(size)),
+		prog(cliSide, "client", addr, p, test, strconv.Itoa(size), strconv.Itoa(iters)),
+		w, w.ready)
+	if err != nil {
+		return rpmaResult{}, err
 	}
 	r, err := parseRPMAResult(cli.stdout)
 	if err != nil {

@@ -151,10 +151,10 @@ func renderBench(date time.Time, h hostDesc, info map[string]string, table strin
 	b.WriteString(`
 ## Reading the table
 
-Go is rperf (cmd/rperf): its server and client run in one process. C is
-perftest's ib_* programs (Debian's perftest package) with the same
-arguments (-d, -x, -s, -n, -F). Each run is a fresh server and client pair
-on loopback; the figures are the client's. Each cell is the median over the
+Go is rperf (cmd/rperf), C is perftest's ib_* programs (Debian's perftest
+package) with the same arguments (-d, -x, -s, -n, -F). Each run is a fresh
+server and client pair on loopback, two processes on either side; the
+figures are the client's. Each cell is the median over the
 rounds; Go/C is the ratio of the medians. For latency (t_typical, perftest's
 median) lower is better, so Go/C < 1 means Go is faster; for bandwidth and
 message rate higher is better, so Go/C > 1 means Go is faster. Small
