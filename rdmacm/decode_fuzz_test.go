@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"net/netip"
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -83,8 +84,8 @@ func FuzzEventResp(f *testing.F) {
 		if len(private) > 0 {
 			want.PrivateData = private
 		}
-		if diff := cmp.Diff(want, e.Param); diff != "" {
-			t.Fatalf("param (-want +got):\n%s", diff)
+		if !reflect.DeepEqual(want, e.Param) {
+			t.Fatalf("param (-want +got):\n%s", cmp.Diff(want, e.Param))
 		}
 		if len(e.Param.PrivateData) > 0 && &e.Param.PrivateData[0] == &r.Param[0] {
 			t.Fatal("the private data aliases the response")
@@ -134,8 +135,8 @@ func FuzzConnParamRoundTrip(f *testing.F) {
 			t.Fatal("connParam left valid 0")
 		}
 		got := decodeParam(TCP, structBytes(t, k))
-		if diff := cmp.Diff(p, got); diff != "" {
-			t.Fatalf("decode(encode(p)) (-p +got):\n%s", diff)
+		if !reflect.DeepEqual(p, got) {
+			t.Fatalf("decode(encode(p)) (-p +got):\n%s", cmp.Diff(p, got))
 		}
 	})
 }
