@@ -9,19 +9,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// pack is dgram for seeds, which have a testing.F.
-func pack(tb testing.TB, msgs ...Message) []byte {
-	tb.Helper()
-	var b []byte
-	for _, m := range msgs {
-		var err error
-		if b, err = m.AppendBinary(b); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return b
-}
-
 // attr is one decoded attribute, flags included.
 type attr struct {
 	Type uint16
@@ -54,28 +41,13 @@ func FuzzAttributeRoundTrip(f *testing.F) {
 	f.Add([]byte{5, 0, 1, 0, 'x'})
 	f.Add([]byte{3, 0, 1, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		as, err := attrs(b)
-		if err != nil {
-			return
-		}
-		e := NewAttributeEncoder()
-		for _, a := range as {
-			e.Bytes(a.Type, a.Data)
-		}
-		out, err := e.Encode()
-		if err != nil {
-			t.Fatalf("decoded attributes do not encode: %v", err)
-		}
-		if len(out) != align(len(b)) {
-			t.Fatalf("%d bytes re-encode to %d", len(b), len(out))
-		}
-		again, err := attrs(out)
-		if err != nil {
-			t.Fatalf("re-encoded attributes do not decode: %v", err)
-		}
-		if diff := cmp.Diff(as, again); diff != "" {
-			t.Fatalf("decode(encode(decode(b))) (-first +again):\n%s", diff)
-		}
+		roundTrip(t, b, attrs, func(as []attr) ([]byte, error) {
+			e := NewAttributeEncoder()
+			for _, a := range as {
+				e.Bytes(a.Type, a.Data)
+			}
+			return e.Encode()
+		})
 	})
 }
 
@@ -83,35 +55,49 @@ func FuzzAttributeRoundTrip(f *testing.F) {
 // they parse, marshalling them gives the input padded to the alignment,
 // which parses to the same messages; every payload lies inside the input.
 func FuzzParseMessages(f *testing.F) {
-	f.Add(pack(f, msg(100, unix.NLM_F_MULTI, 'a', 'b', 'c'), msg(unix.NLMSG_DONE, unix.NLM_F_MULTI, errcode(0)...)))
-	f.Add(pack(f, msg(unix.NLMSG_ERROR, 0, errcode(-int32(unix.EPERM), echo(16)...)...)))
+	f.Add(dgram(f, msg(100, unix.NLM_F_MULTI, 'a', 'b', 'c'), msg(unix.NLMSG_DONE, unix.NLM_F_MULTI, errcode(0)...)))
+	f.Add(dgram(f, msg(unix.NLMSG_ERROR, 0, errcode(-int32(unix.EPERM), echo(16)...)...)))
 	f.Add([]byte{17, 0, 0, 0, 3, 0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 'x'}) // no padding at the end
 	f.Add([]byte{15, 0, 0, 0, 3, 0, 2, 0, 1, 0, 0, 0, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		msgs, err := ParseMessages(b)
-		if err != nil {
-			return
-		}
-		var out []byte
-		for _, m := range msgs {
-			if int(m.Header.Len) != unix.SizeofNlMsghdr+len(m.Data) || cap(m.Data) != len(m.Data) {
-				t.Fatalf("header length %d for %d bytes of payload (capacity %d)", m.Header.Len, len(m.Data), cap(m.Data))
+		roundTrip(t, b, ParseMessages, func(msgs []Message) ([]byte, error) {
+			var out []byte
+			for _, m := range msgs {
+				if int(m.Header.Len) != unix.SizeofNlMsghdr+len(m.Data) || cap(m.Data) != len(m.Data) {
+					t.Fatalf("header length %d for %d bytes of payload (capacity %d)", m.Header.Len, len(m.Data), cap(m.Data))
+				}
+				var err error
+				if out, err = m.AppendBinary(out); err != nil {
+					return nil, err
+				}
 			}
-			if out, err = m.AppendBinary(out); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if len(out) != align(len(b)) {
-			t.Fatalf("%d bytes re-marshal to %d", len(b), len(out))
-		}
-		again, err := ParseMessages(out)
-		if err != nil {
-			t.Fatalf("re-marshalled messages do not parse: %v", err)
-		}
-		if diff := cmp.Diff(msgs, again); diff != "" {
-			t.Fatalf("parse(marshal(parse(b))) (-first +again):\n%s", diff)
-		}
+			return out, nil
+		})
 	})
+}
+
+// roundTrip decodes b; when it decodes, encoding the result must give b
+// padded to the alignment, and decoding that the same result again.
+func roundTrip[T any](t *testing.T, b []byte, decode func([]byte) ([]T, error), encode func([]T) ([]byte, error)) {
+	t.Helper()
+	vs, err := decode(b)
+	if err != nil {
+		return
+	}
+	out, err := encode(vs)
+	if err != nil {
+		t.Fatalf("decoded input does not encode: %v", err)
+	}
+	if len(out) != align(len(b)) {
+		t.Fatalf("%d bytes re-encode to %d", len(b), len(out))
+	}
+	again, err := decode(out)
+	if err != nil {
+		t.Fatalf("re-encoded input does not decode: %v", err)
+	}
+	if diff := cmp.Diff(vs, again); diff != "" {
+		t.Fatalf("decode(encode(decode(b))) (-first +again):\n%s", diff)
+	}
 }
 
 // FuzzExecute feeds a Conn up to three datagrams of arbitrary bytes as
@@ -126,10 +112,10 @@ func FuzzExecute(f *testing.F) {
 	stale := data
 	stale.Header.Seq = 0
 	refusal := msg(unix.NLMSG_ERROR, unix.NLM_F_ACK_TLVS|unix.NLM_F_CAPPED, errcode(-int32(unix.EEXIST), append(echo(16), extAckMsg("exists")...)...)...)
-	f.Add(pack(f, data, data), pack(f, done), []byte(nil), true)
-	f.Add(pack(f, stale), pack(f, data, done), pack(f, ack), false)
-	f.Add(pack(f, refusal), []byte(nil), []byte(nil), false)
-	f.Add(pack(f, msg(unix.NLMSG_DONE, unix.NLM_F_MULTI|unix.NLM_F_DUMP_INTR, errcode(0)...)), []byte(nil), []byte(nil), true)
+	f.Add(dgram(f, data, data), dgram(f, done), []byte(nil), true)
+	f.Add(dgram(f, stale), dgram(f, data, done), dgram(f, ack), false)
+	f.Add(dgram(f, refusal), []byte(nil), []byte(nil), false)
+	f.Add(dgram(f, msg(unix.NLMSG_DONE, unix.NLM_F_MULTI|unix.NLM_F_DUMP_INTR, errcode(0)...)), []byte(nil), []byte(nil), true)
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff}, []byte(nil), []byte(nil), false)
 	f.Fuzz(func(t *testing.T, d1, d2, d3 []byte, dump bool) {
 		w := &wire{dgram: [][]byte{d1, d2, d3}}
