@@ -1,6 +1,8 @@
 package rdmanl
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -51,8 +53,9 @@ func FuzzParseDevice(f *testing.F) {
 }
 
 // FuzzParsePort decodes arbitrary bytes as an RDMA_NLDEV_CMD_PORT_GET
-// reply. The test's encoder, like the kernel, sends a netdev's index only
-// with its name.
+// reply and prints the port as `rdma link show` does, whatever its state
+// numbers. The test's encoder, like the kernel, sends a netdev's index
+// only with its name.
 func FuzzParsePort(f *testing.F) {
 	f.Add(encoded(f, encodePort(rxe0Port)))
 	f.Add(encoded(f, encodePort(Port{DevName: "mlx5_0", Port: 2, State: 1})))
@@ -63,6 +66,13 @@ func FuzzParsePort(f *testing.F) {
 			}
 			return p
 		})
+		if p, err := parsePort(b); err == nil {
+			s := p.String()
+			if !strings.HasPrefix(s, fmt.Sprintf("link %s/%d state ", p.DevName, p.Port)) ||
+				strings.HasSuffix(s, " netdev "+p.NetdevName) != (p.NetdevName != "") {
+				t.Fatalf("%+v prints as %q", p, s)
+			}
+		}
 	})
 }
 
