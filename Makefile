@@ -5,8 +5,11 @@
 GO        ?= go
 VMFLAGS   ?=
 TESTFLAGS ?=
+FUZZTIME  ?= 30s
+FUZZSHORT ?= 2s
+FUZZFLAGS ?=
 
-.PHONY: all build vet unit vm-test test test-native demo bench vm-shell fetch clean
+.PHONY: all build vet unit fuzz fuzz-short vm-test test test-native demo bench vm-shell fetch clean
 
 all: build
 
@@ -24,13 +27,22 @@ vet:
 unit:
 	CGO_ENABLED=0 $(GO) test $(TESTFLAGS) ./...
 
+## fuzz: every fuzz target for FUZZTIME each, one after the other
+## (hack/fuzz.sh finds them); e.g. make fuzz FUZZTIME=60s FUZZFLAGS=-parallel=1.
+fuzz:
+	GO=$(GO) FUZZFLAGS='$(FUZZFLAGS)' sh hack/fuzz.sh $(FUZZTIME)
+
+## fuzz-short: every fuzz target for FUZZSHORT each, the brief run of make test.
+fuzz-short:
+	GO=$(GO) FUZZFLAGS='$(FUZZFLAGS)' sh hack/fuzz.sh $(FUZZSHORT)
+
 ## vm-test: the integration tests in a QEMU guest with rxe0 and siw0.
 ## TESTFLAGS go to the test binaries, e.g. make vm-test TESTFLAGS='-run Discovery'.
 vm-test:
 	$(GO) run ./hack/vm test -ctools $(VMFLAGS) -- $(TESTFLAGS)
 
-## test: everything: build, vet, unit tests, then the VM tests.
-test: build vet unit vm-test
+## test: everything: build, vet, unit tests, a brief fuzz run, then the VM tests.
+test: build vet unit fuzz-short vm-test
 
 ## test-native: the integration tests on this host's own RDMA devices.
 test-native:

@@ -64,3 +64,13 @@ func decodeSockaddr(b []byte) (netip.AddrPort, error) {
 	}
 	return netip.AddrPort{}, fmt.Errorf("rdmacm: short sockaddr of %d bytes", len(b))
 }
+
+// storedSockaddr reads the first n bytes of a struct
+// __kernel_sockaddr_storage that the kernel filled in. A size beyond the
+// storage is an error, not a slice past its end.
+func storedSockaddr(s *[128]byte, n uint16) (netip.AddrPort, error) {
+	if int(n) > len(s) {
+		return netip.AddrPort{}, fmt.Errorf("rdmacm: sockaddr of %d bytes in a %d-byte sockaddr_storage", n, len(s))
+	}
+	return decodeSockaddr(s[:n])
+}

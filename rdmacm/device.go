@@ -143,7 +143,7 @@ func (id *ID) LocalAddr() (netip.AddrPort, error) {
 	if err != nil {
 		return netip.AddrPort{}, err
 	}
-	return decodeSockaddr(r.SrcAddr[:r.SrcSize])
+	return storedSockaddr(&r.SrcAddr, r.SrcSize)
 }
 
 // RemoteAddr returns the peer's address (rdma_get_peer_addr).
@@ -152,7 +152,7 @@ func (id *ID) RemoteAddr() (netip.AddrPort, error) {
 	if err != nil {
 		return netip.AddrPort{}, err
 	}
-	return decodeSockaddr(r.DstAddr[:r.DstSize])
+	return storedSockaddr(&r.DstAddr, r.DstSize)
 }
 
 // iwarp reports whether the ID's device speaks iWARP, where the kernel

@@ -120,6 +120,11 @@ func (c *Conn) receive(dump bool) ([]Message, error) {
 				if err := parseError(m); err != nil {
 					return nil, err
 				}
+				if interrupted {
+					// Parts flagged inconsistent, then an acknowledgement
+					// in place of NLMSG_DONE: the parts still disagree.
+					return nil, ErrDumpInterrupted
+				}
 				return replies, nil
 			case unix.NLMSG_DONE:
 				if err := parseDone(m); err != nil {

@@ -36,7 +36,7 @@ func msg(typ, flags uint16, data ...byte) Message {
 }
 
 // dgram packs messages into one datagram.
-func dgram(t *testing.T, msgs ...Message) []byte {
+func dgram(t testing.TB, msgs ...Message) []byte {
 	t.Helper()
 	var b []byte
 	for _, m := range msgs {
