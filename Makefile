@@ -5,8 +5,14 @@
 GO        ?= go
 VMFLAGS   ?=
 TESTFLAGS ?=
+# ARM64_PKGS are the packages whose device tests make test runs in the
+# arm64 guest: the verbs, connection manager and rpma suites, with the ring
+# stress test (rdmacm). The arm64 guest runs under TCG, several times slower
+# than amd64, and the C tools cannot run there; make test-all runs every
+# package on both.
+ARM64_PKGS ?= ./uverbs ./mr ./rdmacm ./rpma
 
-.PHONY: all build vet unit vm-test test test-native demo bench vm-shell fetch clean
+.PHONY: all build vet unit vm-test vm-test-amd64 vm-test-arm64 vm-test-all test test-all test-native demo bench vm-shell fetch clean
 
 all: build
 
@@ -24,13 +30,27 @@ vet:
 unit:
 	CGO_ENABLED=0 $(GO) test $(TESTFLAGS) ./...
 
-## vm-test: the integration tests in a QEMU guest with rxe0 and siw0.
+## vm-test: the integration tests in QEMU guests: every package in an
+## amd64 guest with rxe0, siw0 and the C tools, then ARM64_PKGS in an arm64
+## guest with rxe0. Each run's lines name its architecture.
 ## TESTFLAGS go to the test binaries, e.g. make vm-test TESTFLAGS='-run Discovery'.
-vm-test:
-	$(GO) run ./hack/vm test -ctools $(VMFLAGS) -- $(TESTFLAGS)
+vm-test: vm-test-amd64 vm-test-arm64
 
-## test: everything: build, vet, unit tests, then the VM tests.
+vm-test-amd64:
+	$(GO) run ./hack/vm test -arch amd64 -ctools $(VMFLAGS) -- $(TESTFLAGS)
+
+vm-test-arm64:
+	$(GO) run ./hack/vm test -arch arm64 $(VMFLAGS) $(ARM64_PKGS) -- $(TESTFLAGS)
+
+## vm-test-all: vm-test with every package on arm64 too.
+vm-test-all:
+	$(MAKE) vm-test ARM64_PKGS=./...
+
+## test: build, vet, unit tests, then the VM tests (what CI runs).
 test: build vet unit vm-test
+
+## test-all: test with every package in the arm64 guest as well.
+test-all: build vet unit vm-test-all
 
 ## test-native: the integration tests on this host's own RDMA devices.
 test-native:
