@@ -68,9 +68,10 @@ bench:
 vm-shell:
 	$(GO) run ./hack/vm shell -ctools $(VMFLAGS)
 
-## fetch: download the kernel, build siw.ko and install QEMU, then stop.
+## fetch: download the kernels, build siw.ko and install QEMU, then stop.
 fetch:
-	$(GO) run ./hack/vm fetch $(VMFLAGS)
+	$(GO) run ./hack/vm fetch -arch amd64 $(VMFLAGS)
+	$(GO) run ./hack/vm fetch -arch arm64 $(VMFLAGS)
 
 ## clean: remove the VM cache (kernels, modules, images).
 clean:
