@@ -7,9 +7,9 @@ VMFLAGS   ?=
 TESTFLAGS ?=
 # ARM64_PKGS are the packages whose device tests make test runs in the
 # arm64 guest: the verbs, connection manager and rpma suites, with the ring
-# stress test (rdmacm). The arm64 guest runs under TCG, several times slower
-# than amd64, and the C tools cannot run there; make test-all runs every
-# package on both.
+# stress test (rdmacm). The rest is mostly interop with the C tools, which
+# cannot run there, and rperf, which takes minutes under TCG; make test-all
+# runs every package on both.
 ARM64_PKGS ?= ./uverbs ./mr ./rdmacm ./rpma
 
 .PHONY: all build vet unit vm-test vm-test-amd64 vm-test-arm64 vm-test-all test test-all test-native demo bench vm-shell fetch clean
