@@ -8,8 +8,14 @@ TESTFLAGS ?=
 FUZZTIME  ?= 30s
 FUZZSHORT ?= 2s
 FUZZFLAGS ?=
+# ARM64_PKGS are the packages whose device tests make test runs in the
+# arm64 guest: the verbs, connection manager and rpma suites, with the ring
+# stress test (rdmacm). The rest is mostly interop with the C tools, which
+# cannot run there, and rperf, which takes minutes under TCG; make test-all
+# runs every package on both.
+ARM64_PKGS ?= ./uverbs ./mr ./rdmacm ./rpma
 
-.PHONY: all build vet unit fuzz fuzz-short vm-test test test-native demo bench vm-shell fetch clean
+.PHONY: all build vet unit fuzz fuzz-short vm-test vm-test-amd64 vm-test-arm64 vm-test-all test test-all test-native demo bench vm-shell fetch clean
 
 all: build
 
@@ -36,13 +42,27 @@ fuzz:
 fuzz-short:
 	GO=$(GO) FUZZFLAGS='$(FUZZFLAGS)' sh hack/fuzz.sh $(FUZZSHORT)
 
-## vm-test: the integration tests in a QEMU guest with rxe0 and siw0.
+## vm-test: the integration tests in QEMU guests: every package in an
+## amd64 guest with rxe0, siw0 and the C tools, then ARM64_PKGS in an arm64
+## guest with rxe0. Each run's lines name its architecture.
 ## TESTFLAGS go to the test binaries, e.g. make vm-test TESTFLAGS='-run Discovery'.
-vm-test:
-	$(GO) run ./hack/vm test -ctools $(VMFLAGS) -- $(TESTFLAGS)
+vm-test: vm-test-amd64 vm-test-arm64
 
-## test: everything: build, vet, unit tests, a brief fuzz run, then the VM tests.
+vm-test-amd64:
+	$(GO) run ./hack/vm test -arch amd64 -ctools $(VMFLAGS) -- $(TESTFLAGS)
+
+vm-test-arm64:
+	$(GO) run ./hack/vm test -arch arm64 $(VMFLAGS) $(ARM64_PKGS) -- $(TESTFLAGS)
+
+## vm-test-all: vm-test with every package on arm64 too.
+vm-test-all:
+	$(MAKE) vm-test ARM64_PKGS=./...
+
+## test: build, vet, unit tests, a brief fuzz run, then the VM tests (what CI runs).
 test: build vet unit fuzz-short vm-test
+
+## test-all: test with every package in the arm64 guest as well.
+test-all: build vet unit fuzz-short vm-test-all
 
 ## test-native: the integration tests on this host's own RDMA devices.
 test-native:
@@ -60,9 +80,10 @@ bench:
 vm-shell:
 	$(GO) run ./hack/vm shell -ctools $(VMFLAGS)
 
-## fetch: download the kernel, build siw.ko and install QEMU, then stop.
+## fetch: download the kernels, build siw.ko and install QEMU, then stop.
 fetch:
-	$(GO) run ./hack/vm fetch $(VMFLAGS)
+	$(GO) run ./hack/vm fetch -arch amd64 $(VMFLAGS)
+	$(GO) run ./hack/vm fetch -arch arm64 $(VMFLAGS)
 
 ## clean: remove the VM cache (kernels, modules, images).
 clean:

@@ -37,7 +37,8 @@ func rxeGID(t *testing.T) (testenv.Dev, int) {
 // the server first, the client once the server listens.
 func pair(t *testing.T, server, client testenv.Side, sargs, cargs []string) (srv, cli testenv.Result) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	// -a up to 8 MiB takes over a minute in an arm64 guest under TCG.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	done := make(chan testenv.Result, 1)
 	go func() { done <- server(ctx, sargs) }()
@@ -87,8 +88,10 @@ func sane2(t *testing.T, who string, rs []Result, lat, noPeak bool, sizes []int,
 		if lat {
 			ok = ok && r.TMin > 0 && r.TTypical >= r.TMin && r.TAvg > 0 && r.P99 >= r.TTypical && r.TMax >= r.TMin && r.P999 >= r.P99
 		} else {
-			// The table's %.2f makes the average of tiny messages 0.00.
-			ok = ok && (r.BWAvg > 0 || r.Bytes < 64) && (r.BWPeak > 0 || noPeak && r.BWPeak == 0) && r.MsgRate > 0
+			// The table's %.2f makes the average of tiny messages 0.00,
+			// and their peak too in a slow guest (arm64 under TCG).
+			tiny := r.Bytes < 64
+			ok = ok && (r.BWAvg > 0 || tiny) && (r.BWPeak > 0 || tiny || noPeak && r.BWPeak == 0) && r.MsgRate > 0
 		}
 		if !ok {
 			t.Errorf("%s: implausible row %+v", who, r)

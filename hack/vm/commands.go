@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -90,6 +91,12 @@ func runGuest(env *fetch.Env, o options, mode plan.Mode, fill func(*image, *buil
 	}
 	if !o.keep {
 		defer os.RemoveAll(work)
+	}
+	if o.ctools && o.arch != runtime.GOARCH {
+		// The C tools are this host's binaries; the tests say so when they
+		// would need them (internal/testenv).
+		env.Logf("not packing the C tools into the %s guest: they are %s binaries, so interop with C runs on %s only", o.arch, runtime.GOARCH, runtime.GOARCH)
+		o.ctools = false
 	}
 	b := &builder{arch: o.arch, out: work}
 	if err := b.programs(); err != nil {

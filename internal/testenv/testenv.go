@@ -3,15 +3,18 @@
 // Every test that needs a device goes through this package, so that the
 // rule "a missing device is a skip on a bare host and a failure in the VM"
 // lives in one place. The VM's init marks the guest with PURERDMA_VM=1 and
-// names the devices it created (see hack/vm). On a host that has RDMA
+// PURERDMA_VM_ARCH, and names the devices it created (see hack/vm): rxe0
+// and siw0 in amd64 guests, rxe0 alone in arm64 guests. On a host that has RDMA
 // devices, `make test-native` sets PURERDMA_NATIVE=1 and the tests use
 // whatever /sys/class/infiniband lists.
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -45,15 +48,26 @@ func RequireVM(t testing.TB) {
 	}
 }
 
-// Devices returns the devices to test on. In the VM that is rxe0 and siw0
-// as init created them, and a missing one fails the test. Elsewhere the
-// test is skipped unless make test-native asked for the host's devices.
+// vmDrivers are the drivers of the devices the VM's init creates: rxe on
+// every architecture, siw on amd64 only, because hack/vm builds siw.ko out
+// of tree for amd64 alone.
+func vmDrivers() []string {
+	if Arch() == "amd64" {
+		return []string{"rxe", "siw"}
+	}
+	return []string{"rxe"}
+}
+
+// Devices returns the devices to test on. In the VM that is rxe0 and, on
+// amd64, siw0 as init created them, and a missing one fails the test.
+// Elsewhere the test is skipped unless make test-native asked for the
+// host's devices.
 func Devices(t testing.TB) []Dev {
 	t.Helper()
 	switch {
 	case InVM():
 		var devs []Dev
-		for _, driver := range []string{"rxe", "siw"} {
+		for _, driver := range vmDrivers() {
 			devs = append(devs, vmDevice(t, driver))
 		}
 		return devs
@@ -70,13 +84,17 @@ func Devices(t testing.TB) []Dev {
 }
 
 // Device returns the device with the given driver ("rxe" or "siw"). In the
-// VM a missing device fails the test; elsewhere it is a skip.
+// VM a missing device fails the test, except siw in a non-amd64 guest,
+// which has none: that test skips saying so. Elsewhere it is a skip.
 func Device(t testing.TB, driver string) Dev {
 	t.Helper()
 	for _, d := range Devices(t) {
 		if d.Driver == driver {
 			return d
 		}
+	}
+	if InVM() && !slices.Contains(vmDrivers(), driver) {
+		t.Skip(absentDriver(driver))
 	}
 	if InVM() {
 		t.Fatalf("no %s device in the VM", driver)
@@ -86,11 +104,29 @@ func Device(t testing.TB, driver string) Dev {
 }
 
 // Run runs f as one subtest per device, named after the device, so that the
-// test output says which device each result belongs to.
+// test output says which device each result belongs to. In a guest without
+// siw, a skipped "siw" subtest says why it did not run there.
 func Run(t *testing.T, f func(t *testing.T, d Dev)) {
 	t.Helper()
 	for _, d := range Devices(t) {
 		t.Run(d.Name, func(t *testing.T) { f(t, d) })
+	}
+	if InVM() && !slices.Contains(vmDrivers(), "siw") {
+		t.Run("siw", func(t *testing.T) { t.Skip(absentDriver("siw")) })
+	}
+}
+
+func absentDriver(driver string) string {
+	return fmt.Sprintf("no %s device in %s guests: hack/vm builds %s.ko for amd64 guests only", driver, Arch(), driver)
+}
+
+// skipForeignC skips a test that needs the C reference tools in a guest
+// they cannot run in: they are the host's amd64 binaries, and hack/vm packs
+// them into amd64 guests only.
+func skipForeignC(t testing.TB) {
+	t.Helper()
+	if InVM() && os.Getenv("PURERDMA_CTOOLS") != "1" && Arch() != "amd64" {
+		t.Skipf("interop with C runs on amd64 only: the C tools are amd64 binaries, this guest is %s", Arch())
 	}
 }
 
@@ -137,10 +173,12 @@ const projectBin = "/opt/purerdma/bin/"
 
 // CTool returns the path of a C reference program from rdma-core or
 // perftest (ibv_devinfo, rping, ib_write_lat...). The VM image carries them
-// when PURERDMA_CTOOLS=1; there a missing tool fails the test. On a host it
-// is looked up in PATH and the test skips when it is absent.
+// when PURERDMA_CTOOLS=1; there a missing tool fails the test. A guest of
+// another architecture than amd64 has none, and the test skips saying so.
+// On a host it is looked up in PATH and the test skips when it is absent.
 func CTool(t testing.TB, name string) string {
 	t.Helper()
+	skipForeignC(t)
 	path, err := exec.LookPath(name)
 	switch {
 	case err == nil && strings.HasPrefix(path, projectBin):

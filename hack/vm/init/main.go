@@ -1,7 +1,8 @@
 // Command init is the test VM's /init: a static Go program, with no shell
 // or busybox beside it. It mounts the pseudo file systems, loads the RDMA
-// modules, creates rxe0 and siw0 on veth pairs, runs the plan the host
-// packed, prints the combined status and powers the guest off.
+// modules, creates rxe0 and (in amd64 guests, which have siw.ko) siw0 on
+// veth pairs, runs the plan the host packed, prints the combined status and
+// powers the guest off.
 package main
 
 import (
@@ -132,7 +133,7 @@ func environ(p *plan.Plan) []string {
 		"PURERDMA_VM":      "1",
 		"PURERDMA_VM_ARCH": runtime.GOARCH,
 	}
-	for _, d := range plan.Devices {
+	for _, d := range plan.DevicesFor(runtime.GOARCH) {
 		key := "PURERDMA_" + strings.ToUpper(d.Type)
 		env[key] = d.Name
 		env[key+"_NETDEV"] = d.Netdev

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -24,7 +25,7 @@ func network() error {
 	if err := c.SetUp("lo"); err != nil {
 		return fmt.Errorf("lo up: %w", err)
 	}
-	for _, d := range plan.Devices {
+	for _, d := range plan.DevicesFor(runtime.GOARCH) {
 		prefix, err := netip.ParsePrefix(d.Prefix)
 		if err != nil {
 			return err
@@ -52,7 +53,7 @@ func rdmaLinks() (string, error) {
 		return "", err
 	}
 	defer c.Close()
-	for _, d := range plan.Devices {
+	for _, d := range plan.DevicesFor(runtime.GOARCH) {
 		if err := c.LinkAdd(d.Name, d.Type, d.Netdev); err != nil {
 			return "", fmt.Errorf("rdma link add %s type %s netdev %s: %w", d.Name, d.Type, d.Netdev, err)
 		}
@@ -80,7 +81,7 @@ func devices() (summary, missing string) {
 		}
 	}
 	var have, lack []string
-	for _, d := range plan.Devices {
+	for _, d := range plan.DevicesFor(runtime.GOARCH) {
 		node := filepath.Join("/dev/infiniband", nodes[d.Name])
 		if _, err := os.Stat(node); nodes[d.Name] == "" || err != nil {
 			lack = append(lack, d.Name)

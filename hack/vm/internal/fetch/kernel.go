@@ -75,11 +75,19 @@ func (k *Kernel) complete() bool {
 	return true
 }
 
-var imageDep = regexp.MustCompile(`Depends: linux-image-(\S+)`)
+// imageDep finds the kernel package in apt-cache's answer; a foreign
+// architecture's is qualified with it (linux-image-6.1.0-56-arm64:arm64).
+var imageDep = regexp.MustCompile(`Depends: linux-image-([^\s:]+)`)
 
 // kernelVersion asks apt which kernel the linux-image metapackage installs.
 func (e *Env) kernelVersion(arch string) (string, error) {
 	meta := "linux-image-" + arch
+	if arch != hostArch() {
+		if err := e.foreignArch(arch); err != nil {
+			return "", err
+		}
+		meta += ":" + arch
+	}
 	out, err := output("apt-cache", "depends", meta)
 	if err != nil || !imageDep.MatchString(out) {
 		if err := e.root("", "apt-get", "update"); err != nil {

@@ -48,6 +48,19 @@ var Devices = []Device{
 	{Name: "siw0", Type: "siw", Netdev: "veth2", Peer: "veth3", Prefix: "192.168.78.1/24"},
 }
 
+// DevicesFor returns the devices a guest of arch creates. The harness
+// builds siw.ko out of tree for amd64 only (arm64 would need a cross
+// build), so other guests have rxe0 alone.
+func DevicesFor(arch string) []Device {
+	var ds []Device
+	for _, d := range Devices {
+		if d.Type != "siw" || arch == "amd64" {
+			ds = append(ds, d)
+		}
+	}
+	return ds
+}
+
 // Device is an RDMA link on a veth pair.
 type Device struct {
 	Name, Type, Netdev, Peer, Prefix string
