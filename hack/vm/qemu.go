@@ -34,8 +34,9 @@ var machines = map[string]machine{
 
 // boot runs the guest until init reports its status, the guest dies or the
 // time limit passes, with the serial console copied to out. interactive
-// connects the console to this terminal.
-func boot(ctx context.Context, arch, kernel, initrd string, timeout time.Duration, out io.Writer, interactive bool) (int, error) {
+// connects the console to this terminal. extra goes to QEMU as it is (the
+// pair command's NIC).
+func boot(ctx context.Context, arch, kernel, initrd string, timeout time.Duration, out io.Writer, interactive bool, extra ...string) (int, error) {
 	m, ok := machines[arch]
 	if !ok {
 		return 0, fmt.Errorf("no machine for %s", arch)
@@ -43,6 +44,7 @@ func boot(ctx context.Context, arch, kernel, initrd string, timeout time.Duratio
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	args := append([]string{"-accel", "tcg,thread=multi", "-smp", "2", "-nographic", "-no-reboot", "-nic", "none"}, m.args...)
+	args = append(args, extra...)
 	args = append(args, "-kernel", kernel, "-initrd", initrd,
 		"-append", strings.TrimSpace("console="+m.console+" panic=-1 quiet "+m.cmdline))
 	cmd := exec.CommandContext(ctx, m.binary, args...)

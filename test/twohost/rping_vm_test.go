@@ -1,0 +1,97 @@
+package twohost_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/purerdma/purerdma/internal/testenv"
+)
+
+// TestRping runs rping's server in guest a and its client in guest b,
+// the Go port and rdma-core's C tool in every combination, with -V (both
+// sides verify the data).
+func TestRping(t *testing.T) {
+	s := testenv.RequirePair(t)
+	goRping := testenv.CSide("rping (Go)", testenv.ProjectTool(t, "rping"))
+	cRping := testenv.CSide("rping (C)", testenv.CTool(t, "rping"))
+	tests := []struct {
+		name           string
+		server, client testenv.Side
+	}{
+		{"GoServer-CClient", goRping, cRping},
+		{"CServer-GoClient", cRping, goRping},
+		{"GoServer-GoClient", goRping, goRping},
+		{"CServer-CClient", cRping, cRping}, // the reference
+	}
+	const count, size = 20, 256
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := begin(t)
+			args := []string{"-a", s.Dev.Addr, "-p", strconv.Itoa(7480 + i), "-V", "-v", "-C", strconv.Itoa(count), "-S", strconv.Itoa(size)}
+			if !p.Server() {
+				args[1] = p.Peer
+			}
+			r := runTool(p, tt.server, tt.client, args)
+			if r.Code != 0 {
+				t.Fatalf("guest %s:\n%v", p.Name, r)
+			}
+			prefix := "ping data: "
+			if p.Server() {
+				prefix = "server ping data: "
+			}
+			if n := strings.Count(r.Stdout, prefix); n != count {
+				t.Errorf("guest %s: %d lines %q, want %d:\n%v", p.Name, n, prefix, count, r)
+			}
+			t.Logf("guest %s (%s) on %s, peer %s at %s:\n%v", p.Name, p.Role, p.Dev.Addr, p.PeerName, p.Peer, r)
+		})
+	}
+}
+
+// runTool runs a server tool in the server guest (with -s) and a client
+// tool in the client guest (with -c), both with args, and returns this
+// side's result. The client retries while the server is not listening
+// yet; a server whose client gave up is stopped.
+func runTool(p *side, server, client testenv.Side, args []string) testenv.Result {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if p.Server() {
+		done := make(chan testenv.Result, 1)
+		go func() { done <- server(ctx, append([]string{"-s"}, args...)) }()
+		p.send("started", "")
+		peer := p.recvAsync("done")
+		var r testenv.Result
+		select {
+		case r = <-done:
+			if res := <-peer; res.err != nil {
+				p.t.Errorf("guest %s: %v", p.PeerName, res.err)
+			}
+		case res := <-peer:
+			if res.err != nil || res.val != "0" {
+				cancel() // the server would wait for its client forever
+			}
+			r = <-done
+		}
+		return r
+	}
+	p.recv("started")
+	var r testenv.Result
+	for try := 0; ; try++ {
+		r = client(ctx, append([]string{"-c"}, args...))
+		if r.Code == 0 || try == 100 || !notListening(r) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	p.send("done", strconv.Itoa(r.Code))
+	return r
+}
+
+// notListening reports whether the client failed for want of a listener:
+// rxe rejects a connection to a port nobody listens on.
+func notListening(r testenv.Result) bool {
+	return strings.Contains(r.Stderr, "cma event RDMA_CM_EVENT_") || strings.Contains(r.Stderr, "rejected") || strings.Contains(r.Stderr, "UNREACHABLE")
+}
