@@ -106,7 +106,7 @@ func bootPair(env *fetch.Env, o options, g *guestImage) error {
 	if err != nil {
 		return err
 	}
-	out := &consoleMux{w: os.Stdout}
+	out := &consoleMux{w: os.Stdout, start: time.Now()}
 	if o.console != nil {
 		out.w = o.console
 	}
@@ -135,6 +135,7 @@ func bootPair(env *fetch.Env, o options, g *guestImage) error {
 		}()
 	}
 	wg.Wait()
+	out.report(env)
 	var failed []string
 	for _, r := range runs {
 		switch {
@@ -168,6 +169,7 @@ func (r *guestRun) run(o options, g *guestImage, out *consoleMux, nic []string) 
 			r.poweroff = time.Now()
 			mu.Unlock()
 			cancel()
+			out.mark(r.wg.Name, "poweroff.start host kills QEMU")
 		}
 	})
 	start := time.Now()
@@ -191,18 +193,58 @@ func waitListening(port int, limit time.Duration) error {
 }
 
 // consoleMux interleaves the guests' consoles line by line, each line
-// prefixed with its guest's name.
+// prefixed with its guest's name, and notes the marks the guests print.
 type consoleMux struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu    sync.Mutex
+	w     io.Writer
+	start time.Time
+	marks []mark
+}
+
+// mark is a moment a guest marked (plan.MarkPrefix), on the host's clock.
+type mark struct {
+	guest, name, text string
+	at                time.Duration // since the pair's start
+}
+
+func (m *consoleMux) mark(guest, line string) {
+	name, text, _ := strings.Cut(line, " ")
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.marks = append(m.marks, mark{guest, name, text, time.Since(m.start)})
+}
+
+// report prints the marks, and the time from each NAME.start to the
+// NAME.end after it.
+func (m *consoleMux) report(env *fetch.Env) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.marks) == 0 {
+		return
+	}
+	env.Logf("marks, on the host's clock since the guests started:")
+	starts := map[string]mark{}
+	for _, k := range m.marks {
+		env.Logf("  %9.3fs  guest %s  %s %s", k.at.Seconds(), k.guest, k.name, k.text)
+		if base, ok := strings.CutSuffix(k.name, ".start"); ok {
+			starts[base] = k
+		}
+	}
+	for _, k := range m.marks {
+		base, ok := strings.CutSuffix(k.name, ".end")
+		if s, found := starts[base]; ok && found && s.at <= k.at {
+			env.Logf("figure %s: %v (from guest %s's start to guest %s's end, host clock)", base, (k.at - s.at).Round(time.Millisecond), s.guest, k.guest)
+		}
+	}
 }
 
 func (m *consoleMux) guest(name string, onLine func(string)) io.Writer {
-	return &guestConsole{m: m, prefix: "[" + name + "] ", onLine: onLine}
+	return &guestConsole{m: m, name: name, prefix: "[" + name + "] ", onLine: onLine}
 }
 
 type guestConsole struct {
 	m      *consoleMux
+	name   string
 	prefix string
 	onLine func(string)
 	buf    []byte
@@ -220,6 +262,9 @@ func (c *guestConsole) Write(p []byte) (int, error) {
 		c.m.mu.Lock()
 		fmt.Fprintf(c.m.w, "%s%s\n", c.prefix, line)
 		c.m.mu.Unlock()
+		if rest, ok := strings.CutPrefix(line, plan.MarkPrefix); ok {
+			c.m.mark(c.name, rest)
+		}
 		c.onLine(line)
 	}
 }

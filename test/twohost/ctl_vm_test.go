@@ -30,9 +30,10 @@ const ctlWait = 3 * time.Minute
 var ctl *ctlConn
 
 type ctlConn struct {
-	c      net.Conn
-	r      *bufio.Reader
-	broken error
+	c         net.Conn
+	r         *bufio.Reader
+	broken    error
+	peerEnded bool // the peer's end line of the running test was read
 }
 
 func TestMain(m *testing.M) {
@@ -116,9 +117,8 @@ func (c *ctlConn) recv() (key, val string, err error) {
 // side is one side of a running cross-host test.
 type side struct {
 	testenv.Pair
-	t         *testing.T
-	peerEnded bool // the peer's end line was read
-	peerGone  bool // the peer guest was powered off
+	t        *testing.T
+	peerGone bool // the peer guest was powered off
 }
 
 var errPeerEnded = errors.New("the peer ended the test")
@@ -132,6 +132,7 @@ func begin(t *testing.T) *side {
 	if ctl == nil {
 		t.Fatal("no control connection to the peer guest")
 	}
+	ctl.peerEnded = false
 	s.send("begin", t.Name())
 	if got := s.recv("begin"); got != t.Name() {
 		t.Fatalf("guest %s runs %s, guest %s runs %s", s.Name, t.Name(), s.PeerName, got)
@@ -152,7 +153,7 @@ func (s *side) end() {
 		s.t.Errorf("telling guest %s the outcome: %v", s.PeerName, err)
 		return
 	}
-	if !s.peerEnded {
+	if !ctl.peerEnded {
 		for {
 			key, val, err := ctl.recv()
 			if err != nil {
@@ -169,6 +170,14 @@ func (s *side) end() {
 	if outcome != "ok" {
 		s.t.Logf("guest %s's side of %s failed too; see its output", s.PeerName, s.t.Name())
 	}
+}
+
+// sub is this side in a subtest of its test, which shares the test's
+// begin and end.
+func (s *side) sub(t *testing.T) *side {
+	c := *s
+	c.t = t
+	return &c
 }
 
 // send sends a key/value line to the peer.
@@ -188,7 +197,7 @@ func (s *side) recv(key string) string {
 	case err != nil:
 		s.t.Fatalf("guest %s: waiting for %s from guest %s: %v", s.Name, key, s.PeerName, err)
 	case got == "end":
-		s.peerEnded = true
+		ctl.peerEnded = true
 		s.t.Fatalf("guest %s: waiting for %s: %v (%s)", s.Name, key, errPeerEnded, val)
 	case got != key:
 		s.t.Fatalf("guest %s: waiting for %s, guest %s sent %s %q", s.Name, key, s.PeerName, got, val)
@@ -205,7 +214,7 @@ func (s *side) recvAsync(key string) <-chan ctlResult {
 		switch {
 		case err != nil:
 		case got == "end":
-			s.peerEnded = true
+			ctl.peerEnded = true
 			err = fmt.Errorf("%w (%s)", errPeerEnded, val)
 		case got != key:
 			err = fmt.Errorf("guest %s sent %s %q, want %s", s.PeerName, got, val, key)

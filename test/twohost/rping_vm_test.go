@@ -14,7 +14,7 @@ import (
 // the Go port and rdma-core's C tool in every combination, with -V (both
 // sides verify the data).
 func TestRping(t *testing.T) {
-	s := testenv.RequirePair(t)
+	testenv.RequirePair(t)
 	goRping := testenv.CSide("rping (Go)", testenv.ProjectTool(t, "rping"))
 	cRping := testenv.CSide("rping (C)", testenv.CTool(t, "rping"))
 	tests := []struct {
@@ -30,11 +30,8 @@ func TestRping(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := begin(t)
-			args := []string{"-a", s.Dev.Addr, "-p", strconv.Itoa(7480 + i), "-V", "-v", "-C", strconv.Itoa(count), "-S", strconv.Itoa(size)}
-			if !p.Server() {
-				args[1] = p.Peer
-			}
-			r := runTool(p, tt.server, tt.client, args)
+			args := []string{"-a", serverAddr(p), "-p", strconv.Itoa(7480 + i), "-V", "-v", "-C", strconv.Itoa(count), "-S", strconv.Itoa(size)}
+			r := runTool(p, tt.server, tt.client, append([]string{"-s"}, args...), append([]string{"-c"}, args...))
 			if r.Code != 0 {
 				t.Fatalf("guest %s:\n%v", p.Name, r)
 			}
@@ -50,17 +47,24 @@ func TestRping(t *testing.T) {
 	}
 }
 
-// runTool runs a server tool in the server guest (with -s) and a client
-// tool in the client guest (with -c), both with args, and returns this
-// side's result. The client retries while the server is not listening
+// serverAddr is the server guest's address on the wire.
+func serverAddr(p *side) string {
+	if p.Server() {
+		return p.Dev.Addr
+	}
+	return p.Peer
+}
+
+// runTool runs a server tool in the server guest and a client tool in the
+// client guest, each with its arguments, and returns this side's result. The client retries while the server is not listening
 // yet; a server whose client gave up is stopped.
-func runTool(p *side, server, client testenv.Side, args []string) testenv.Result {
+func runTool(p *side, server, client testenv.Side, serverArgs, clientArgs []string) testenv.Result {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if p.Server() {
 		done := make(chan testenv.Result, 1)
-		go func() { done <- server(ctx, append([]string{"-s"}, args...)) }()
+		go func() { done <- server(ctx, serverArgs) }()
 		p.send("started", "")
 		peer := p.recvAsync("done")
 		var r testenv.Result
@@ -80,7 +84,7 @@ func runTool(p *side, server, client testenv.Side, args []string) testenv.Result
 	p.recv("started")
 	var r testenv.Result
 	for try := 0; ; try++ {
-		r = client(ctx, append([]string{"-c"}, args...))
+		r = client(ctx, clientArgs)
 		if r.Code == 0 || try == 100 || !notListening(r) || ctx.Err() != nil {
 			break
 		}
@@ -93,5 +97,10 @@ func runTool(p *side, server, client testenv.Side, args []string) testenv.Result
 // notListening reports whether the client failed for want of a listener:
 // rxe rejects a connection to a port nobody listens on.
 func notListening(r testenv.Result) bool {
-	return strings.Contains(r.Stderr, "cma event RDMA_CM_EVENT_") || strings.Contains(r.Stderr, "rejected") || strings.Contains(r.Stderr, "UNREACHABLE")
+	for _, s := range []string{"cma event RDMA_CM_EVENT_", "REJECTED", "rejected", "UNREACHABLE", "The retry number exceeded"} {
+		if strings.Contains(r.Stderr, s) {
+			return true
+		}
+	}
+	return false
 }

@@ -72,6 +72,7 @@ func wire(p *plan.Plan) (string, error) {
 		"PURERDMA_PAIR_PEER":      peerAddr,
 		"PURERDMA_PAIR_PEER_NAME": peer.Name,
 		"PURERDMA_PAIR_POWEROFF":  plan.PowerOffPrefix + me.Name,
+		"PURERDMA_PAIR_MARK":      plan.MarkPrefix,
 	} {
 		p.Env[k] = v
 	}

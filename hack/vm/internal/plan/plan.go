@@ -76,3 +76,10 @@ type WireGuest struct {
 // rest of the line is the guest's name. The test of a peer that vanishes
 // mid-transfer uses it.
 const PowerOffPrefix = "purerdma-pair: power off now: "
+
+// MarkPrefix starts a console line by which a guest of the pair command
+// marks a moment: the host notes the time on its own clock (the guests'
+// clocks drift under emulation) and prints the marks and, for each pair
+// of marks "NAME.start" and "NAME.end", the time between them. The rest
+// of the line is the mark's name, a space and free text.
+const MarkPrefix = "purerdma-pair: mark "
