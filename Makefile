@@ -6,7 +6,7 @@ GO        ?= go
 VMFLAGS   ?=
 TESTFLAGS ?=
 
-.PHONY: all build vet unit vm-test test test-native demo bench vm-shell fetch clean
+.PHONY: all build vet unit vm-test test-pair test-pair-ci test test-all test-native demo bench vm-shell fetch clean
 
 all: build
 
@@ -29,8 +29,23 @@ unit:
 vm-test:
 	$(GO) run ./hack/vm test -ctools $(VMFLAGS) -- $(TESTFLAGS)
 
-## test: everything: build, vet, unit tests, then the VM tests.
-test: build vet unit vm-test
+## test-pair: the two-host suite (test/twohost): guests a and b on one
+## virtual wire, each test's server in a and its client in b, with the
+## fault cases (loss, delay, link down, peer powered off).
+test-pair:
+	$(GO) run ./hack/vm pair -ctools $(VMFLAGS) -- $(TESTFLAGS)
+
+## test-pair-ci: the two-host suite in -short mode, which leaves out what
+## only repeats the rest at length (see docs/two-hosts.md).
+test-pair-ci:
+	$(GO) run ./hack/vm pair -ctools $(VMFLAGS) -- -test.short $(TESTFLAGS)
+
+## test: build, vet, unit tests, the VM tests, then the two-host suite's
+## CI subset.
+test: build vet unit vm-test test-pair-ci
+
+## test-all: the same with the whole two-host suite.
+test-all: build vet unit vm-test test-pair
 
 ## test-native: the integration tests on this host's own RDMA devices.
 test-native:

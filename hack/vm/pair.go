@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -61,7 +62,7 @@ func pair(env *fetch.Env, o options, args []string) error {
 		if err := addTests(im, b, pkgs, append([]string{"-test.skip=" + powerOffTest}, flags...)); err != nil {
 			return err
 		}
-		if !hasRun(flags) {
+		if wantsPowerOff(flags) {
 			// The power-off test ends guest b, so it comes last, in a
 			// binary of its own.
 			for _, s := range im.plan.Steps {
@@ -81,13 +82,22 @@ func pair(env *fetch.Env, o options, args []string) error {
 	return bootPair(env, o, g)
 }
 
-func hasRun(flags []string) bool {
-	for _, f := range flags {
-		if name, _, _ := strings.Cut(f, "="); name == "-test.run" {
-			return true
+// wantsPowerOff reports whether the test flags select the power-off
+// test: they have no -test.run, or one whose top level matches it.
+func wantsPowerOff(flags []string) bool {
+	for i, f := range flags {
+		name, pattern, eq := strings.Cut(f, "=")
+		if name != "-test.run" {
+			continue
 		}
+		if !eq && i+1 < len(flags) {
+			pattern = flags[i+1]
+		}
+		top, _, _ := strings.Cut(pattern, "/")
+		ok, err := regexp.MatchString(top, strings.Trim(powerOffTest, "^$"))
+		return err == nil && ok
 	}
-	return false
+	return true
 }
 
 // guestRun is one guest of the pair and how its run ended.

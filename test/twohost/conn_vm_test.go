@@ -121,13 +121,19 @@ func (p *side) dialPort(ctx context.Context, portStr string) *rdmacm.ID {
 }
 
 // connParam allows RDMA reads and atomics both ways; RetryCount 7 is
-// what rping and librpma ask for.
-var connParam = rdmacm.ConnParam{ResponderResources: 1, InitiatorDepth: 1, RetryCount: 7, RNRRetryCount: 7}
+// what rping asks for. rxe takes a retry count of 7 as "retry forever",
+// as the IB spec has it for RNR retries only: a peer that is gone is
+// never reported. faultParam's finite counts end such retries.
+var (
+	connParam  = rdmacm.ConnParam{ResponderResources: 1, InitiatorDepth: 1, RetryCount: 7, RNRRetryCount: 7}
+	faultParam = rdmacm.ConnParam{ResponderResources: 1, InitiatorDepth: 1, RetryCount: 6, RNRRetryCount: 6}
+)
 
-// connect sets up one connection across the wire: the server accepts it
-// after prepare has posted receives on its QP; both sides return their
-// established ID. The IDs are closed at the end of the test.
-func (p *side) connect(ctx context.Context, prepare func(id *rdmacm.ID)) *rdmacm.ID {
+// connect sets up one connection across the wire with the client's
+// param (the retry counts in the client's request hold for both QPs);
+// both sides return their established ID. The IDs are closed at the end
+// of the test.
+func (p *side) connect(ctx context.Context, param rdmacm.ConnParam) *rdmacm.ID {
 	t := p.t
 	t.Helper()
 	var id *rdmacm.ID
@@ -142,18 +148,12 @@ func (p *side) connect(ctx context.Context, prepare func(id *rdmacm.ID)) *rdmacm
 		if err := id.CreateQP(nil, uverbs.QPInit{Cap: qpCap}); err != nil {
 			t.Fatal(err)
 		}
-		if prepare != nil {
-			prepare(id)
-		}
-		if err := id.Accept(&connParam); err != nil {
+		if err := id.Accept(&param); err != nil {
 			t.Fatal(err)
 		}
 	} else {
 		id = p.dial(ctx)
-		if prepare != nil {
-			prepare(id)
-		}
-		if err := id.Connect(&connParam); err != nil {
+		if err := id.Connect(&param); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -65,7 +65,7 @@ func postOne(p *side, id *rdmacm.ID, wr uverbs.SendWR, m *mr.MR, off, length int
 func TestDataPath(t *testing.T) {
 	p := begin(t)
 	ctx := ctxT(t, 5*time.Minute)
-	id := p.connect(ctx, nil)
+	id := p.connect(ctx, connParam)
 	buf, m := memory(t, id.PD(), dataSize)
 	if p.Server() {
 		p.send("memory", remoteMem{m.Addr(), m.RKey()}.String())
