@@ -10,6 +10,7 @@ import (
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/rtnl"
 	"github.com/purerdma/purerdma/rdmacm"
+	"github.com/purerdma/purerdma/uverbs"
 )
 
 // The fault tests: a streams messages to b while something goes wrong on
@@ -129,9 +130,10 @@ func TestLinkDown(t *testing.T) {
 		return
 	}
 	p.recv("ready")
+	qp := retryAttrs(p, id)
 	r := sendStream(p, id, n)
 	p.mark("linkdown.end", "guest %s: send %d failed: %v", p.Name, r.errWC.ID, r.errWC.Status)
-	res := survivor(p, r, n)
+	res := survivor(p, r, n) + "; " + qp
 	t.Log(res)
 	disconnect(p, ctx, id, "linkdown-disconnect")
 	p.send("result", res)
@@ -150,6 +152,23 @@ func survivor(p *side, r streamResult, n int) string {
 	}
 	return fmt.Sprintf("guest %s: %d of %d sends completed, then send %d failed with %v %v after the last success (guest clock)",
 		p.Name, r.completed, n, r.errWC.ID, r.errWC.Status, r.errAt.Sub(r.lastOK).Round(time.Millisecond))
+}
+
+// retryAttrs checks that the server's QP took the retry count of the
+// client's request, and describes its ACK timeout, which sets how long
+// the retries take.
+func retryAttrs(p *side, id *rdmacm.ID) string {
+	t := p.t
+	t.Helper()
+	a, err := id.QP().Query(uverbs.QPAttrTimeout | uverbs.QPAttrRetryCnt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.RetryCnt != faultParam.RetryCount {
+		t.Errorf("guest %s's QP has retry count %d, want the request's %d", p.Name, a.RetryCnt, faultParam.RetryCount)
+	}
+	ack := time.Duration(4096<<a.Timeout) * time.Nanosecond
+	return fmt.Sprintf("QP ACK timeout %d (%v), retry count %d", a.Timeout, ack, a.RetryCnt)
 }
 
 // disconnect disconnects from a peer that may be gone, and waits for the
@@ -186,9 +205,10 @@ func TestPeerPowerOff(t *testing.T) {
 		t.Fatalf("guest %s: asked the host to power it off 2 minutes ago, and still runs", p.Name)
 	}
 	p.recv("ready")
+	qp := retryAttrs(p, id)
 	r := sendStream(p, id, n)
 	p.peerGone = true // no control connection any more
 	p.mark("poweroff.end", "guest %s: send %d failed: %v", p.Name, r.errWC.ID, r.errWC.Status)
-	t.Log(survivor(p, r, n))
+	t.Log(survivor(p, r, n) + "; " + qp)
 	disconnect(p, ctx, id, "poweroff-disconnect")
 }
