@@ -162,6 +162,10 @@ func TestErrors(t *testing.T) {
 			return c.AddAddr("nope", netip.MustParsePrefix("10.0.0.1/8"))
 		}, unix.ENODEV, unix.ENODEV},
 		{"AddAddr invalid prefix", func(c *Conn) error { return c.AddAddr("veth0", netip.Prefix{}) }, 0, nil},
+		{"SetNetem loss over 100%", func(c *Conn) error { return c.SetNetem("veth0", Netem{Loss: 101}) }, 0, unix.EINVAL},
+		{"SetNetem negative delay", func(c *Conn) error { return c.SetNetem("veth0", Netem{Delay: -time.Second}) }, 0, unix.EINVAL},
+		{"SetNetem missing link", func(c *Conn) error { return c.SetNetem("nope", Netem{Loss: 1}) }, unix.ENODEV, unix.ENODEV},
+		{"DelRootQdisc missing link", func(c *Conn) error { return c.DelRootQdisc("nope") }, unix.ENODEV, unix.ENODEV},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			nl := nltest.Dial(func(netlink.Message) ([]netlink.Message, error) {
