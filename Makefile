@@ -15,7 +15,7 @@ FUZZFLAGS ?=
 # runs every package on both.
 ARM64_PKGS ?= ./uverbs ./mr ./rdmacm ./rpma
 
-.PHONY: all build vet unit fuzz fuzz-short vm-test vm-test-amd64 vm-test-arm64 vm-test-all test test-all test-native demo bench vm-shell fetch clean
+.PHONY: all build vet unit fuzz fuzz-short vm-test vm-test-amd64 vm-test-arm64 vm-test-all test-pair test-pair-ci test test-all test-native demo bench vm-shell fetch clean
 
 all: build
 
@@ -58,11 +58,23 @@ vm-test-arm64:
 vm-test-all:
 	$(MAKE) vm-test ARM64_PKGS=./...
 
-## test: build, vet, unit tests, a brief fuzz run, then the VM tests (what CI runs).
-test: build vet unit fuzz-short vm-test
+## test-pair: the two-host suite (test/twohost): guests a and b on one
+## virtual wire, each test's server in a and its client in b, with the
+## fault cases (loss, delay, link down, peer powered off).
+test-pair:
+	$(GO) run ./hack/vm pair -ctools $(VMFLAGS) -- $(TESTFLAGS)
 
-## test-all: test with every package in the arm64 guest as well.
-test-all: build vet unit fuzz-short vm-test-all
+## test-pair-ci: the two-host suite in -short mode, which leaves out what
+## only repeats the rest at length (see docs/two-hosts.md).
+test-pair-ci:
+	$(GO) run ./hack/vm pair -ctools $(VMFLAGS) -- -test.short $(TESTFLAGS)
+
+## test: build, vet, unit tests, a brief fuzz run, the VM tests on amd64
+## and arm64, then the two-host suite's CI subset (what CI runs).
+test: build vet unit fuzz-short vm-test test-pair-ci
+
+## test-all: the same with every package on arm64 and the whole two-host suite.
+test-all: build vet unit fuzz-short vm-test-all test-pair
 
 ## test-native: the integration tests on this host's own RDMA devices.
 test-native:

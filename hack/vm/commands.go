@@ -26,20 +26,25 @@ func test(env *fetch.Env, o options, args []string) error {
 		return fmt.Errorf("no integration test packages in %v", patterns)
 	}
 	return runGuest(env, o, plan.ModeTest, func(im *image, b *builder) error {
-		if err := b.tests(pkgs); err != nil {
-			return err
-		}
-		flags := guestTestFlags(testFlags, o.timeout)
-		for _, p := range pkgs {
-			dir := "/tests/" + p.Name
-			im.files[dir+"/"+p.Name+".test"] = b.testBinary(p)
-			if st, err := os.Stat(filepath.Join(p.Dir, "testdata")); err == nil && st.IsDir() {
-				im.trees[dir+"/testdata"] = filepath.Join(p.Dir, "testdata")
-			}
-			im.plan.Steps = append(im.plan.Steps, plan.Step{Name: p.Name, Path: dir + "/" + p.Name + ".test", Args: flags, Dir: dir})
-		}
-		return nil
+		return addTests(im, b, pkgs, guestTestFlags(testFlags, o.timeout))
 	})
+}
+
+// addTests builds the packages' test binaries and packs them, each as a
+// step run with flags.
+func addTests(im *image, b *builder, pkgs []testPackage, flags []string) error {
+	if err := b.tests(pkgs); err != nil {
+		return err
+	}
+	for _, p := range pkgs {
+		dir := "/tests/" + p.Name
+		im.files[dir+"/"+p.Name+".test"] = b.testBinary(p)
+		if st, err := os.Stat(filepath.Join(p.Dir, "testdata")); err == nil && st.IsDir() {
+			im.trees[dir+"/testdata"] = filepath.Join(p.Dir, "testdata")
+		}
+		im.plan.Steps = append(im.plan.Steps, plan.Step{Name: p.Name, Path: dir + "/" + p.Name + ".test", Args: flags, Dir: dir})
+	}
+	return nil
 }
 
 // demo boots the guest, shows its RDMA devices and runs an rpma server
@@ -81,16 +86,49 @@ func shell(env *fetch.Env, o options) error {
 // runGuest prepares the kernel, builds init and the commands, lets fill add
 // the mode's contents, writes the initramfs and boots it.
 func runGuest(env *fetch.Env, o options, mode plan.Mode, fill func(*image, *builder) error) error {
-	k, err := prepare(env, o)
+	g, err := buildGuest(env, o, mode, fill)
 	if err != nil {
 		return err
+	}
+	defer g.cleanup()
+	env.Logf("booting %s guest, kernel %s (%s)", o.arch, g.kernel.Version, sizeOf(g.initrd))
+	start := time.Now()
+	console := io.Writer(os.Stdout)
+	if o.console != nil {
+		console = o.console
+	}
+	status, err := boot(context.Background(), o.arch, g.kernel.Vmlinuz, g.initrd, o.timeout, console, mode == plan.ModeShell)
+	if err != nil {
+		return err
+	}
+	env.Logf("%s guest finished in %v with status %d", o.arch, time.Since(start).Round(time.Second), status)
+	if status != 0 {
+		return fmt.Errorf("%s guest: exit status %d", o.arch, status)
+	}
+	return nil
+}
+
+// guestImage is a written initramfs and the kernel it boots with.
+type guestImage struct {
+	kernel  *fetch.Kernel
+	initrd  string
+	cleanup func()
+}
+
+// buildGuest prepares the kernel, builds init and the commands, lets fill
+// add the mode's contents and writes the initramfs.
+func buildGuest(env *fetch.Env, o options, mode plan.Mode, fill func(*image, *builder) error) (*guestImage, error) {
+	k, err := prepare(env, o)
+	if err != nil {
+		return nil, err
 	}
 	work, err := os.MkdirTemp(o.cache, "run-")
 	if err != nil {
-		return err
+		return nil, err
 	}
+	g := &guestImage{kernel: k, initrd: filepath.Join(work, "initrd.cpio"), cleanup: func() {}}
 	if !o.keep {
-		defer os.RemoveAll(work)
+		g.cleanup = func() { os.RemoveAll(work) }
 	}
 	if o.ctools && o.arch != runtime.GOARCH {
 		// The C tools are this host's binaries; the tests say so when they
@@ -98,6 +136,14 @@ func runGuest(env *fetch.Env, o options, mode plan.Mode, fill func(*image, *buil
 		env.Logf("not packing the C tools into the %s guest: they are %s binaries, so interop with C runs on %s only", o.arch, runtime.GOARCH, runtime.GOARCH)
 		o.ctools = false
 	}
+	if err := fillImage(env, o, mode, k, work, fill); err != nil {
+		g.cleanup()
+		return nil, err
+	}
+	return g, nil
+}
+
+func fillImage(env *fetch.Env, o options, mode plan.Mode, k *fetch.Kernel, work string, fill func(*image, *builder) error) error {
 	b := &builder{arch: o.arch, out: work}
 	if err := b.programs(); err != nil {
 		return err
@@ -127,25 +173,7 @@ func runGuest(env *fetch.Env, o options, mode plan.Mode, fill func(*image, *buil
 	if err := fill(im, b); err != nil {
 		return err
 	}
-	initrd := filepath.Join(work, "initrd.cpio")
-	if err := im.write(initrd); err != nil {
-		return err
-	}
-	env.Logf("booting %s guest, kernel %s (%s)", o.arch, k.Version, sizeOf(initrd))
-	start := time.Now()
-	console := io.Writer(os.Stdout)
-	if o.console != nil {
-		console = o.console
-	}
-	status, err := boot(context.Background(), o.arch, k.Vmlinuz, initrd, o.timeout, console, mode == plan.ModeShell)
-	if err != nil {
-		return err
-	}
-	env.Logf("%s guest finished in %v with status %d", o.arch, time.Since(start).Round(time.Second), status)
-	if status != 0 {
-		return fmt.Errorf("%s guest: exit status %d", o.arch, status)
-	}
-	return nil
+	return im.write(filepath.Join(work, "initrd.cpio"))
 }
 
 func sizeOf(path string) string {

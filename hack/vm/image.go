@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/purerdma/purerdma/hack/vm/internal/cpio"
 	"github.com/purerdma/purerdma/hack/vm/internal/fetch"
@@ -27,6 +28,7 @@ type image struct {
 	files    map[string]string // guest path -> host file
 	trees    map[string]string // guest dir -> host dir
 	hostLibs []string          // host files packed at their own paths
+	nicMods  []string          // more module roots (the pair command's NIC)
 }
 
 func newImage(k *fetch.Kernel, p plan.Plan) *image {
@@ -86,7 +88,8 @@ func (im *image) modules(w *cpio.Writer) error {
 	if _, err := os.Stat(im.kernel.Siw); err == nil {
 		idx["siw"] = im.kernel.Siw
 	}
-	mods, err := kmod.Closure(idx, append(moduleRoots, optionalModules...), append([]string{"siw"}, optionalModules...)...)
+	roots := slices.Concat(moduleRoots, optionalModules, im.nicMods)
+	mods, err := kmod.Closure(idx, roots, append([]string{"siw"}, optionalModules...)...)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 // Package rtnl is the little rtnetlink (NETLINK_ROUTE) that the test VM
-// needs: veth pairs to put software RDMA devices on, link state, and
-// addresses. It is not a general routing library.
+// needs: veth pairs to put software RDMA devices on, link state,
+// addresses, and netem qdiscs for the two-host fault tests. It is not a
+// general routing library.
 package rtnl
 
 import (

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/netip"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
@@ -115,6 +116,24 @@ func TestRequests(t *testing.T) {
 				[]byte{20, 0, 1, 0, 0xfd, 0, 0, 0x77, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1},
 			)}},
 		},
+		{
+			name: "SetNetem loss and delay",
+			call: func(c *Conn) error { return c.SetNetem("veth0", Netem{Loss: 10, Delay: 20 * time.Millisecond}) },
+			want: []request{getVeth0, {unix.RTM_NEWQDISC, ack | unix.NLM_F_CREATE | unix.NLM_F_REPLACE, cat(
+				[]byte{0, 0, 0, 0, testIndex, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}, // tcmsg, parent TC_H_ROOT
+				[]byte{10, 0, 1, 0, 'n', 'e', 't', 'e', 'm', 0, 0, 0},                                  // TCA_KIND
+				[]byte{28, 0, 2, 0},            // TCA_OPTIONS: struct tc_netem_qopt
+				[]byte{0xb4, 0xc4, 0x04, 0},    // latency: 20 ms in 64 ns ticks, 312500
+				[]byte{0xe8, 0x03, 0, 0},       // limit 1000
+				[]byte{0x99, 0x99, 0x99, 0x19}, // loss: 10% of 2^32-1
+				make([]byte, 12),               // gap, duplicate, jitter
+			)}},
+		},
+		{
+			name: "DelRootQdisc",
+			call: func(c *Conn) error { return c.DelRootQdisc("veth0") },
+			want: []request{getVeth0, {unix.RTM_DELQDISC, ack, []byte{0, 0, 0, 0, testIndex, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}}},
+		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []request
@@ -143,6 +162,10 @@ func TestErrors(t *testing.T) {
 			return c.AddAddr("nope", netip.MustParsePrefix("10.0.0.1/8"))
 		}, unix.ENODEV, unix.ENODEV},
 		{"AddAddr invalid prefix", func(c *Conn) error { return c.AddAddr("veth0", netip.Prefix{}) }, 0, nil},
+		{"SetNetem loss over 100%", func(c *Conn) error { return c.SetNetem("veth0", Netem{Loss: 101}) }, 0, unix.EINVAL},
+		{"SetNetem negative delay", func(c *Conn) error { return c.SetNetem("veth0", Netem{Delay: -time.Second}) }, 0, unix.EINVAL},
+		{"SetNetem missing link", func(c *Conn) error { return c.SetNetem("nope", Netem{Loss: 1}) }, unix.ENODEV, unix.ENODEV},
+		{"DelRootQdisc missing link", func(c *Conn) error { return c.DelRootQdisc("nope") }, unix.ENODEV, unix.ENODEV},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			nl := nltest.Dial(func(netlink.Message) ([]netlink.Message, error) {

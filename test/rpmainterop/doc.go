@@ -1,5 +1,7 @@
 // Package rpmainterop checks the Go rpma package against Debian's C
-// librpma, in both directions, on rxe and siw.
+// librpma, in both directions, on rxe and siw. The Go sides of the
+// exchange and the C peer's process (sides.go) are exported for
+// test/twohost, which runs the same exchange between two guests.
 //
 // testdata/peer.c is a small librpma program: `peer server <addr>
 // <port>` and `peer client <addr> <port>`. The server registers a 4096-byte region

@@ -1,209 +1,19 @@
 package rpmainterop_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/binary"
-	"errors"
-	"fmt"
 	"net/netip"
 	"os"
-	"os/exec"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/testenv"
-	"github.com/purerdma/purerdma/mr"
-	"github.com/purerdma/purerdma/rpma"
+	"github.com/purerdma/purerdma/test/rpmainterop"
 )
 
 // TestMain fails the binary if a test leaves RDMA objects or fds behind.
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
-
-const (
-	bufSize     = 4096
-	writeOffset = 100
-	// commonDataSize is sizeof(struct common_data) in peer.c and
-	// librpma's examples: 2+1+1 bytes of header, 24 of descriptors.
-	commonDataSize = 28
-)
-
-// usageServer is what both servers register their memory with.
-const usageServer = rpma.UsageReadSrc | rpma.UsageWriteDst | rpma.UsageFlushTypeVisibility
-
-// commonData encodes librpma's examples' struct common_data.
-func commonData(dataOffset uint16, mrDesc, pcfgDesc []byte) []byte {
-	b := make([]byte, commonDataSize)
-	binary.LittleEndian.PutUint16(b[0:], dataOffset)
-	b[2] = byte(len(mrDesc))
-	b[3] = byte(len(pcfgDesc))
-	n := copy(b[4:], mrDesc)
-	copy(b[4+n:], pcfgDesc)
-	return b
-}
-
-// parseCommonData decodes struct common_data from the server's private
-// data.
-func parseCommonData(t *testing.T, pd []byte) (dataOffset int, mrDesc, pcfgDesc []byte) {
-	t.Helper()
-	if len(pd) < 4 {
-		t.Fatalf("private data of %d bytes: % x", len(pd), pd)
-	}
-	mrSize, pcfgSize := int(pd[2]), int(pd[3])
-	if mrSize != rpma.DescriptorSize || pcfgSize != rpma.PeerConfigDescriptorSize {
-		t.Errorf("common_data says descriptors of %d and %d bytes, want %d and %d",
-			mrSize, pcfgSize, rpma.DescriptorSize, rpma.PeerConfigDescriptorSize)
-	}
-	if len(pd) < 4+mrSize+pcfgSize {
-		t.Fatalf("private data of %d bytes, too short for common_data: % x", len(pd), pd)
-	}
-	return int(binary.LittleEndian.Uint16(pd)), pd[4 : 4+mrSize], pd[4+mrSize : 4+mrSize+pcfgSize]
-}
-
-// cPeer is a running C peer. Its stdout lines arrive on lines as well.
-type cPeer struct {
-	who    string
-	cancel context.CancelFunc
-	lines  chan string
-	done   chan struct{}
-	// Read these once done is closed.
-	stdout strings.Builder
-	stderr bytes.Buffer
-	err    error
-}
-
-// startPeer starts the C peer with args; it gets 30 seconds.
-func startPeer(t *testing.T, args ...string) *cPeer {
-	t.Helper()
-	path := testenv.TestPeer(t, "rpmainterop")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	p := &cPeer{who: "C peer " + strings.Join(args, " "), cancel: cancel, lines: make(chan string, 64), done: make(chan struct{})}
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Stderr = &p.stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	go func() {
-		defer close(p.done)
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			p.stdout.WriteString(sc.Text() + "\n")
-			select {
-			case p.lines <- sc.Text():
-			default: // nobody waits for lines any more
-			}
-		}
-		close(p.lines)
-		p.err = cmd.Wait()
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-p.done
-	})
-	return p
-}
-
-// String stops the peer if it still runs, and says how it ended and
-// what it printed.
-func (p *cPeer) String() string {
-	p.cancel()
-	<-p.done
-	return fmt.Sprintf("%s: %v\nstdout:\n%s\nstderr:\n%s", p.who, p.err, p.stdout.String(), p.stderr.String())
-}
-
-// waitLine waits for a stdout line starting with prefix.
-func (p *cPeer) waitLine(t *testing.T, prefix string) string {
-	t.Helper()
-	timeout := time.After(20 * time.Second)
-	for {
-		select {
-		case l, ok := <-p.lines:
-			if !ok {
-				<-p.done
-				t.Fatalf("no %q line\n%s", prefix, p)
-			}
-			if strings.HasPrefix(l, prefix) {
-				return l
-			}
-		case <-timeout:
-			t.Fatalf("no %q line within 20s\n%s", prefix, p)
-		}
-	}
-}
-
-// wait waits for the peer to exit and checks its status.
-func (p *cPeer) wait(t *testing.T) {
-	t.Helper()
-	<-p.done
-	if p.err != nil {
-		t.Fatalf("%s", p)
-	}
-	t.Logf("%s", p)
-}
-
-// newPeer opens the device of addr and registers a page of memory.
-func newPeer(t *testing.T, ctx context.Context, addr netip.Addr, typ rpma.ContextType, usage rpma.Usage) (*rpma.Peer, []byte, *rpma.MR) {
-	t.Helper()
-	uctx, err := rpma.ContextByAddr(ctx, addr, typ)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { uctx.Close() })
-	peer, err := rpma.NewPeer(uctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := peer.Close(); err != nil {
-			t.Errorf("peer close: %v", err)
-		}
-	})
-	buf, err := mr.Alloc(bufSize)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mr.Free(buf) })
-	m, err := peer.RegisterMR(buf, usage)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := m.Close(); err != nil {
-			t.Errorf("MR close: %v", err)
-		}
-	})
-	return peer, buf, m
-}
-
-// complete waits for one completion on q and checks it.
-func complete(t *testing.T, ctx context.Context, q *rpma.CQ, id uint64, op cq.Opcode) {
-	t.Helper()
-	var wc [1]cq.WC
-	for {
-		err := q.GetWC(1, wc[:], nil)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, rpma.ErrNoCompletion) {
-			t.Fatal(err)
-		}
-		if err := q.Wait(ctx); err != nil && !errors.Is(err, rpma.ErrNoCompletion) {
-			t.Fatal(err)
-		}
-	}
-	if wc[0].Status != cq.Success || wc[0].ID != id || wc[0].Opcode != op {
-		t.Fatalf("completion %+v, want ID %d %s success", wc[0], id, op)
-	}
-}
 
 // port gives each device's C server a port of its own.
 func port(d testenv.Dev) uint16 {
@@ -220,82 +30,12 @@ func TestCServerGoClient(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		addr := netip.MustParseAddr(d.Addr)
-		srv := startPeer(t, "server", d.Addr, strconv.Itoa(int(port(d))))
-		srv.waitLine(t, "listening")
-
-		peer, buf, local := newPeer(t, ctx, addr, rpma.ContextRemote, rpma.UsageReadDst|rpma.UsageWriteSrc)
-		req, err := peer.NewConnRequest(ctx, netip.AddrPortFrom(addr, port(d)), nil)
-		if err != nil {
-			t.Fatalf("%v\n%s", err, srv)
-		}
-		conn, err := req.Connect(nil)
-		if err != nil {
-			t.Fatalf("%v\n%s", err, srv)
-		}
-		closed := false
-		t.Cleanup(func() {
-			if !closed {
-				conn.Disconnect()
-				conn.NextEvent(ctx)
-			}
-			if err := conn.Close(); err != nil {
-				t.Errorf("conn close: %v", err)
-			}
-		})
-		if ev, err := conn.NextEvent(ctx); err != nil || ev != rpma.ConnEstablished {
-			t.Fatalf("client event %v, %v\n%s", ev, err, srv)
-		}
-		pd := conn.PrivateData()
-		t.Logf("C server's private data (%d bytes): % x", len(pd), pd)
-		off, mrDesc, pcfgDesc := parseCommonData(t, pd)
-		if off != 0 {
-			t.Errorf("data_offset %d, want 0", off)
-		}
-		remote, err := rpma.RemoteMRFromDescriptor(mrDesc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if remote.Len() != bufSize || remote.FlushType() != rpma.UsageFlushTypeVisibility {
-			t.Errorf("remote MR: %d bytes, flush type %#x", remote.Len(), remote.FlushType())
-		}
-		pcfg, err := rpma.PeerConfigFromDescriptor(pcfgDesc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		conn.ApplyRemotePeerConfig(pcfg)
-
-		q := conn.CQ()
-		if err := conn.Read(local, 0, remote, off, 16, rpma.CompletionAlways, 1); err != nil {
-			t.Fatal(err)
-		}
-		complete(t, ctx, q, 1, cq.OpRDMARead)
-		if got, want := string(buf[:16]), "C server memory\x00"; got != want {
-			t.Errorf("read %q from the C server, want %q", got, want)
-		}
-		const msg = "written by Go"
-		copy(buf[writeOffset:], msg)
-		if err := conn.Write(remote, writeOffset, local, writeOffset, len(msg), rpma.CompletionOnError, 2); err != nil {
-			t.Fatal(err)
-		}
-		if err := conn.Flush(remote, writeOffset, len(msg), rpma.FlushVisibility, rpma.CompletionAlways, 3); err != nil {
-			t.Fatal(err)
-		}
-		complete(t, ctx, q, 3, cq.OpRDMARead)
-
-		if err := conn.Disconnect(); err != nil {
-			t.Fatal(err)
-		}
-		if ev, err := conn.NextEvent(ctx); err != nil || ev != rpma.ConnClosed {
-			t.Errorf("client event after disconnect %v, %v", ev, err)
-		}
-		closed = true
-		line := srv.waitLine(t, "server memory: ")
-		srv.wait(t)
-		mem := strings.TrimPrefix(line, "server memory: ")
-		want := "C server memory" + strings.Repeat(".", writeOffset-15) + msg
-		if !strings.HasPrefix(mem, want) {
-			t.Errorf("C server's memory:\n%q\nwant it to start with\n%q", mem, want)
-		}
+		srv := rpmainterop.StartCPeer(t, "server", d.Addr, strconv.Itoa(int(port(d))))
+		srv.WaitLine(t, "listening")
+		rpmainterop.GoClient(t, ctx, addr, netip.AddrPortFrom(addr, port(d)), srv)
+		line := srv.WaitLine(t, "server memory: ")
+		srv.Wait(t)
+		rpmainterop.CheckCServerMemory(t, line)
 	})
 }
 
@@ -305,59 +45,11 @@ func TestGoServerCClient(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		addr := netip.MustParseAddr(d.Addr)
-		peer, buf, m := newPeer(t, ctx, addr, rpma.ContextLocal, usageServer)
-		const pattern = "Go server memory" // 16 bytes, what the client reads
-		copy(buf, pattern)
-		pd := commonData(0, m.Descriptor(), rpma.PeerConfig{}.Descriptor())
-
-		ep, err := peer.Listen(netip.AddrPortFrom(addr, 0))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if err := ep.Shutdown(); err != nil {
-				t.Errorf("endpoint shutdown: %v", err)
-			}
-		})
-		la, err := ep.Addr()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cli := startPeer(t, "client", d.Addr, strconv.Itoa(int(la.Port())))
-
-		req, err := ep.NextConnRequest(ctx, nil)
-		if err != nil {
-			t.Fatalf("%v\n%s", err, cli)
-		}
-		conn, err := req.Connect(pd)
-		if err != nil {
-			t.Fatalf("%v\n%s", err, cli)
-		}
-		t.Cleanup(func() {
-			if err := conn.Close(); err != nil {
-				t.Errorf("conn close: %v", err)
-			}
-		})
-		if ev, err := conn.NextEvent(ctx); err != nil || ev != rpma.ConnEstablished {
-			t.Fatalf("server event %v, %v\n%s", ev, err, cli)
-		}
-		ev, err := conn.NextEvent(ctx)
-		if err != nil || ev != rpma.ConnClosed {
-			t.Errorf("server event %v, %v, want the client's disconnect\n%s", ev, err, cli)
-		}
-		if err := conn.Disconnect(); err != nil {
-			t.Errorf("disconnect: %v", err)
-		}
-		cli.wait(t)
-		if got, want := string(buf[writeOffset:writeOffset+12]), "written by C"; got != want {
-			t.Errorf("Go server's memory at %d: %q, want %q", writeOffset, got, want)
-		}
-		if got, want := string(buf[:16]), pattern; got != want {
-			t.Errorf("Go server's memory at 0: %q, want %q", got, want)
-		}
-		if !strings.Contains(cli.String(), "read: "+pattern+"\n") {
-			t.Errorf("C client did not print %q", "read: "+pattern)
-		}
+		s := rpmainterop.ListenGo(t, ctx, netip.MustParseAddr(d.Addr))
+		cli := rpmainterop.StartCPeer(t, "client", d.Addr, strconv.Itoa(int(s.Port)))
+		s.Serve(t, ctx, cli)
+		cli.Wait(t)
+		s.Check(t)
+		rpmainterop.CheckCClient(t, cli.String())
 	})
 }

@@ -74,6 +74,13 @@ func setup() (*plan.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.Wire != nil {
+		w, err := wire(p)
+		if err != nil {
+			return nil, fmt.Errorf("wire: %w", err)
+		}
+		summary += "; " + w
+	}
 	fmt.Printf("purerdma-vm: %s guest up in %v: %s\n", runtime.GOARCH, time.Since(start).Round(time.Millisecond), summary)
 	return p, nil
 }

@@ -31,6 +31,7 @@ type Plan struct {
 	Env    map[string]string `json:"env,omitempty"`
 	CTools bool              `json:"ctools,omitempty"`
 	Shell  string            `json:"shell,omitempty"`
+	Wire   *Wire             `json:"wire,omitempty"`
 }
 
 // Step is one program to run.
@@ -65,3 +66,33 @@ func DevicesFor(arch string) []Device {
 type Device struct {
 	Name, Type, Netdev, Peer, Prefix string
 }
+
+// Wire joins the guests of the pair command on one Ethernet segment. All
+// guests boot the same initramfs; each finds its own entry by the MAC
+// address of its NIC, and the other entry is its peer.
+type Wire struct {
+	Netdev string      `json:"netdev"` // the NIC, e.g. "eth0"
+	Device string      `json:"device"` // the rxe link init adds on it
+	Guests []WireGuest `json:"guests"`
+}
+
+// WireGuest is one guest on the wire.
+type WireGuest struct {
+	Name   string `json:"name"`   // "a" or "b"
+	MAC    string `json:"mac"`    // as /sys/class/net/*/address shows it
+	Prefix string `json:"prefix"` // its address on the wire, e.g. 192.168.90.1/24
+	Role   string `json:"role"`   // "server" or "client"
+}
+
+// PowerOffPrefix starts a console line by which a guest of the pair
+// command asks the host to power it off at once, as a pulled plug: the
+// rest of the line is the guest's name. The test of a peer that vanishes
+// mid-transfer uses it.
+const PowerOffPrefix = "purerdma-pair: power off now: "
+
+// MarkPrefix starts a console line by which a guest of the pair command
+// marks a moment: the host notes the time on its own clock (the guests'
+// clocks drift under emulation) and prints the marks and, for each pair
+// of marks "NAME.start" and "NAME.end", the time between them. The rest
+// of the line is the mark's name, a space and free text.
+const MarkPrefix = "purerdma-pair: mark "

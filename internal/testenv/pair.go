@@ -1,0 +1,73 @@
+package testenv
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Pair is this guest's side of the two-guest run (go run ./hack/vm pair):
+// two guests, a and b, on one virtual Ethernet segment, each with an rxe
+// device on its NIC. The server side of a test runs in a, the client side
+// in b.
+type Pair struct {
+	Name     string // this guest: "a" or "b"
+	Role     string // "server" or "client"
+	Dev      Dev    // the rxe device on the wire
+	Peer     string // the other guest's address on the wire
+	PeerName string
+	PowerOff string // the console line that has the host pull this guest's plug
+}
+
+// InPair reports whether the test runs in a guest of the two-guest run.
+func InPair() bool { return os.Getenv("PURERDMA_PAIR") != "" }
+
+// Server reports whether this side runs the server half of the tests.
+func (p Pair) Server() bool { return p.Role == "server" }
+
+// RequirePair returns this guest's side of the two-guest run. Outside it
+// the test skips; inside it, a missing role, address or device fails.
+func RequirePair(t testing.TB) Pair {
+	t.Helper()
+	if !InPair() {
+		t.Skip("needs two guests on one wire: go run ./hack/vm pair (make test-pair)")
+	}
+	p := Pair{
+		Name:     os.Getenv("PURERDMA_PAIR"),
+		Role:     os.Getenv("PURERDMA_PAIR_ROLE"),
+		Peer:     os.Getenv("PURERDMA_PAIR_PEER"),
+		PeerName: os.Getenv("PURERDMA_PAIR_PEER_NAME"),
+		PowerOff: os.Getenv("PURERDMA_PAIR_POWEROFF"),
+		Dev: Dev{
+			Name:   os.Getenv("PURERDMA_PAIR_DEV"),
+			Driver: "rxe",
+			Netdev: os.Getenv("PURERDMA_PAIR_NETDEV"),
+			Addr:   os.Getenv("PURERDMA_PAIR_ADDR"),
+		},
+	}
+	if p.Role != "server" && p.Role != "client" {
+		t.Fatalf("guest %s: PURERDMA_PAIR_ROLE is %q, want server or client", p.Name, p.Role)
+	}
+	if p.Peer == "" || p.Dev.Addr == "" || p.Dev.Netdev == "" || p.PowerOff == "" {
+		t.Fatalf("guest %s: the pair's environment is incomplete: %+v", p.Name, p)
+	}
+	if _, err := os.Stat(filepath.Join("/sys/class/infiniband", p.Dev.Name)); err != nil {
+		t.Fatalf("guest %s: wire device %q is missing: %v", p.Name, p.Dev.Name, err)
+	}
+	return p
+}
+
+// ProjectTool returns the path of one of purerdma's own commands in the
+// VM image (/opt/purerdma/bin); it fails the test there when the command
+// is missing, and skips elsewhere.
+func ProjectTool(t testing.TB, name string) string {
+	t.Helper()
+	p := projectBin + name
+	if _, err := os.Stat(p); err != nil {
+		if InVM() {
+			t.Fatalf("%s is not in the VM image: %v", name, err)
+		}
+		t.Skipf("%s: not in the VM image: %v", name, err)
+	}
+	return p
+}
