@@ -111,22 +111,45 @@ func (c *CQ) destroyCmd() *ucmd.Cmd {
 }
 
 // Context returns the context the CQ was created on.
-func (c *CQ) Context() *uverbs.Context { return c.ctx }
+func (c *CQ) Context() *uverbs.Context {
+	if c == nil {
+		return nil
+	}
+	return c.ctx
+}
 
 // Handle returns the kernel's handle of the CQ; queue pairs name their CQs
 // by it.
-func (c *CQ) Handle() uint32 { return c.handle }
+func (c *CQ) Handle() uint32 {
+	if c == nil {
+		return 0
+	}
+	return c.handle
+}
 
 // CQE returns how many completions the CQ holds.
-func (c *CQ) CQE() int { return c.cqe }
+func (c *CQ) CQE() int {
+	if c == nil {
+		return 0
+	}
+	return c.cqe
+}
 
 // Channel returns the CQ's completion channel, or nil.
-func (c *CQ) Channel() *Channel { return c.ch }
+func (c *CQ) Channel() *Channel {
+	if c == nil {
+		return nil
+	}
+	return c.ch
+}
 
 // Poll moves up to len(wc) completions, oldest first, into wc and returns
 // how many it moved, as ibv_poll_cq does. It returns 0 when the CQ is
 // empty. It neither blocks nor allocates.
 func (c *CQ) Poll(wc []WC) (int, error) {
+	if c == nil {
+		return 0, ErrClosed
+	}
 	c.life.Lock()
 	defer c.life.Unlock()
 	if c.life.Gone() {
@@ -145,6 +168,9 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 // solicited receive or failed completion) sends one event to the CQ's
 // channel. Arm again after each event.
 func (c *CQ) ReqNotify(solicitedOnly bool) error {
+	if c == nil {
+		return ErrClosed
+	}
 	c.life.Lock()
 	defer c.life.Unlock()
 	if c.life.Gone() {
@@ -162,11 +188,19 @@ func (c *CQ) ReqNotify(solicitedOnly bool) error {
 // Events returns how many completion events the CQ's channel delivered
 // for it (what ibv_ack_cq_events counts; purerdma acknowledges them as it
 // delivers them).
-func (c *CQ) Events() uint64 { return c.events.Load() }
+func (c *CQ) Events() uint64 {
+	if c == nil {
+		return 0
+	}
+	return c.events.Load()
+}
 
 // Close destroys the CQ. It fails with uverbs.ErrBusy while a QP or SRQ
 // uses it. It is safe to call more than once.
 func (c *CQ) Close() error {
+	if c == nil {
+		return ErrClosed
+	}
 	return c.life.Destroy(c.core, "cq: destroy", c.destroyCmd(), c.release)
 }
 

@@ -96,22 +96,50 @@ func release(buf []byte) {
 }
 
 // Bytes returns the registered memory.
-func (m *MR) Bytes() []byte { return m.buf }
+func (m *MR) Bytes() []byte {
+	if m == nil {
+		return nil
+	}
+	return m.buf
+}
 
 // Addr returns the region's address as the device sees it.
-func (m *MR) Addr() uint64 { return uint64(base(m.buf)) }
+func (m *MR) Addr() uint64 {
+	if m == nil {
+		return 0
+	}
+	return uint64(base(m.buf))
+}
 
 // Len returns the region's length in bytes.
-func (m *MR) Len() int { return len(m.buf) }
+func (m *MR) Len() int {
+	if m == nil {
+		return 0
+	}
+	return len(m.buf)
+}
 
 // LKey returns the local key, for scatter/gather entries.
-func (m *MR) LKey() uint32 { return m.lkey }
+func (m *MR) LKey() uint32 {
+	if m == nil {
+		return 0
+	}
+	return m.lkey
+}
 
 // RKey returns the remote key, for peers' RDMA reads, writes and atomics.
-func (m *MR) RKey() uint32 { return m.rkey }
+func (m *MR) RKey() uint32 {
+	if m == nil {
+		return 0
+	}
+	return m.rkey
+}
 
 // Close deregisters the region. It is safe to call more than once.
 func (m *MR) Close() error {
+	if m == nil {
+		return uverbs.ErrClosed
+	}
 	req := abi.DeregMR{MRHandle: m.handle}
 	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_DEREG_MR, Req: ucmd.Bytes(&req)}
 	return m.life.Destroy(m.pd.Ctx, "mr: deregister", &cmd, m.release)

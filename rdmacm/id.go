@@ -72,6 +72,9 @@ type ID struct {
 
 // CreateID creates an ID on the channel (rdma_create_id).
 func (ch *EventChannel) CreateID(ps PortSpace) (*ID, error) {
+	if ch == nil {
+		return nil, ErrClosed
+	}
 	if ps != TCP && ps != UDP {
 		return nil, fmt.Errorf("rdmacm: port space %#x not supported: %w", uint16(ps), unix.EINVAL)
 	}
@@ -90,15 +93,28 @@ func (ch *EventChannel) CreateID(ps PortSpace) (*ID, error) {
 }
 
 // Channel returns the ID's event channel.
-func (id *ID) Channel() *EventChannel { return id.ch }
+func (id *ID) Channel() *EventChannel {
+	if id == nil {
+		return nil
+	}
+	return id.ch
+}
 
 // PortSpace returns the ID's port space.
-func (id *ID) PortSpace() PortSpace { return id.ps }
+func (id *ID) PortSpace() PortSpace {
+	if id == nil {
+		return 0
+	}
+	return id.ps
+}
 
 // Bind binds the ID to a local address and port (rdma_bind_addr). An
 // address that belongs to an RDMA device binds the ID to that device; a
 // port of 0 picks a free one.
 func (id *ID) Bind(addr netip.AddrPort) error {
+	if id == nil {
+		return ErrClosed
+	}
 	req := abi.UcmBind{ID: id.handle}
 	req.AddrSize = uint16(encodeSockaddr(req.Addr[:], addr))
 	if err := id.do(abi.RDMA_USER_CM_CMD_BIND, ucmd.Bytes(&req), -1, nil); err != nil {
@@ -114,6 +130,9 @@ func (id *ID) Bind(addr netip.AddrPort) error {
 // (rdma_resolve_addr). EventAddrResolved or EventAddrError follows within
 // timeout; after EventAddrResolved the ID is bound to a device.
 func (id *ID) ResolveAddr(src, dst netip.AddrPort, timeout time.Duration) error {
+	if id == nil {
+		return ErrClosed
+	}
 	req := abi.UcmResolveAddr{ID: id.handle, TimeoutMs: ms(timeout)}
 	if src.Addr().IsValid() {
 		req.SrcSize = uint16(encodeSockaddr(req.SrcAddr[:], src))
@@ -128,6 +147,9 @@ func (id *ID) ResolveAddr(src, dst netip.AddrPort, timeout time.Duration) error 
 // ResolveRoute starts resolving the route to the resolved address
 // (rdma_resolve_route); EventRouteResolved or EventRouteError follows.
 func (id *ID) ResolveRoute(timeout time.Duration) error {
+	if id == nil {
+		return ErrClosed
+	}
 	req := abi.UcmResolveRoute{ID: id.handle, TimeoutMs: ms(timeout)}
 	if err := id.do(abi.RDMA_USER_CM_CMD_RESOLVE_ROUTE, ucmd.Bytes(&req), -1, nil); err != nil {
 		return fmt.Errorf("rdmacm: resolve route: %w", err)
@@ -146,6 +168,9 @@ func ms(d time.Duration) uint32 {
 // each arrives as EventConnectRequest with a new ID. backlog 0 is the
 // kernel's default.
 func (id *ID) Listen(backlog int) error {
+	if id == nil {
+		return ErrClosed
+	}
 	req := abi.UcmListen{ID: id.handle, Backlog: uint32(max(backlog, 0))}
 	if err := id.do(abi.RDMA_USER_CM_CMD_LISTEN, ucmd.Bytes(&req), -1, nil); err != nil {
 		return fmt.Errorf("rdmacm: listen: %w", err)
@@ -189,6 +214,9 @@ func (id *ID) connParam(p *ConnParam) abi.UcmConnParam {
 // EventConnectError; the package drives the QP to RTS before reporting
 // EventEstablished.
 func (id *ID) Connect(p *ConnParam) error {
+	if id == nil {
+		return ErrClosed
+	}
 	if p == nil {
 		p = &ConnParam{}
 	}
@@ -210,6 +238,9 @@ func (id *ID) Connect(p *ConnParam) error {
 // (rdma_accept). It moves the ID's QP to RTR and RTS first, as librdmacm
 // does; EventEstablished follows when the peer confirms.
 func (id *ID) Accept(p *ConnParam) error {
+	if id == nil {
+		return ErrClosed
+	}
 	if p == nil {
 		p = &ConnParam{}
 	}
@@ -248,6 +279,9 @@ func (id *ID) completeConnect(p *ConnParam) error {
 // EventEstablished, moves the QP to RTR and RTS (see InitQPAttr) and then
 // calls Establish.
 func (id *ID) Establish() error {
+	if id == nil {
+		return ErrClosed
+	}
 	req := abi.UcmAccept{UID: id.uid, ID: id.handle}
 	if err := id.do(abi.RDMA_USER_CM_CMD_ACCEPT, ucmd.Bytes(&req), -1, nil); err != nil {
 		return fmt.Errorf("rdmacm: establish: %w", err)
@@ -258,6 +292,9 @@ func (id *ID) Establish() error {
 // Reject refuses the connection request that created the ID
 // (rdma_reject), with private data for the peer's EventRejected.
 func (id *ID) Reject(private []byte) error {
+	if id == nil {
+		return ErrClosed
+	}
 	if err := privateLimit("reject", private, abi.CMA_MAX_PRIVATE_DATA_REJ); err != nil {
 		return err
 	}
@@ -273,6 +310,9 @@ func (id *ID) Reject(private []byte) error {
 // the error state (to SQD on iWARP, as librdmacm does), which flushes its
 // work, and tells the peer. Both sides get EventDisconnected.
 func (id *ID) Disconnect() error {
+	if id == nil {
+		return ErrClosed
+	}
 	if id.qp != nil {
 		state := uverbs.QPSErr
 		if id.iwarp() {
@@ -303,6 +343,9 @@ func (id *ID) do(cmd uint32, req []byte, respOff int, resp []byte) error {
 // Close destroys the ID (rdma_destroy_id) and what CreateQP made for it.
 // It is safe to call more than once.
 func (id *ID) Close() error {
+	if id == nil {
+		return ErrClosed
+	}
 	id.mu.Lock()
 	if id.closed {
 		id.mu.Unlock()
@@ -325,10 +368,25 @@ func (id *ID) Close() error {
 }
 
 // QP returns the ID's queue pair, or nil before CreateQP.
-func (id *ID) QP() *uverbs.QP { return id.qp }
+func (id *ID) QP() *uverbs.QP {
+	if id == nil {
+		return nil
+	}
+	return id.qp
+}
 
 // SendCQ and RecvCQ return the CQs CreateQP made or was given.
-func (id *ID) SendCQ() *cq.CQ { return id.own.send }
+func (id *ID) SendCQ() *cq.CQ {
+	if id == nil {
+		return nil
+	}
+	return id.own.send
+}
 
 // RecvCQ returns the receive CQ of the ID's QP.
-func (id *ID) RecvCQ() *cq.CQ { return id.own.recv }
+func (id *ID) RecvCQ() *cq.CQ {
+	if id == nil {
+		return nil
+	}
+	return id.own.recv
+}

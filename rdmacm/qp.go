@@ -26,6 +26,9 @@ type ownedQP struct {
 // librdmacm does; SendCQ and RecvCQ return them, and the blocking helpers
 // (GetSendComp, GetRecvComp) need them. The ID must be bound to a device.
 func (id *ID) CreateQP(pd *uverbs.PD, init uverbs.QPInit) error {
+	if id == nil {
+		return ErrClosed
+	}
 	if id.qp != nil {
 		return fmt.Errorf("rdmacm: create QP: the ID has one: %w", unix.EINVAL)
 	}
@@ -115,6 +118,9 @@ func (id *ID) destroyQP() error {
 // and moves itself rather than with CreateQP; on iWARP the mask for RTR
 // and RTS is empty, since the kernel moves the QP then.
 func (id *ID) InitQPAttr(state uverbs.QPState) (uverbs.QPAttr, uverbs.QPAttrMask, error) {
+	if id == nil {
+		return uverbs.QPAttr{}, 0, ErrClosed
+	}
 	req := abi.UcmInitQPAttr{ID: id.handle, QPState: uint32(state)}
 	var r abi.QPAttr
 	if err := id.do(abi.RDMA_USER_CM_CMD_INIT_QP_ATTR, ucmd.Bytes(&req), 0, ucmd.Bytes(&r)); err != nil {

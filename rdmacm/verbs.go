@@ -34,6 +34,9 @@ func (id *ID) needQP() error {
 // (rdma_post_recv). wrID comes back as the completion's ID. The buffer
 // must stay registered until the receive completes.
 func (id *ID) PostRecv(wrID uint64, m *mr.MR, off, length int) error {
+	if id == nil {
+		return ErrClosed
+	}
 	if err := id.needQP(); err != nil {
 		return err
 	}
@@ -49,18 +52,27 @@ func (id *ID) PostRecv(wrID uint64, m *mr.MR, off, length int) error {
 // With uverbs.SendInline in flags the bytes are copied at once and their
 // registration is not used.
 func (id *ID) PostSend(wrID uint64, m *mr.MR, off, length int, flags uverbs.SendFlags) error {
+	if id == nil {
+		return ErrClosed
+	}
 	return id.post(uverbs.SendWR{ID: wrID, Opcode: uverbs.WRSend, Flags: flags}, m, off, length)
 }
 
 // PostRead posts an RDMA read of length bytes from the peer's raddr
 // (rkey) into off of m (rdma_post_read).
 func (id *ID) PostRead(wrID uint64, m *mr.MR, off, length int, flags uverbs.SendFlags, raddr uint64, rkey uint32) error {
+	if id == nil {
+		return ErrClosed
+	}
 	return id.post(uverbs.SendWR{ID: wrID, Opcode: uverbs.WRRDMARead, Flags: flags, RemoteAddr: raddr, RKey: rkey}, m, off, length)
 }
 
 // PostWrite posts an RDMA write of length bytes at off of m to the peer's
 // raddr (rkey) (rdma_post_write).
 func (id *ID) PostWrite(wrID uint64, m *mr.MR, off, length int, flags uverbs.SendFlags, raddr uint64, rkey uint32) error {
+	if id == nil {
+		return ErrClosed
+	}
 	return id.post(uverbs.SendWR{ID: wrID, Opcode: uverbs.WRRDMAWrite, Flags: flags, RemoteAddr: raddr, RKey: rkey}, m, off, length)
 }
 
@@ -82,6 +94,9 @@ func (id *ID) post(wr uverbs.SendWR, m *mr.MR, off, length int) error {
 // the C function it suits IDs whose CQs CreateQP made: not shared with
 // other IDs, and separate for sends and receives.
 func (id *ID) GetSendComp(ctx context.Context) (cq.WC, error) {
+	if id == nil {
+		return cq.WC{}, ErrClosed
+	}
 	return getComp(ctx, id.own.send, id.own.sendCh)
 }
 
@@ -89,6 +104,9 @@ func (id *ID) GetSendComp(ctx context.Context) (cq.WC, error) {
 // waiting until there is one or ctx ends (rdma_get_recv_comp); see
 // GetSendComp.
 func (id *ID) GetRecvComp(ctx context.Context) (cq.WC, error) {
+	if id == nil {
+		return cq.WC{}, ErrClosed
+	}
 	return getComp(ctx, id.own.recv, id.own.recvCh)
 }
 

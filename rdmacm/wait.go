@@ -25,6 +25,9 @@ func (e *UnexpectedEventError) Unwrap() error { return e.Event.Err() }
 // their own waiters. For a listening ID, the next event is a connection
 // request: its Event.ID is the new ID.
 func (id *ID) WaitEvent(ctx context.Context, want EventType) (*Event, error) {
+	if id == nil {
+		return nil, ErrClosed
+	}
 	e, err := id.ch.next(ctx, id)
 	if err != nil {
 		return nil, err

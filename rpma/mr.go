@@ -60,6 +60,9 @@ type MR struct {
 // that stays put: from mr.Alloc, or declared with mr.Mapped (see package
 // mr).
 func (p *Peer) RegisterMR(buf []byte, usage Usage) (*MR, error) {
+	if p == nil {
+		return nil, ErrInval
+	}
 	switch {
 	case len(buf) == 0:
 		return nil, inval("register an empty region")
@@ -84,6 +87,9 @@ const DescriptorSize = 21
 // address, length (u64 little-endian each), rkey (u32 LE) and usage
 // (rpma_mr_get_descriptor).
 func (m *MR) Descriptor() []byte {
+	if m == nil {
+		return nil
+	}
 	b := make([]byte, DescriptorSize)
 	binary.LittleEndian.PutUint64(b[0:], m.region.Addr())
 	binary.LittleEndian.PutUint64(b[8:], uint64(m.region.Len()))
@@ -93,16 +99,36 @@ func (m *MR) Descriptor() []byte {
 }
 
 // Bytes returns the registered memory (rpma_mr_get_ptr).
-func (m *MR) Bytes() []byte { return m.region.Bytes() }
+func (m *MR) Bytes() []byte {
+	if m == nil {
+		return nil
+	}
+	return m.region.Bytes()
+}
 
 // Len returns the region's size (rpma_mr_get_size).
-func (m *MR) Len() int { return m.region.Len() }
+func (m *MR) Len() int {
+	if m == nil {
+		return 0
+	}
+	return m.region.Len()
+}
 
 // Usage returns the usage the region was registered for.
-func (m *MR) Usage() Usage { return m.usage }
+func (m *MR) Usage() Usage {
+	if m == nil {
+		return 0
+	}
+	return m.usage
+}
 
 // Close deregisters the region (rpma_mr_dereg).
-func (m *MR) Close() error { return provider("deregister", m.region.Close()) }
+func (m *MR) Close() error {
+	if m == nil {
+		return ErrInval
+	}
+	return provider("deregister", m.region.Close())
+}
 
 // sge returns the SGE for n bytes at off, checking the range.
 func (m *MR) sge(off, n int) (uverbs.SGE, error) {
@@ -141,11 +167,19 @@ func RemoteMRFromDescriptor(b []byte) (*RemoteMR, error) {
 }
 
 // Len returns the remote region's size (rpma_mr_remote_get_size).
-func (r *RemoteMR) Len() uint64 { return r.size }
+func (r *RemoteMR) Len() uint64 {
+	if r == nil {
+		return 0
+	}
+	return r.size
+}
 
 // FlushType returns the flush usages the peer registered the region with
 // (rpma_mr_remote_get_flush_type).
 func (r *RemoteMR) FlushType() Usage {
+	if r == nil {
+		return 0
+	}
 	return r.usage & (UsageFlushTypePersistent | UsageFlushTypeVisibility)
 }
 

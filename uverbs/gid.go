@@ -80,6 +80,9 @@ const maxGIDEntries = 0xffff / gidEntrySize
 // connections are addressed by IP through the connection manager, not by
 // GID, and GIDIndex finds nothing there (ErrNoGID).
 func (c *Context) GIDTable(port uint8) ([]GIDEntry, error) {
+	if c == nil {
+		return nil, ErrClosed
+	}
 	if c.dev.NodeType == NodeRNIC {
 		return c.sysfsGIDTable(port)
 	}
@@ -235,6 +238,9 @@ func sysfsGIDTable(root, dev string, port uint8) ([]GIDEntry, error) {
 // which is always the case on iWARP devices (siw), whose only GID is made
 // from the MAC address: iWARP does not address by GID.
 func (c *Context) GIDIndex(port uint8, addr netip.Addr) (int, error) {
+	if c == nil {
+		return 0, ErrClosed
+	}
 	if !addr.IsValid() {
 		return -1, fmt.Errorf("uverbs: GID index on port %d: invalid address", port)
 	}

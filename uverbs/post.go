@@ -16,6 +16,9 @@ import (
 // like ibv_post_send's bad_wr. It does not allocate and makes at most one
 // system call (the doorbell, on drivers that need one).
 func (qp *QP) PostSend(wrs []SendWR) (int, error) {
+	if qp == nil {
+		return 0, ErrClosed
+	}
 	qp.sendMu.Lock()
 	defer qp.sendMu.Unlock()
 	if qp.closed.Load() {
@@ -112,6 +115,9 @@ func (qp *QP) putSend(wr *SendWR) error {
 // same partial-success rule as PostSend. A QP with an SRQ takes its
 // receive work from the SRQ instead. It does not allocate.
 func (qp *QP) PostRecv(wrs []RecvWR) (int, error) {
+	if qp == nil {
+		return 0, ErrClosed
+	}
 	qp.recvMu.Lock()
 	defer qp.recvMu.Unlock()
 	if qp.closed.Load() {

@@ -100,6 +100,9 @@ type QP struct {
 
 // CreateQP creates a queue pair in pd (ibv_create_qp).
 func (pd *PD) CreateQP(init QPInit) (*QP, error) {
+	if pd == nil {
+		return nil, ErrClosed
+	}
 	c := pd.ctx.core
 	if err := c.NeedDriver("uverbs: create QP"); err != nil {
 		return nil, err
@@ -189,19 +192,44 @@ func invalid(format string, args ...any) error {
 }
 
 // Num returns the QP number, which peers address the QP by.
-func (qp *QP) Num() uint32 { return qp.num }
+func (qp *QP) Num() uint32 {
+	if qp == nil {
+		return 0
+	}
+	return qp.num
+}
 
 // Handle returns the kernel's handle of the QP.
-func (qp *QP) Handle() uint32 { return qp.handle }
+func (qp *QP) Handle() uint32 {
+	if qp == nil {
+		return 0
+	}
+	return qp.handle
+}
 
 // Type returns the QP's transport.
-func (qp *QP) Type() QPType { return qp.typ }
+func (qp *QP) Type() QPType {
+	if qp == nil {
+		return 0
+	}
+	return qp.typ
+}
 
 // Cap returns the queue sizes the device granted.
-func (qp *QP) Cap() QPCap { return qp.cap }
+func (qp *QP) Cap() QPCap {
+	if qp == nil {
+		return QPCap{}
+	}
+	return qp.cap
+}
 
 // PD returns the QP's protection domain.
-func (qp *QP) PD() *PD { return qp.pd }
+func (qp *QP) PD() *PD {
+	if qp == nil {
+		return nil
+	}
+	return qp.pd
+}
 
 func (qp *QP) destroyCmd() *ucmd.Cmd {
 	req := abi.DestroyQP{QPHandle: qp.handle}
@@ -212,6 +240,9 @@ func (qp *QP) destroyCmd() *ucmd.Cmd {
 // Close destroys the QP. Its CQs, SRQ and PD may be destroyed after it.
 // It is safe to call more than once.
 func (qp *QP) Close() error {
+	if qp == nil {
+		return ErrClosed
+	}
 	return qp.destroy.Destroy(qp.core, "uverbs: destroy QP", qp.destroyCmd(), qp.release)
 }
 
