@@ -5,6 +5,7 @@ import (
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/testenv"
+	"github.com/purerdma/purerdma/uverbs"
 )
 
 // TestNilReceivers calls every method of CQ and Channel on a nil pointer:
@@ -15,4 +16,19 @@ func TestNilReceivers(t *testing.T) {
 		n += testenv.NilReceiver(t, p, cq.ErrClosed)
 	}
 	t.Logf("%d methods called on nil", n)
+}
+
+// TestBadInputHost passes a nil context to the constructors.
+func TestBadInputHost(t *testing.T) {
+	n := testenv.RunBad(t, nil, []testenv.BadCase{
+		testenv.Bad("New: nil context", uverbs.ErrInvalid, func() error {
+			_, err := cq.New(nil, 1, nil)
+			return err
+		}),
+		testenv.Bad("NewChannel: nil context", uverbs.ErrInvalid, func() error {
+			_, err := cq.NewChannel(nil)
+			return err
+		}),
+	})
+	t.Logf("%d bad inputs tried", n)
 }

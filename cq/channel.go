@@ -33,7 +33,7 @@ type Channel struct {
 func NewChannel(ctx *uverbs.Context) (*Channel, error) {
 	core := verbs.ContextOf(ctx)
 	if core == nil {
-		return nil, fmt.Errorf("cq: create channel: nil context: %w", unix.EINVAL)
+		return nil, fmt.Errorf("cq: create channel: nil context: %w", verbs.ErrInvalid)
 	}
 	var req abi.CreateCompChannel
 	var resp abi.CreateCompChannelResp

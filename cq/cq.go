@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/ucmd"
@@ -43,7 +41,7 @@ type Options struct {
 func New(ctx *uverbs.Context, cqe int, opts *Options) (*CQ, error) {
 	core := verbs.ContextOf(ctx)
 	if core == nil {
-		return nil, fmt.Errorf("cq: create: nil context: %w", unix.EINVAL)
+		return nil, fmt.Errorf("cq: create: nil context: %w", verbs.ErrInvalid)
 	}
 	if err := core.NeedDriver("cq: create"); err != nil {
 		return nil, err
@@ -52,16 +50,16 @@ func New(ctx *uverbs.Context, cqe int, opts *Options) (*CQ, error) {
 		opts = &Options{}
 	}
 	if cqe < 1 || cqe > int(^uint32(0)>>1) {
-		return nil, fmt.Errorf("cq: create with %d entries: %w", cqe, unix.EINVAL)
+		return nil, fmt.Errorf("cq: create with %d entries: %w", cqe, verbs.ErrInvalid)
 	}
 	if opts.CompVector < 0 || opts.CompVector >= max(ctx.NumCompVectors(), 1) {
-		return nil, fmt.Errorf("cq: create: completion vector %d of %d: %w", opts.CompVector, ctx.NumCompVectors(), unix.EINVAL)
+		return nil, fmt.Errorf("cq: create: completion vector %d of %d: %w", opts.CompVector, ctx.NumCompVectors(), verbs.ErrInvalid)
 	}
 	c := &CQ{ctx: ctx, core: core, ch: opts.Channel}
 	chFD := int32(-1)
 	if c.ch != nil {
 		if c.ch.core != core {
-			return nil, fmt.Errorf("cq: create: the channel belongs to another device: %w", unix.EINVAL)
+			return nil, fmt.Errorf("cq: create: the channel belongs to another device: %w", verbs.ErrInvalid)
 		}
 		fd, err := c.ch.attach()
 		if err != nil {

@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/purerdma/purerdma/internal/verbs"
 )
 
 // ErrNotMapped is returned by Register for memory that did not come from
@@ -35,7 +37,7 @@ var mappings struct {
 // the Go heap. Release it with Free once no region of it is registered.
 func Alloc(size int) ([]byte, error) {
 	if size <= 0 {
-		return nil, fmt.Errorf("mr: alloc %d bytes: %w", size, unix.EINVAL)
+		return nil, fmt.Errorf("mr: alloc %d bytes: %w", size, verbs.ErrInvalid)
 	}
 	b, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {

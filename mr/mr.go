@@ -44,10 +44,10 @@ type MR struct {
 // until Close.
 func Register(pd *uverbs.PD, buf []byte, access Access) (*MR, error) {
 	if len(buf) == 0 {
-		return nil, fmt.Errorf("mr: register: empty buffer: %w", unix.EINVAL)
+		return nil, fmt.Errorf("mr: register: empty buffer: %w", verbs.ErrInvalid)
 	}
 	if access&(RemoteWrite|RemoteAtomic) != 0 && access&LocalWrite == 0 {
-		return nil, fmt.Errorf("mr: register: remote write and atomic access need LocalWrite: %w", unix.EINVAL)
+		return nil, fmt.Errorf("mr: register: remote write and atomic access need LocalWrite: %w", verbs.ErrInvalid)
 	}
 	mappings.Lock()
 	_, m := find(base(buf), len(buf))
@@ -61,7 +61,7 @@ func Register(pd *uverbs.PD, buf []byte, access Access) (*MR, error) {
 	core := verbs.PDOf(pd)
 	if core == nil {
 		release(buf)
-		return nil, fmt.Errorf("mr: register: nil PD: %w", unix.EINVAL)
+		return nil, fmt.Errorf("mr: register: nil PD: %w", verbs.ErrInvalid)
 	}
 	in, out := core.Ctx.Udata(abi.IB_USER_VERBS_CMD_REG_MR)
 	addr := uint64(base(buf))

@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
@@ -76,7 +74,7 @@ func (ch *EventChannel) CreateID(ps PortSpace) (*ID, error) {
 		return nil, ErrClosed
 	}
 	if ps != TCP && ps != UDP {
-		return nil, fmt.Errorf("rdmacm: port space %#x not supported: %w", uint16(ps), unix.EINVAL)
+		return nil, fmt.Errorf("rdmacm: port space %#x not supported: %w", uint16(ps), uverbs.ErrInvalid)
 	}
 	id := &ID{ch: ch, ps: ps}
 	if err := ch.register(id); err != nil {
@@ -181,7 +179,7 @@ func (id *ID) Listen(backlog int) error {
 // privateLimit checks private data against the kernel's limit for op.
 func privateLimit(op string, data []byte, limit int) error {
 	if len(data) > limit {
-		return fmt.Errorf("%w: %s takes at most %d bytes of private data, got %d: %w", ErrPrivateData, op, limit, len(data), unix.EINVAL)
+		return fmt.Errorf("%w: %s takes at most %d bytes of private data, got %d: %w", ErrPrivateData, op, limit, len(data), uverbs.ErrInvalid)
 	}
 	return nil
 }

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
@@ -30,13 +28,13 @@ func (id *ID) CreateQP(pd *uverbs.PD, init uverbs.QPInit) error {
 		return ErrClosed
 	}
 	if id.qp != nil {
-		return fmt.Errorf("rdmacm: create QP: the ID has one: %w", unix.EINVAL)
+		return fmt.Errorf("rdmacm: create QP: the ID has one: %w", uverbs.ErrInvalid)
 	}
 	if pd == nil {
 		pd = id.PD()
 	}
 	if pd == nil {
-		return fmt.Errorf("rdmacm: create QP: the ID is not bound to a device: %w", unix.EINVAL)
+		return fmt.Errorf("rdmacm: create QP: the ID is not bound to a device: %w", uverbs.ErrInvalid)
 	}
 	init.Type = uverbs.RC
 	if id.ps == UDP {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/uverbs"
@@ -18,14 +16,14 @@ import (
 // sge returns the SGE for n bytes at off of m, checking the range.
 func sge(m *mr.MR, off, n int) (uverbs.SGE, error) {
 	if m == nil || off < 0 || n < 0 || off+n > m.Len() {
-		return uverbs.SGE{}, fmt.Errorf("rdmacm: range [%d, %d+%d) outside the region: %w", off, off, n, unix.EINVAL)
+		return uverbs.SGE{}, fmt.Errorf("rdmacm: range [%d, %d+%d) outside the region: %w", off, off, n, uverbs.ErrInvalid)
 	}
 	return uverbs.SGE{Addr: m.Addr() + uint64(off), Length: uint32(n), LKey: m.LKey()}, nil
 }
 
 func (id *ID) needQP() error {
 	if id.qp == nil {
-		return fmt.Errorf("rdmacm: the ID has no QP (CreateQP): %w", unix.EINVAL)
+		return fmt.Errorf("rdmacm: the ID has no QP (CreateQP): %w", uverbs.ErrInvalid)
 	}
 	return nil
 }
@@ -116,7 +114,7 @@ func (id *ID) GetRecvComp(ctx context.Context) (cq.WC, error) {
 func getComp(ctx context.Context, q *cq.CQ, ch *cq.Channel) (cq.WC, error) {
 	var wc [1]cq.WC
 	if q == nil || ch == nil {
-		return cq.WC{}, fmt.Errorf("rdmacm: the ID has no CQs of its own (CreateQP without CQs): %w", unix.EINVAL)
+		return cq.WC{}, fmt.Errorf("rdmacm: the ID has no CQs of its own (CreateQP without CQs): %w", uverbs.ErrInvalid)
 	}
 	for {
 		n, err := q.Poll(wc[:])

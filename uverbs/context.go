@@ -3,6 +3,8 @@ package uverbs
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -53,6 +55,10 @@ func init() {
 
 // Open opens dev, as ibv_open_device does.
 func Open(dev Device) (*Context, error) {
+	// A Device made by hand must still name a node inside devDir.
+	if !filepath.IsLocal(dev.Char) || strings.ContainsRune(dev.Char, '/') {
+		return nil, fmt.Errorf("uverbs: open %q: uverbs node %q: %w", dev.Name, dev.Char, ErrNoDevice)
+	}
 	f, err := os.OpenFile(dev.Path(), os.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("uverbs: open %s: %w", dev.Name, err)

@@ -109,7 +109,7 @@ func (c *Context) queryGIDTable(port uint8) ([]GIDEntry, error) {
 		return nil, fmt.Errorf("uverbs: GID table of port %d: %w", port, err)
 	}
 	if port < 1 || port > attr.PhysPortCnt {
-		return nil, fmt.Errorf("uverbs: GID table of port %d: %s has ports 1-%d: %w", port, c.dev.Name, attr.PhysPortCnt, unix.EINVAL)
+		return nil, fmt.Errorf("uverbs: GID table of port %d: %s has ports 1-%d: %w", port, c.dev.Name, attr.PhysPortCnt, ErrInvalid)
 	}
 	total := 0
 	for p := uint8(1); p <= attr.PhysPortCnt; p++ {

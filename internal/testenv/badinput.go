@@ -23,8 +23,8 @@ func NilReceiver(t *testing.T, p any, want error) int {
 	for i := range typ.NumMethod() {
 		m := typ.Method(i)
 		name := fmt.Sprintf("%v.%s", typ, m.Name)
-		out, panicked := callSafe(v.Method(i), nilArgs(m.Type))
-		if panicked != nil {
+		var out []reflect.Value
+		if panicked := catch(func() { out = v.Method(i).Call(nilArgs(m.Type)) }); panicked != nil {
 			t.Errorf("%s on nil panics: %v", name, panicked)
 			continue
 		}
@@ -55,12 +55,6 @@ func nilArgs(mt reflect.Type) []reflect.Value {
 	return args
 }
 
-// callSafe calls f and returns its results, or what it panicked with.
-func callSafe(f reflect.Value, args []reflect.Value) (out []reflect.Value, panicked any) {
-	defer func() { panicked = recover() }()
-	return f.Call(args), nil
-}
-
 // lastError returns the last result if it is an error, as libraries put it.
 func lastError(out []reflect.Value) (error, bool) {
 	if len(out) == 0 {
@@ -72,4 +66,50 @@ func lastError(out []reflect.Value) (error, bool) {
 	}
 	err, _ := last.Interface().(error)
 	return err, true
+}
+
+// BadCase is one bad input to an entry point: the call, and the sentinel
+// its error must match.
+type BadCase struct {
+	Name string
+	Call func() error
+	Want error
+}
+
+// Bad is a BadCase; rows of a table read better without field names.
+func Bad(name string, want error, call func() error) BadCase {
+	return BadCase{Name: name, Call: call, Want: want}
+}
+
+// RunBad runs each case as a subtest: the call must return an error that
+// matches its Want, without panicking. After each case usable, when not
+// nil, must succeed: a bad call leaves its object working. RunBad returns
+// the number of cases, for the count of bad inputs a test tried.
+func RunBad(t *testing.T, usable func() error, cases []BadCase) int {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			var err error
+			if p := catch(func() { err = c.Call() }); p != nil {
+				t.Fatalf("panics: %v", p)
+			}
+			if !errors.Is(err, c.Want) {
+				t.Errorf("got %v, want %v", err, c.Want)
+			}
+			if usable == nil {
+				return
+			}
+			if p := catch(func() { err = usable() }); p != nil || err != nil {
+				t.Errorf("not usable after the bad call: %v (panic %v)", err, p)
+			}
+		})
+	}
+	return len(cases)
+}
+
+// catch runs f and returns what it panicked with, or nil.
+func catch(f func()) (panicked any) {
+	defer func() { panicked = recover() }()
+	f()
+	return nil
 }
