@@ -79,7 +79,7 @@ func Register(pd *uverbs.PD, buf []byte, access Access) (*MR, error) {
 		if errors.Is(err, unix.ENOMEM) {
 			return nil, fmt.Errorf("mr: register %d bytes: %w (is RLIMIT_MEMLOCK too low? see ulimit -l)", len(buf), err)
 		}
-		return nil, fmt.Errorf("mr: register %d bytes: %w", len(buf), err)
+		return nil, fmt.Errorf("mr: register %d bytes: %w", len(buf), verbs.KernelErr(err))
 	}
 	r := &MR{pd: core, buf: buf, handle: resp.MRHandle, lkey: resp.LKey, rkey: resp.RKey}
 	r.id = core.Ctx.Add(r, func() { r.life.Release(r.release) })

@@ -3,6 +3,7 @@ package uverbs
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/netip"
 	"os"
@@ -162,6 +163,10 @@ func (c *Context) queryGIDTable(port uint8) ([]GIDEntry, error) {
 func sysfsGIDTable(root, dev string, port uint8) ([]GIDEntry, error) {
 	dir := filepath.Join(root, "class", "infiniband", dev, "ports", strconv.Itoa(int(port)))
 	files, err := os.ReadDir(filepath.Join(dir, "gids"))
+	if errors.Is(err, fs.ErrNotExist) {
+		// The device is there (Open found it), so the port is not.
+		err = fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("uverbs: GID table of %s port %d: %w", dev, port, err)
 	}
@@ -239,10 +244,13 @@ func sysfsGIDTable(root, dev string, port uint8) ([]GIDEntry, error) {
 // from the MAC address: iWARP does not address by GID.
 func (c *Context) GIDIndex(port uint8, addr netip.Addr) (int, error) {
 	if c == nil {
-		return 0, ErrClosed
+		return -1, ErrClosed
+	}
+	if c.core.Closed() {
+		return -1, ErrClosed
 	}
 	if !addr.IsValid() {
-		return -1, fmt.Errorf("uverbs: GID index on port %d: invalid address", port)
+		return -1, fmt.Errorf("uverbs: GID index on port %d: invalid address: %w", port, ErrInvalid)
 	}
 	ents, err := c.GIDTable(port)
 	if err != nil {

@@ -45,6 +45,9 @@ func (qp *QP) putSend(wr *SendWR) error {
 	if len(wr.SGE) > len(qp.ssge) {
 		return invalid("%d SGEs, the QP takes %d", len(wr.SGE), len(qp.ssge))
 	}
+	if wr.Flags&^sendFlags != 0 {
+		return invalid("unknown send flags %#x", uint32(wr.Flags&^sendFlags))
+	}
 	// The scratch request is set field by field: a composite literal
 	// would be built in a temporary and copied, and SGE, a pointer, would
 	// be written twice. Every field is set here or below (AHNum).

@@ -103,6 +103,9 @@ func (pd *PD) CreateQP(init QPInit) (*QP, error) {
 	if pd == nil {
 		return nil, ErrClosed
 	}
+	if err := pd.core.Err(); err != nil {
+		return nil, err
+	}
 	c := pd.ctx.core
 	if err := c.NeedDriver("uverbs: create QP"); err != nil {
 		return nil, err

@@ -163,6 +163,12 @@ func (qp *QP) Modify(attr *QPAttr, mask QPAttrMask) error {
 	if qp == nil {
 		return ErrClosed
 	}
+	if qp.closed.Load() {
+		return ErrClosed
+	}
+	if attr == nil {
+		return invalid("uverbs: modify QP: nil attributes")
+	}
 	if mask&^abi.IB_QP_ATTR_STANDARD_BITS != 0 {
 		return invalid("uverbs: modify QP: mask %#x has unknown bits", uint32(mask))
 	}

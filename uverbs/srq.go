@@ -45,6 +45,9 @@ func (pd *PD) CreateSRQ(init SRQInit) (*SRQ, error) {
 	if pd == nil {
 		return nil, ErrClosed
 	}
+	if err := pd.core.Err(); err != nil {
+		return nil, err
+	}
 	c := pd.ctx.core
 	if err := c.NeedDriver("uverbs: create SRQ"); err != nil {
 		return nil, err

@@ -5,34 +5,46 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 )
 
-// NilReceiver calls every exported method of p, a typed nil pointer such as
-// (*cq.CQ)(nil), with harmless arguments: context.Background() for a
-// context, zero values for the rest. A method must not panic, and one that
-// returns an error must return an error that matches want. It returns the
-// number of methods called, for the count of bad inputs a test tried.
-func NilReceiver(t *testing.T, p any, want error) int {
+// CallMethods calls every exported method of obj, a pointer that is nil
+// (such as (*cq.CQ)(nil)) or whose object is closed, with harmless
+// arguments: context.Background() for a context, zero values for the rest.
+// A method must not panic, and one that returns an error must return an
+// error that matches want. The methods named in except are left out (the
+// Close of a closed object, which succeeds). It returns the number of
+// methods called, for the count of bad inputs a test tried.
+func CallMethods(t *testing.T, obj any, want error, except ...string) int {
 	t.Helper()
-	v := reflect.ValueOf(p)
-	if v.Kind() != reflect.Pointer || !v.IsNil() {
-		t.Fatalf("NilReceiver: %T is not a nil pointer", p)
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer {
+		t.Fatalf("CallMethods: %T is not a pointer", obj)
 	}
 	typ := v.Type()
+	state := "closed"
+	if v.IsNil() {
+		state = "nil"
+	}
+	n := 0
 	for i := range typ.NumMethod() {
 		m := typ.Method(i)
+		if slices.Contains(except, m.Name) {
+			continue
+		}
+		n++
 		name := fmt.Sprintf("%v.%s", typ, m.Name)
 		var out []reflect.Value
 		if panicked := catch(func() { out = v.Method(i).Call(nilArgs(m.Type)) }); panicked != nil {
-			t.Errorf("%s on nil panics: %v", name, panicked)
+			t.Errorf("%s on %s panics: %v", name, state, panicked)
 			continue
 		}
 		if err, ok := lastError(out); ok && !errors.Is(err, want) {
-			t.Errorf("%s on nil = %v, want %v", name, err, want)
+			t.Errorf("%s on %s = %v, want %v", name, state, err, want)
 		}
 	}
-	return typ.NumMethod()
+	return n
 }
 
 // nilArgs returns the arguments for method type mt, whose first input is
