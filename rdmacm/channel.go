@@ -14,6 +14,7 @@ import (
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
+	"github.com/purerdma/purerdma/internal/verbs"
 )
 
 // Path is the connection manager's character device.
@@ -86,7 +87,8 @@ func (ch *EventChannel) do(cmd uint32, req []byte, respOff int, resp []byte) err
 	if cerr := ch.raw.Control(func(fd uintptr) { err = write(int(fd), cmd, req, respOff, resp) }); cerr != nil {
 		return fmt.Errorf("rdmacm: %w", ErrClosed)
 	}
-	return err
+	// A kernel EINVAL or EBUSY matches uverbs.ErrInvalid or ErrBusy too.
+	return verbs.KernelErr(err)
 }
 
 // GetEvent waits for the next event of any ID on the channel
@@ -265,4 +267,10 @@ func (ch *EventChannel) Close() error {
 	}
 	errs = append(errs, ch.file.Close())
 	return errors.Join(errs...)
+}
+
+func (ch *EventChannel) isClosed() bool {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	return ch.closed
 }

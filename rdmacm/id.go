@@ -62,7 +62,8 @@ type ID struct {
 
 	mu     sync.Mutex
 	closed bool
-	dev    *device // the verbs device the ID is bound to, once known
+	done   chan struct{} // closed by Close; made by doneCh
+	dev    *device       // the verbs device the ID is bound to, once known
 	port   uint8
 	qp     *uverbs.QP
 	own    ownedQP // what CreateQP made besides the QP
@@ -71,6 +72,9 @@ type ID struct {
 // CreateID creates an ID on the channel (rdma_create_id).
 func (ch *EventChannel) CreateID(ps PortSpace) (*ID, error) {
 	if ch == nil {
+		return nil, ErrClosed
+	}
+	if ch.isClosed() {
 		return nil, ErrClosed
 	}
 	if ps != TCP && ps != UDP {
@@ -350,6 +354,9 @@ func (id *ID) Close() error {
 		return nil
 	}
 	id.closed = true
+	if id.done != nil {
+		close(id.done)
+	}
 	id.mu.Unlock()
 	errs := []error{id.destroyQP()}
 	req := abi.UcmDestroyID{ID: id.handle}
@@ -387,4 +394,29 @@ func (id *ID) RecvCQ() *cq.CQ {
 		return nil
 	}
 	return id.own.recv
+}
+
+// alive returns ErrClosed once Close has begun, so that a closed ID
+// reports it before anything else about a call.
+func (id *ID) alive() error {
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// doneCh returns a channel that Close closes, made on first use: most IDs
+// are never waited on.
+func (id *ID) doneCh() <-chan struct{} {
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.done == nil {
+		id.done = make(chan struct{})
+		if id.closed {
+			close(id.done)
+		}
+	}
+	return id.done
 }

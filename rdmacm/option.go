@@ -100,6 +100,12 @@ func (id *ID) Migrate(to *EventChannel) error {
 	if id == nil {
 		return ErrClosed
 	}
+	if err := id.alive(); err != nil {
+		return err
+	}
+	if to == nil {
+		return fmt.Errorf("rdmacm: migrate to a nil channel: %w", uverbs.ErrInvalid)
+	}
 	if to == id.ch {
 		return nil
 	}

@@ -27,6 +27,9 @@ func (id *ID) CreateQP(pd *uverbs.PD, init uverbs.QPInit) error {
 	if id == nil {
 		return ErrClosed
 	}
+	if err := id.alive(); err != nil {
+		return err
+	}
 	if id.qp != nil {
 		return fmt.Errorf("rdmacm: create QP: the ID has one: %w", uverbs.ErrInvalid)
 	}
@@ -58,6 +61,7 @@ func (id *ID) CreateQP(pd *uverbs.PD, init uverbs.QPInit) error {
 	id.qp, id.own = qp, own
 	if err := id.toInit(); err != nil {
 		id.destroyQP()
+		id.qp, id.own = nil, ownedQP{}
 		return fmt.Errorf("rdmacm: create QP: %w", err)
 	}
 	return nil
@@ -106,9 +110,9 @@ func (id *ID) destroyQP() error {
 	if id.qp == nil {
 		return nil
 	}
-	err := errors.Join(id.qp.Close(), id.own.close())
-	id.qp, id.own = nil, ownedQP{}
-	return err
+	// The fields keep the closed objects, so that an operation racing
+	// with Close finds them closed (ErrClosed) rather than nil.
+	return errors.Join(id.qp.Close(), id.own.close())
 }
 
 // InitQPAttr returns the attributes and mask with which to move a QP of

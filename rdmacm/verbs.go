@@ -15,13 +15,17 @@ import (
 
 // sge returns the SGE for n bytes at off of m, checking the range.
 func sge(m *mr.MR, off, n int) (uverbs.SGE, error) {
-	if m == nil || off < 0 || n < 0 || off+n > m.Len() {
+	// n > Len-off, not off+n > Len: the sum of two large ints wraps.
+	if m == nil || off < 0 || n < 0 || off > m.Len() || n > m.Len()-off {
 		return uverbs.SGE{}, fmt.Errorf("rdmacm: range [%d, %d+%d) outside the region: %w", off, off, n, uverbs.ErrInvalid)
 	}
 	return uverbs.SGE{Addr: m.Addr() + uint64(off), Length: uint32(n), LKey: m.LKey()}, nil
 }
 
 func (id *ID) needQP() error {
+	if err := id.alive(); err != nil {
+		return err
+	}
 	if id.qp == nil {
 		return fmt.Errorf("rdmacm: the ID has no QP (CreateQP): %w", uverbs.ErrInvalid)
 	}
@@ -95,6 +99,9 @@ func (id *ID) GetSendComp(ctx context.Context) (cq.WC, error) {
 	if id == nil {
 		return cq.WC{}, ErrClosed
 	}
+	if err := id.alive(); err != nil {
+		return cq.WC{}, err
+	}
 	return getComp(ctx, id.own.send, id.own.sendCh)
 }
 
@@ -104,6 +111,9 @@ func (id *ID) GetSendComp(ctx context.Context) (cq.WC, error) {
 func (id *ID) GetRecvComp(ctx context.Context) (cq.WC, error) {
 	if id == nil {
 		return cq.WC{}, ErrClosed
+	}
+	if err := id.alive(); err != nil {
+		return cq.WC{}, err
 	}
 	return getComp(ctx, id.own.recv, id.own.recvCh)
 }
