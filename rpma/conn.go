@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/rdmacm"
 )
@@ -51,8 +53,9 @@ type Conn struct {
 	req     *ConnRequest // its CQs and channel
 	private []byte
 
-	mu          sync.Mutex // guards private and directWrite, and the scratch page
+	mu          sync.Mutex // guards private, directWrite, closed and the scratch page
 	directWrite bool
+	closed      bool
 	raw         []byte // a page for flush reads and atomic write sources
 	rawMR       *mr.MR
 }
@@ -190,6 +193,9 @@ func (c *Conn) CompletionFd() (int, error) {
 	if c == nil {
 		return -1, ErrInval
 	}
+	if err := c.alive(); err != nil {
+		return -1, err
+	}
 	if c.req.shared == nil {
 		return -1, ErrNotSharedChannel
 	}
@@ -203,6 +209,9 @@ func (c *Conn) Wait(ctx context.Context) (q *CQ, isRCQ bool, err error) {
 	if c == nil {
 		return nil, false, ErrInval
 	}
+	if err := c.alive(); err != nil {
+		return nil, false, err
+	}
 	if c.req.shared == nil {
 		return nil, false, ErrNotSharedChannel
 	}
@@ -210,6 +219,9 @@ func (c *Conn) Wait(ctx context.Context) (q *CQ, isRCQ bool, err error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, false, err
+		}
+		if errors.Is(err, unix.EBADF) {
+			return nil, false, closedErr("wait", err)
 		}
 		return nil, false, ErrNoCompletion
 	}
@@ -238,6 +250,13 @@ func (c *Conn) Close() error {
 	if c == nil {
 		return ErrInval
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		// As rpma_conn_delete with *conn_ptr NULL: nothing to do.
+		return nil
+	}
+	c.closed = true
 	var errs []error
 	if c.rawMR != nil {
 		errs = append(errs, c.rawMR.Close())
@@ -250,4 +269,14 @@ func (c *Conn) Close() error {
 		errs = append(errs, c.ch.Close())
 	}
 	return provider("delete connection", errors.Join(errs...))
+}
+
+// alive returns the error of an operation on a closed connection.
+func (c *Conn) alive() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return closedErr("connection", ErrInval)
+	}
+	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/uverbs"
 )
@@ -98,6 +100,9 @@ func (c *CQ) Wait(ctx context.Context) error {
 	if _, err := c.ch.Wait(ctx); err != nil {
 		if ctx.Err() != nil {
 			return err
+		}
+		if errors.Is(err, unix.EBADF) {
+			return closedErr("wait", err)
 		}
 		return ErrNoCompletion
 	}

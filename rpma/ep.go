@@ -48,7 +48,8 @@ func (e *Endpoint) Addr() (netip.AddrPort, error) {
 	if e == nil {
 		return netip.AddrPort{}, ErrInval
 	}
-	return e.id.LocalAddr()
+	a, err := e.id.LocalAddr()
+	return a, provider("endpoint address", err)
 }
 
 // Fd returns the file descriptor of the endpoint's event channel

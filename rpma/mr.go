@@ -3,6 +3,7 @@ package rpma
 import (
 	"encoding/binary"
 	"errors"
+	"sync/atomic"
 
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/uverbs"
@@ -54,6 +55,7 @@ func (p *Peer) access(u Usage) uverbs.Access {
 type MR struct {
 	region *mr.MR
 	usage  Usage
+	closed atomic.Bool // for Advise, the one method that does not reach region
 }
 
 // RegisterMR registers buf for usage (rpma_mr_reg). buf must be memory
@@ -127,12 +129,17 @@ func (m *MR) Close() error {
 	if m == nil {
 		return ErrInval
 	}
-	return provider("deregister", m.region.Close())
+	err := m.region.Close()
+	if err == nil {
+		m.closed.Store(true)
+	}
+	return provider("deregister", err)
 }
 
 // sge returns the SGE for n bytes at off, checking the range.
 func (m *MR) sge(off, n int) (uverbs.SGE, error) {
-	if off < 0 || n < 0 || off+n > m.Len() {
+	// n > Len-off, not off+n > Len: the sum of two large ints wraps.
+	if off < 0 || n < 0 || off > m.Len() || n > m.Len()-off {
 		return uverbs.SGE{}, inval("range [%d, +%d) outside a region of %d bytes", off, n, m.Len())
 	}
 	return uverbs.SGE{Addr: m.region.Addr() + uint64(off), Length: uint32(n), LKey: m.region.LKey()}, nil
