@@ -150,6 +150,9 @@ func (c *Conn) AtomicWrite(dst *RemoteMR, doff int, src [8]byte, flags Completio
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.closed { // Close unmapped the scratch page
+		return closedErr("atomic write", ErrInval)
+	}
 	// Inline data is copied at post time; the scratch page holds it until
 	// then.
 	copy(c.raw[8:16], src[:])
