@@ -114,7 +114,11 @@ func (pd *PD) CreateQP(init QPInit) (*QP, error) {
 		return nil, fmt.Errorf("uverbs: create QP: %w", err)
 	}
 	qp := &QP{pd: pd, core: c, typ: init.Type, sigAll: init.SigAll}
-	qp.id = c.Add(qp, func() { qp.destroy.Release(qp.release) })
+	qp.id = c.Add(qp, func() {
+		qp.quiesce()
+		defer qp.resume()
+		qp.destroy.Release(qp.unmap)
+	})
 	req := abi.CreateQP{
 		UserHandle:    qp.id,
 		PDHandle:      pd.Handle(),
@@ -246,21 +250,33 @@ func (qp *QP) Close() error {
 	if qp == nil {
 		return ErrClosed
 	}
-	return qp.destroy.Destroy(qp.core, "uverbs: destroy QP", qp.destroyCmd(), qp.release)
+	// A doorbell in progress holds the kernel's QP object, and
+	// DESTROY_QP would fail with EBUSY: keep the data path out meanwhile.
+	qp.quiesce()
+	defer qp.resume()
+	return qp.destroy.Destroy(qp.core, "uverbs: destroy QP", qp.destroyCmd(), qp.unmap)
 }
 
-// release waits for the data path to leave the queues, then unmaps them.
-func (qp *QP) release() {
+// quiesce waits for the data path to leave the queues and keeps it out
+// until resume. The locks come before the object's life lock, always.
+func (qp *QP) quiesce() {
+	qp.sendMu.Lock()
+	qp.recvMu.Lock()
+}
+
+func (qp *QP) resume() {
+	qp.recvMu.Unlock()
+	qp.sendMu.Unlock()
+}
+
+// unmap unmaps the queues of the destroyed QP. Run it quiesced.
+func (qp *QP) unmap() {
 	qp.closed.Store(true)
 	qp.core.Remove(qp.id)
-	qp.sendMu.Lock()
 	qp.sq.Close()
-	qp.sendMu.Unlock()
-	qp.recvMu.Lock()
 	if qp.rq != nil {
 		qp.rq.Close()
 	}
-	qp.recvMu.Unlock()
 }
 
 func kernelErr(err error) error { return verbs.KernelErr(err) }
