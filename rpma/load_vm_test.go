@@ -107,17 +107,9 @@ func writeRounds(ctx context.Context, s *side, remote *rpma.RemoteMR, g, rounds 
 func pollInto(ctx context.Context, q *rpma.CQ, done []chan cq.WC, n int) error {
 	wc := make([]cq.WC, 8)
 	for n > 0 {
-		got := 0
-		err := q.GetWC(len(wc), wc, &got)
-		switch {
-		case errors.Is(err, rpma.ErrNoCompletion):
-			if ctx.Err() != nil {
-				return fmt.Errorf("%d completions missing: %w", n, ctx.Err())
-			}
-			time.Sleep(50 * time.Microsecond)
-			continue
-		case err != nil:
-			return err
+		got, err := spin(ctx, q, wc)
+		if err != nil {
+			return fmt.Errorf("%d completions missing: %w", n, err)
 		}
 		for _, w := range wc[:got] {
 			g := int(w.ID >> 32)
@@ -210,25 +202,37 @@ func checkConn(ctx context.Context, c *rpma.Conn, s *side, remote *rpma.RemoteMR
 		return err
 	}
 	var wc [1]cq.WC
-	for id := uint64(1); id <= 2; {
-		err := c.CQ().GetWC(1, wc[:], nil)
-		switch {
-		case errors.Is(err, rpma.ErrNoCompletion):
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			time.Sleep(50 * time.Microsecond)
-			continue
-		case err != nil:
+	for id := uint64(1); id <= 2; id++ {
+		if _, err := spin(ctx, c.CQ(), wc[:]); err != nil {
 			return err
 		}
 		if err := wc[0].Err(); err != nil || wc[0].ID != id {
 			return fmt.Errorf("completion %d (%v), want %d", wc[0].ID, err, id)
 		}
-		id++
 	}
 	if got := binary.LittleEndian.Uint64(s.buf[2048+slot%2048:]); got != uint64(i)+1 {
 		return fmt.Errorf("read back %d, want %d", got, i+1)
 	}
 	return nil
+}
+
+// spin polls q until it has completions, and moves up to len(wc) of them
+// into wc, or returns ctx's error. It polls without sleeping on the
+// channel, so that goroutines polling several CQs need no arming.
+func spin(ctx context.Context, q *rpma.CQ, wc []cq.WC) (int, error) {
+	for {
+		got := 0
+		err := q.GetWC(len(wc), wc, &got)
+		switch {
+		case errors.Is(err, rpma.ErrNoCompletion):
+			if ctx.Err() != nil {
+				return 0, ctx.Err()
+			}
+			time.Sleep(50 * time.Microsecond)
+		case err != nil:
+			return 0, err
+		default:
+			return got, nil
+		}
+	}
 }
