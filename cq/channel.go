@@ -33,7 +33,7 @@ type Channel struct {
 func NewChannel(ctx *uverbs.Context) (*Channel, error) {
 	core := verbs.ContextOf(ctx)
 	if core == nil {
-		return nil, fmt.Errorf("cq: create channel: nil context: %w", unix.EINVAL)
+		return nil, fmt.Errorf("cq: create channel: nil context: %w", verbs.ErrInvalid)
 	}
 	var req abi.CreateCompChannel
 	var resp abi.CreateCompChannelResp
@@ -56,13 +56,21 @@ func NewChannel(ctx *uverbs.Context) (*Channel, error) {
 
 // Fd returns the channel's file descriptor, for poll(2)-style integration
 // (librpma's rpma_conn_get_completion_fd). It stays owned by the channel.
-func (ch *Channel) Fd() int { return int(ch.file.Fd()) }
+func (ch *Channel) Fd() int {
+	if ch == nil {
+		return -1
+	}
+	return int(ch.file.Fd())
+}
 
 // Wait blocks until an armed CQ on the channel has a completion and
 // returns that CQ, as ibv_get_cq_event does; the event is acknowledged at
 // once. It returns ctx's error when ctx ends first and ErrClosed when the
 // channel closes. Waits on one channel run one at a time.
 func (ch *Channel) Wait(ctx context.Context) (*CQ, error) {
+	if ch == nil {
+		return nil, ErrClosed
+	}
 	var ev [8]byte // struct ib_uverbs_comp_event_desc: the CQ's user handle
 	for {
 		if err := ch.ev.Read(ctx, ev[:]); err != nil {
@@ -95,6 +103,9 @@ func (ch *Channel) detach() {
 // Close closes the channel. It fails with uverbs.ErrBusy while CQs use
 // it, as ibv_destroy_comp_channel does. It is safe to call more than once.
 func (ch *Channel) Close() error {
+	if ch == nil {
+		return ErrClosed
+	}
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
 	if ch.closed {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/ucmd"
@@ -43,7 +41,7 @@ type Options struct {
 func New(ctx *uverbs.Context, cqe int, opts *Options) (*CQ, error) {
 	core := verbs.ContextOf(ctx)
 	if core == nil {
-		return nil, fmt.Errorf("cq: create: nil context: %w", unix.EINVAL)
+		return nil, fmt.Errorf("cq: create: nil context: %w", verbs.ErrInvalid)
 	}
 	if err := core.NeedDriver("cq: create"); err != nil {
 		return nil, err
@@ -52,16 +50,16 @@ func New(ctx *uverbs.Context, cqe int, opts *Options) (*CQ, error) {
 		opts = &Options{}
 	}
 	if cqe < 1 || cqe > int(^uint32(0)>>1) {
-		return nil, fmt.Errorf("cq: create with %d entries: %w", cqe, unix.EINVAL)
+		return nil, fmt.Errorf("cq: create with %d entries: %w", cqe, verbs.ErrInvalid)
 	}
 	if opts.CompVector < 0 || opts.CompVector >= max(ctx.NumCompVectors(), 1) {
-		return nil, fmt.Errorf("cq: create: completion vector %d of %d: %w", opts.CompVector, ctx.NumCompVectors(), unix.EINVAL)
+		return nil, fmt.Errorf("cq: create: completion vector %d of %d: %w", opts.CompVector, ctx.NumCompVectors(), verbs.ErrInvalid)
 	}
 	c := &CQ{ctx: ctx, core: core, ch: opts.Channel}
 	chFD := int32(-1)
 	if c.ch != nil {
 		if c.ch.core != core {
-			return nil, fmt.Errorf("cq: create: the channel belongs to another device: %w", unix.EINVAL)
+			return nil, fmt.Errorf("cq: create: the channel belongs to another device: %w", verbs.ErrInvalid)
 		}
 		fd, err := c.ch.attach()
 		if err != nil {
@@ -111,22 +109,45 @@ func (c *CQ) destroyCmd() *ucmd.Cmd {
 }
 
 // Context returns the context the CQ was created on.
-func (c *CQ) Context() *uverbs.Context { return c.ctx }
+func (c *CQ) Context() *uverbs.Context {
+	if c == nil {
+		return nil
+	}
+	return c.ctx
+}
 
 // Handle returns the kernel's handle of the CQ; queue pairs name their CQs
 // by it.
-func (c *CQ) Handle() uint32 { return c.handle }
+func (c *CQ) Handle() uint32 {
+	if c == nil {
+		return 0
+	}
+	return c.handle
+}
 
 // CQE returns how many completions the CQ holds.
-func (c *CQ) CQE() int { return c.cqe }
+func (c *CQ) CQE() int {
+	if c == nil {
+		return 0
+	}
+	return c.cqe
+}
 
 // Channel returns the CQ's completion channel, or nil.
-func (c *CQ) Channel() *Channel { return c.ch }
+func (c *CQ) Channel() *Channel {
+	if c == nil {
+		return nil
+	}
+	return c.ch
+}
 
 // Poll moves up to len(wc) completions, oldest first, into wc and returns
 // how many it moved, as ibv_poll_cq does. It returns 0 when the CQ is
 // empty. It neither blocks nor allocates.
 func (c *CQ) Poll(wc []WC) (int, error) {
+	if c == nil {
+		return 0, ErrClosed
+	}
 	c.life.Lock()
 	defer c.life.Unlock()
 	if c.life.Gone() {
@@ -145,6 +166,9 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 // solicited receive or failed completion) sends one event to the CQ's
 // channel. Arm again after each event.
 func (c *CQ) ReqNotify(solicitedOnly bool) error {
+	if c == nil {
+		return ErrClosed
+	}
 	c.life.Lock()
 	defer c.life.Unlock()
 	if c.life.Gone() {
@@ -162,11 +186,19 @@ func (c *CQ) ReqNotify(solicitedOnly bool) error {
 // Events returns how many completion events the CQ's channel delivered
 // for it (what ibv_ack_cq_events counts; purerdma acknowledges them as it
 // delivers them).
-func (c *CQ) Events() uint64 { return c.events.Load() }
+func (c *CQ) Events() uint64 {
+	if c == nil {
+		return 0
+	}
+	return c.events.Load()
+}
 
 // Close destroys the CQ. It fails with uverbs.ErrBusy while a QP or SRQ
 // uses it. It is safe to call more than once.
 func (c *CQ) Close() error {
+	if c == nil {
+		return ErrClosed
+	}
 	return c.life.Destroy(c.core, "cq: destroy", c.destroyCmd(), c.release)
 }
 

@@ -20,4 +20,9 @@
 //			if _, err := ch.Wait(ctx); err != nil { ... }
 //		}
 //	}
+//
+// Poll, ReqNotify, Wait and Close may be called from several goroutines,
+// but each completion and each event goes to one caller only: poll a CQ
+// from one goroutine when the order of completions matters. See
+// docs/concurrency.md.
 package cq

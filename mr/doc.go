@@ -8,4 +8,8 @@
 // runtime touches; Register accepts only memory from Alloc, or from a
 // mapping the caller owns and declares with Mapped. Anything else is
 // refused with ErrNotMapped.
+//
+// Alloc marks its memory MADV_DONTFORK, as ibv_fork_init does for
+// registered memory: a forked child does not get it. The functions may be
+// called from any goroutine.
 package mr

@@ -44,10 +44,10 @@ type MR struct {
 // until Close.
 func Register(pd *uverbs.PD, buf []byte, access Access) (*MR, error) {
 	if len(buf) == 0 {
-		return nil, fmt.Errorf("mr: register: empty buffer: %w", unix.EINVAL)
+		return nil, fmt.Errorf("mr: register: empty buffer: %w", verbs.ErrInvalid)
 	}
 	if access&(RemoteWrite|RemoteAtomic) != 0 && access&LocalWrite == 0 {
-		return nil, fmt.Errorf("mr: register: remote write and atomic access need LocalWrite: %w", unix.EINVAL)
+		return nil, fmt.Errorf("mr: register: remote write and atomic access need LocalWrite: %w", verbs.ErrInvalid)
 	}
 	mappings.Lock()
 	_, m := find(base(buf), len(buf))
@@ -61,7 +61,7 @@ func Register(pd *uverbs.PD, buf []byte, access Access) (*MR, error) {
 	core := verbs.PDOf(pd)
 	if core == nil {
 		release(buf)
-		return nil, fmt.Errorf("mr: register: nil PD: %w", unix.EINVAL)
+		return nil, fmt.Errorf("mr: register: nil PD: %w", verbs.ErrInvalid)
 	}
 	in, out := core.Ctx.Udata(abi.IB_USER_VERBS_CMD_REG_MR)
 	addr := uint64(base(buf))
@@ -79,7 +79,7 @@ func Register(pd *uverbs.PD, buf []byte, access Access) (*MR, error) {
 		if errors.Is(err, unix.ENOMEM) {
 			return nil, fmt.Errorf("mr: register %d bytes: %w (is RLIMIT_MEMLOCK too low? see ulimit -l)", len(buf), err)
 		}
-		return nil, fmt.Errorf("mr: register %d bytes: %w", len(buf), err)
+		return nil, fmt.Errorf("mr: register %d bytes: %w", len(buf), verbs.KernelErr(err))
 	}
 	r := &MR{pd: core, buf: buf, handle: resp.MRHandle, lkey: resp.LKey, rkey: resp.RKey}
 	r.id = core.Ctx.Add(r, func() { r.life.Release(r.release) })
@@ -96,22 +96,50 @@ func release(buf []byte) {
 }
 
 // Bytes returns the registered memory.
-func (m *MR) Bytes() []byte { return m.buf }
+func (m *MR) Bytes() []byte {
+	if m == nil {
+		return nil
+	}
+	return m.buf
+}
 
 // Addr returns the region's address as the device sees it.
-func (m *MR) Addr() uint64 { return uint64(base(m.buf)) }
+func (m *MR) Addr() uint64 {
+	if m == nil {
+		return 0
+	}
+	return uint64(base(m.buf))
+}
 
 // Len returns the region's length in bytes.
-func (m *MR) Len() int { return len(m.buf) }
+func (m *MR) Len() int {
+	if m == nil {
+		return 0
+	}
+	return len(m.buf)
+}
 
 // LKey returns the local key, for scatter/gather entries.
-func (m *MR) LKey() uint32 { return m.lkey }
+func (m *MR) LKey() uint32 {
+	if m == nil {
+		return 0
+	}
+	return m.lkey
+}
 
 // RKey returns the remote key, for peers' RDMA reads, writes and atomics.
-func (m *MR) RKey() uint32 { return m.rkey }
+func (m *MR) RKey() uint32 {
+	if m == nil {
+		return 0
+	}
+	return m.rkey
+}
 
 // Close deregisters the region. It is safe to call more than once.
 func (m *MR) Close() error {
+	if m == nil {
+		return uverbs.ErrClosed
+	}
 	req := abi.DeregMR{MRHandle: m.handle}
 	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_DEREG_MR, Req: ucmd.Bytes(&req)}
 	return m.life.Destroy(m.pd.Ctx, "mr: deregister", &cmd, m.release)

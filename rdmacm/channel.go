@@ -14,6 +14,7 @@ import (
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
+	"github.com/purerdma/purerdma/internal/verbs"
 )
 
 // Path is the connection manager's character device.
@@ -72,6 +73,9 @@ func NewEventChannel() (*EventChannel, error) {
 // integration; it becomes readable when an event is pending. It stays
 // owned by the channel.
 func (ch *EventChannel) Fd() int {
+	if ch == nil {
+		return -1
+	}
 	fd := -1
 	ch.raw.Control(func(f uintptr) { fd = int(f) })
 	return fd
@@ -83,18 +87,25 @@ func (ch *EventChannel) do(cmd uint32, req []byte, respOff int, resp []byte) err
 	if cerr := ch.raw.Control(func(fd uintptr) { err = write(int(fd), cmd, req, respOff, resp) }); cerr != nil {
 		return fmt.Errorf("rdmacm: %w", ErrClosed)
 	}
-	return err
+	// A kernel EINVAL or EBUSY matches uverbs.ErrInvalid or ErrBusy too.
+	return verbs.KernelErr(err)
 }
 
 // GetEvent waits for the next event of any ID on the channel
 // (rdma_get_cm_event) until ctx ends.
 func (ch *EventChannel) GetEvent(ctx context.Context) (*Event, error) {
+	if ch == nil {
+		return nil, ErrClosed
+	}
 	return ch.next(ctx, nil)
 }
 
 // TryGetEvent returns the next event if one is pending, and ErrNoEvent
 // otherwise.
 func (ch *EventChannel) TryGetEvent() (*Event, error) {
+	if ch == nil {
+		return nil, ErrClosed
+	}
 	if e := ch.popPending(nil); e != nil {
 		return e, nil
 	}
@@ -236,6 +247,9 @@ func (ch *EventChannel) lookup(uid uint64) *ID {
 // Close destroys the IDs still on the channel and closes it
 // (rdma_destroy_event_channel). It is safe to call more than once.
 func (ch *EventChannel) Close() error {
+	if ch == nil {
+		return ErrClosed
+	}
 	ch.mu.Lock()
 	if ch.closed {
 		ch.mu.Unlock()
@@ -253,4 +267,10 @@ func (ch *EventChannel) Close() error {
 	}
 	errs = append(errs, ch.file.Close())
 	return errors.Join(errs...)
+}
+
+func (ch *EventChannel) isClosed() bool {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	return ch.closed
 }

@@ -115,6 +115,9 @@ func (id *ID) bindDevice() error {
 // nil before it is bound (by Bind to a device's address, address
 // resolution, or as a connection request's ID).
 func (id *ID) Context() *uverbs.Context {
+	if id == nil {
+		return nil
+	}
 	id.mu.Lock()
 	defer id.mu.Unlock()
 	if id.dev == nil {
@@ -126,6 +129,9 @@ func (id *ID) Context() *uverbs.Context {
 // PD returns the protection domain that the IDs on the ID's device share,
 // or nil before the ID is bound to a device.
 func (id *ID) PD() *uverbs.PD {
+	if id == nil {
+		return nil
+	}
 	id.mu.Lock()
 	defer id.mu.Unlock()
 	if id.dev == nil {
@@ -135,10 +141,18 @@ func (id *ID) PD() *uverbs.PD {
 }
 
 // Port returns the device port the ID is bound to.
-func (id *ID) Port() uint8 { return id.port }
+func (id *ID) Port() uint8 {
+	if id == nil {
+		return 0
+	}
+	return id.port
+}
 
 // LocalAddr returns the ID's local address (rdma_get_local_addr).
 func (id *ID) LocalAddr() (netip.AddrPort, error) {
+	if id == nil {
+		return netip.AddrPort{}, ErrClosed
+	}
 	r, err := id.query()
 	if err != nil {
 		return netip.AddrPort{}, err
@@ -148,6 +162,9 @@ func (id *ID) LocalAddr() (netip.AddrPort, error) {
 
 // RemoteAddr returns the peer's address (rdma_get_peer_addr).
 func (id *ID) RemoteAddr() (netip.AddrPort, error) {
+	if id == nil {
+		return netip.AddrPort{}, ErrClosed
+	}
 	r, err := id.query()
 	if err != nil {
 		return netip.AddrPort{}, err

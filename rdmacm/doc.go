@@ -17,4 +17,8 @@
 // ID.WaitEvent turns the asynchronous steps into blocking calls: it waits
 // for the ID's next event and checks its type, leaving the events of other
 // IDs on the channel to their own waiters.
+//
+// The channel and the ID may be used from several goroutines: posts go
+// through the QP's locks, and Close may race with them (they return
+// ErrClosed) and ends a WaitEvent on the ID. See docs/concurrency.md.
 package rdmacm

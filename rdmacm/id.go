@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
@@ -64,7 +62,8 @@ type ID struct {
 
 	mu     sync.Mutex
 	closed bool
-	dev    *device // the verbs device the ID is bound to, once known
+	done   chan struct{} // closed by Close; made by doneCh
+	dev    *device       // the verbs device the ID is bound to, once known
 	port   uint8
 	qp     *uverbs.QP
 	own    ownedQP // what CreateQP made besides the QP
@@ -72,8 +71,14 @@ type ID struct {
 
 // CreateID creates an ID on the channel (rdma_create_id).
 func (ch *EventChannel) CreateID(ps PortSpace) (*ID, error) {
+	if ch == nil {
+		return nil, ErrClosed
+	}
+	if ch.isClosed() {
+		return nil, ErrClosed
+	}
 	if ps != TCP && ps != UDP {
-		return nil, fmt.Errorf("rdmacm: port space %#x not supported: %w", uint16(ps), unix.EINVAL)
+		return nil, fmt.Errorf("rdmacm: port space %#x not supported: %w", uint16(ps), uverbs.ErrInvalid)
 	}
 	id := &ID{ch: ch, ps: ps}
 	if err := ch.register(id); err != nil {
@@ -90,15 +95,28 @@ func (ch *EventChannel) CreateID(ps PortSpace) (*ID, error) {
 }
 
 // Channel returns the ID's event channel.
-func (id *ID) Channel() *EventChannel { return id.ch }
+func (id *ID) Channel() *EventChannel {
+	if id == nil {
+		return nil
+	}
+	return id.ch
+}
 
 // PortSpace returns the ID's port space.
-func (id *ID) PortSpace() PortSpace { return id.ps }
+func (id *ID) PortSpace() PortSpace {
+	if id == nil {
+		return 0
+	}
+	return id.ps
+}
 
 // Bind binds the ID to a local address and port (rdma_bind_addr). An
 // address that belongs to an RDMA device binds the ID to that device; a
 // port of 0 picks a free one.
 func (id *ID) Bind(addr netip.AddrPort) error {
+	if id == nil {
+		return ErrClosed
+	}
 	req := abi.UcmBind{ID: id.handle}
 	req.AddrSize = uint16(encodeSockaddr(req.Addr[:], addr))
 	if err := id.do(abi.RDMA_USER_CM_CMD_BIND, ucmd.Bytes(&req), -1, nil); err != nil {
@@ -114,6 +132,9 @@ func (id *ID) Bind(addr netip.AddrPort) error {
 // (rdma_resolve_addr). EventAddrResolved or EventAddrError follows within
 // timeout; after EventAddrResolved the ID is bound to a device.
 func (id *ID) ResolveAddr(src, dst netip.AddrPort, timeout time.Duration) error {
+	if id == nil {
+		return ErrClosed
+	}
 	req := abi.UcmResolveAddr{ID: id.handle, TimeoutMs: ms(timeout)}
 	if src.Addr().IsValid() {
 		req.SrcSize = uint16(encodeSockaddr(req.SrcAddr[:], src))
@@ -128,6 +149,9 @@ func (id *ID) ResolveAddr(src, dst netip.AddrPort, timeout time.Duration) error 
 // ResolveRoute starts resolving the route to the resolved address
 // (rdma_resolve_route); EventRouteResolved or EventRouteError follows.
 func (id *ID) ResolveRoute(timeout time.Duration) error {
+	if id == nil {
+		return ErrClosed
+	}
 	req := abi.UcmResolveRoute{ID: id.handle, TimeoutMs: ms(timeout)}
 	if err := id.do(abi.RDMA_USER_CM_CMD_RESOLVE_ROUTE, ucmd.Bytes(&req), -1, nil); err != nil {
 		return fmt.Errorf("rdmacm: resolve route: %w", err)
@@ -146,6 +170,9 @@ func ms(d time.Duration) uint32 {
 // each arrives as EventConnectRequest with a new ID. backlog 0 is the
 // kernel's default.
 func (id *ID) Listen(backlog int) error {
+	if id == nil {
+		return ErrClosed
+	}
 	req := abi.UcmListen{ID: id.handle, Backlog: uint32(max(backlog, 0))}
 	if err := id.do(abi.RDMA_USER_CM_CMD_LISTEN, ucmd.Bytes(&req), -1, nil); err != nil {
 		return fmt.Errorf("rdmacm: listen: %w", err)
@@ -156,7 +183,7 @@ func (id *ID) Listen(backlog int) error {
 // privateLimit checks private data against the kernel's limit for op.
 func privateLimit(op string, data []byte, limit int) error {
 	if len(data) > limit {
-		return fmt.Errorf("%w: %s takes at most %d bytes of private data, got %d: %w", ErrPrivateData, op, limit, len(data), unix.EINVAL)
+		return fmt.Errorf("%w: %s takes at most %d bytes of private data, got %d: %w", ErrPrivateData, op, limit, len(data), uverbs.ErrInvalid)
 	}
 	return nil
 }
@@ -189,6 +216,9 @@ func (id *ID) connParam(p *ConnParam) abi.UcmConnParam {
 // EventConnectError; the package drives the QP to RTS before reporting
 // EventEstablished.
 func (id *ID) Connect(p *ConnParam) error {
+	if id == nil {
+		return ErrClosed
+	}
 	if p == nil {
 		p = &ConnParam{}
 	}
@@ -210,6 +240,9 @@ func (id *ID) Connect(p *ConnParam) error {
 // (rdma_accept). It moves the ID's QP to RTR and RTS first, as librdmacm
 // does; EventEstablished follows when the peer confirms.
 func (id *ID) Accept(p *ConnParam) error {
+	if id == nil {
+		return ErrClosed
+	}
 	if p == nil {
 		p = &ConnParam{}
 	}
@@ -248,6 +281,9 @@ func (id *ID) completeConnect(p *ConnParam) error {
 // EventEstablished, moves the QP to RTR and RTS (see InitQPAttr) and then
 // calls Establish.
 func (id *ID) Establish() error {
+	if id == nil {
+		return ErrClosed
+	}
 	req := abi.UcmAccept{UID: id.uid, ID: id.handle}
 	if err := id.do(abi.RDMA_USER_CM_CMD_ACCEPT, ucmd.Bytes(&req), -1, nil); err != nil {
 		return fmt.Errorf("rdmacm: establish: %w", err)
@@ -258,6 +294,9 @@ func (id *ID) Establish() error {
 // Reject refuses the connection request that created the ID
 // (rdma_reject), with private data for the peer's EventRejected.
 func (id *ID) Reject(private []byte) error {
+	if id == nil {
+		return ErrClosed
+	}
 	if err := privateLimit("reject", private, abi.CMA_MAX_PRIVATE_DATA_REJ); err != nil {
 		return err
 	}
@@ -273,6 +312,9 @@ func (id *ID) Reject(private []byte) error {
 // the error state (to SQD on iWARP, as librdmacm does), which flushes its
 // work, and tells the peer. Both sides get EventDisconnected.
 func (id *ID) Disconnect() error {
+	if id == nil {
+		return ErrClosed
+	}
 	if id.qp != nil {
 		state := uverbs.QPSErr
 		if id.iwarp() {
@@ -303,12 +345,18 @@ func (id *ID) do(cmd uint32, req []byte, respOff int, resp []byte) error {
 // Close destroys the ID (rdma_destroy_id) and what CreateQP made for it.
 // It is safe to call more than once.
 func (id *ID) Close() error {
+	if id == nil {
+		return ErrClosed
+	}
 	id.mu.Lock()
 	if id.closed {
 		id.mu.Unlock()
 		return nil
 	}
 	id.closed = true
+	if id.done != nil {
+		close(id.done)
+	}
 	id.mu.Unlock()
 	errs := []error{id.destroyQP()}
 	req := abi.UcmDestroyID{ID: id.handle}
@@ -325,10 +373,50 @@ func (id *ID) Close() error {
 }
 
 // QP returns the ID's queue pair, or nil before CreateQP.
-func (id *ID) QP() *uverbs.QP { return id.qp }
+func (id *ID) QP() *uverbs.QP {
+	if id == nil {
+		return nil
+	}
+	return id.qp
+}
 
 // SendCQ and RecvCQ return the CQs CreateQP made or was given.
-func (id *ID) SendCQ() *cq.CQ { return id.own.send }
+func (id *ID) SendCQ() *cq.CQ {
+	if id == nil {
+		return nil
+	}
+	return id.own.send
+}
 
 // RecvCQ returns the receive CQ of the ID's QP.
-func (id *ID) RecvCQ() *cq.CQ { return id.own.recv }
+func (id *ID) RecvCQ() *cq.CQ {
+	if id == nil {
+		return nil
+	}
+	return id.own.recv
+}
+
+// alive returns ErrClosed once Close has begun, so that a closed ID
+// reports it before anything else about a call.
+func (id *ID) alive() error {
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// doneCh returns a channel that Close closes, made on first use: most IDs
+// are never waited on.
+func (id *ID) doneCh() <-chan struct{} {
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.done == nil {
+		id.done = make(chan struct{})
+		if id.closed {
+			close(id.done)
+		}
+	}
+	return id.done
+}

@@ -25,6 +25,9 @@ func (id *ID) setOption(level, name uint32, val []byte) error {
 // SetTOS sets the type of service of the ID's traffic
 // (RDMA_OPTION_ID_TOS); set it before resolving the route.
 func (id *ID) SetTOS(tos uint8) error {
+	if id == nil {
+		return ErrClosed
+	}
 	if err := id.setOption(abi.RDMA_OPTION_ID, abi.RDMA_OPTION_ID_TOS, []byte{tos}); err != nil {
 		return fmt.Errorf("rdmacm: set TOS: %w", err)
 	}
@@ -34,6 +37,9 @@ func (id *ID) SetTOS(tos uint8) error {
 // SetReuseAddr lets the ID bind an address and port others use
 // (RDMA_OPTION_ID_REUSEADDR); set it before Bind.
 func (id *ID) SetReuseAddr(on bool) error {
+	if id == nil {
+		return ErrClosed
+	}
 	v := make([]byte, 4)
 	if on {
 		binary.NativeEndian.PutUint32(v, 1)
@@ -47,6 +53,9 @@ func (id *ID) SetReuseAddr(on bool) error {
 // SetAckTimeout sets the QP's local ACK timeout exponent
 // (RDMA_OPTION_ID_ACK_TIMEOUT): 4.096 µs × 2^timeout.
 func (id *ID) SetAckTimeout(timeout uint8) error {
+	if id == nil {
+		return ErrClosed
+	}
 	if err := id.setOption(abi.RDMA_OPTION_ID, abi.RDMA_OPTION_ID_ACK_TIMEOUT, []byte{timeout}); err != nil {
 		return fmt.Errorf("rdmacm: set ACK timeout: %w", err)
 	}
@@ -56,6 +65,9 @@ func (id *ID) SetAckTimeout(timeout uint8) error {
 // GIDs returns the source and destination GIDs of the ID's route
 // (RDMA_USER_CM_QUERY_GID), as rdma_get_local_addr shows them on AF_IB.
 func (id *ID) GIDs() (src, dst uverbs.GID, err error) {
+	if id == nil {
+		return uverbs.GID{}, uverbs.GID{}, ErrClosed
+	}
 	req := abi.UcmQuery{ID: id.handle, Option: abi.RDMA_USER_CM_QUERY_GID}
 	var r abi.UcmQueryAddrResp
 	if err := id.do(abi.RDMA_USER_CM_CMD_QUERY, ucmd.Bytes(&req), 0, ucmd.Bytes(&r)); err != nil {
@@ -70,6 +82,9 @@ func (id *ID) GIDs() (src, dst uverbs.GID, err error) {
 // NumPaths returns how many path records the ID's resolved route has
 // (RDMA_USER_CM_QUERY_PATH); 0 before route resolution.
 func (id *ID) NumPaths() (int, error) {
+	if id == nil {
+		return 0, ErrClosed
+	}
 	req := abi.UcmQuery{ID: id.handle, Option: abi.RDMA_USER_CM_QUERY_PATH}
 	// Room for the header and six records, as librdmacm asks.
 	resp := make([]byte, 8+6*72)
@@ -82,6 +97,15 @@ func (id *ID) NumPaths() (int, error) {
 // Migrate moves the ID to another event channel (rdma_migrate_id); its
 // pending events move with it.
 func (id *ID) Migrate(to *EventChannel) error {
+	if id == nil {
+		return ErrClosed
+	}
+	if err := id.alive(); err != nil {
+		return err
+	}
+	if to == nil {
+		return fmt.Errorf("rdmacm: migrate to a nil channel: %w", uverbs.ErrInvalid)
+	}
 	if to == id.ch {
 		return nil
 	}

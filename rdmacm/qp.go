@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
@@ -26,14 +24,20 @@ type ownedQP struct {
 // librdmacm does; SendCQ and RecvCQ return them, and the blocking helpers
 // (GetSendComp, GetRecvComp) need them. The ID must be bound to a device.
 func (id *ID) CreateQP(pd *uverbs.PD, init uverbs.QPInit) error {
+	if id == nil {
+		return ErrClosed
+	}
+	if err := id.alive(); err != nil {
+		return err
+	}
 	if id.qp != nil {
-		return fmt.Errorf("rdmacm: create QP: the ID has one: %w", unix.EINVAL)
+		return fmt.Errorf("rdmacm: create QP: the ID has one: %w", uverbs.ErrInvalid)
 	}
 	if pd == nil {
 		pd = id.PD()
 	}
 	if pd == nil {
-		return fmt.Errorf("rdmacm: create QP: the ID is not bound to a device: %w", unix.EINVAL)
+		return fmt.Errorf("rdmacm: create QP: the ID is not bound to a device: %w", uverbs.ErrInvalid)
 	}
 	init.Type = uverbs.RC
 	if id.ps == UDP {
@@ -57,6 +61,7 @@ func (id *ID) CreateQP(pd *uverbs.PD, init uverbs.QPInit) error {
 	id.qp, id.own = qp, own
 	if err := id.toInit(); err != nil {
 		id.destroyQP()
+		id.qp, id.own = nil, ownedQP{}
 		return fmt.Errorf("rdmacm: create QP: %w", err)
 	}
 	return nil
@@ -105,9 +110,9 @@ func (id *ID) destroyQP() error {
 	if id.qp == nil {
 		return nil
 	}
-	err := errors.Join(id.qp.Close(), id.own.close())
-	id.qp, id.own = nil, ownedQP{}
-	return err
+	// The fields keep the closed objects, so that an operation racing
+	// with Close finds them closed (ErrClosed) rather than nil.
+	return errors.Join(id.qp.Close(), id.own.close())
 }
 
 // InitQPAttr returns the attributes and mask with which to move a QP of
@@ -115,6 +120,9 @@ func (id *ID) destroyQP() error {
 // and moves itself rather than with CreateQP; on iWARP the mask for RTR
 // and RTS is empty, since the kernel moves the QP then.
 func (id *ID) InitQPAttr(state uverbs.QPState) (uverbs.QPAttr, uverbs.QPAttrMask, error) {
+	if id == nil {
+		return uverbs.QPAttr{}, 0, ErrClosed
+	}
 	req := abi.UcmInitQPAttr{ID: id.handle, QPState: uint32(state)}
 	var r abi.QPAttr
 	if err := id.do(abi.RDMA_USER_CM_CMD_INIT_QP_ATTR, ucmd.Bytes(&req), 0, ucmd.Bytes(&r)); err != nil {

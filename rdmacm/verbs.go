@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/uverbs"
@@ -17,16 +15,19 @@ import (
 
 // sge returns the SGE for n bytes at off of m, checking the range.
 func sge(m *mr.MR, off, n int) (uverbs.SGE, error) {
-	// off > Len()-n rather than off+n > Len(): off+n may overflow.
-	if m == nil || off < 0 || n < 0 || n > m.Len() || off > m.Len()-n {
-		return uverbs.SGE{}, fmt.Errorf("rdmacm: range [%d, %d+%d) outside the region: %w", off, off, n, unix.EINVAL)
+	// n > Len-off, not off+n > Len: the sum of two large ints wraps.
+	if m == nil || off < 0 || n < 0 || off > m.Len() || n > m.Len()-off {
+		return uverbs.SGE{}, fmt.Errorf("rdmacm: range [%d, %d+%d) outside the region: %w", off, off, n, uverbs.ErrInvalid)
 	}
 	return uverbs.SGE{Addr: m.Addr() + uint64(off), Length: uint32(n), LKey: m.LKey()}, nil
 }
 
 func (id *ID) needQP() error {
+	if err := id.alive(); err != nil {
+		return err
+	}
 	if id.qp == nil {
-		return fmt.Errorf("rdmacm: the ID has no QP (CreateQP): %w", unix.EINVAL)
+		return fmt.Errorf("rdmacm: the ID has no QP (CreateQP): %w", uverbs.ErrInvalid)
 	}
 	return nil
 }
@@ -35,6 +36,9 @@ func (id *ID) needQP() error {
 // (rdma_post_recv). wrID comes back as the completion's ID. The buffer
 // must stay registered until the receive completes.
 func (id *ID) PostRecv(wrID uint64, m *mr.MR, off, length int) error {
+	if id == nil {
+		return ErrClosed
+	}
 	if err := id.needQP(); err != nil {
 		return err
 	}
@@ -50,18 +54,27 @@ func (id *ID) PostRecv(wrID uint64, m *mr.MR, off, length int) error {
 // With uverbs.SendInline in flags the bytes are copied at once and their
 // registration is not used.
 func (id *ID) PostSend(wrID uint64, m *mr.MR, off, length int, flags uverbs.SendFlags) error {
+	if id == nil {
+		return ErrClosed
+	}
 	return id.post(uverbs.SendWR{ID: wrID, Opcode: uverbs.WRSend, Flags: flags}, m, off, length)
 }
 
 // PostRead posts an RDMA read of length bytes from the peer's raddr
 // (rkey) into off of m (rdma_post_read).
 func (id *ID) PostRead(wrID uint64, m *mr.MR, off, length int, flags uverbs.SendFlags, raddr uint64, rkey uint32) error {
+	if id == nil {
+		return ErrClosed
+	}
 	return id.post(uverbs.SendWR{ID: wrID, Opcode: uverbs.WRRDMARead, Flags: flags, RemoteAddr: raddr, RKey: rkey}, m, off, length)
 }
 
 // PostWrite posts an RDMA write of length bytes at off of m to the peer's
 // raddr (rkey) (rdma_post_write).
 func (id *ID) PostWrite(wrID uint64, m *mr.MR, off, length int, flags uverbs.SendFlags, raddr uint64, rkey uint32) error {
+	if id == nil {
+		return ErrClosed
+	}
 	return id.post(uverbs.SendWR{ID: wrID, Opcode: uverbs.WRRDMAWrite, Flags: flags, RemoteAddr: raddr, RKey: rkey}, m, off, length)
 }
 
@@ -83,6 +96,12 @@ func (id *ID) post(wr uverbs.SendWR, m *mr.MR, off, length int) error {
 // the C function it suits IDs whose CQs CreateQP made: not shared with
 // other IDs, and separate for sends and receives.
 func (id *ID) GetSendComp(ctx context.Context) (cq.WC, error) {
+	if id == nil {
+		return cq.WC{}, ErrClosed
+	}
+	if err := id.alive(); err != nil {
+		return cq.WC{}, err
+	}
 	return getComp(ctx, id.own.send, id.own.sendCh)
 }
 
@@ -90,6 +109,12 @@ func (id *ID) GetSendComp(ctx context.Context) (cq.WC, error) {
 // waiting until there is one or ctx ends (rdma_get_recv_comp); see
 // GetSendComp.
 func (id *ID) GetRecvComp(ctx context.Context) (cq.WC, error) {
+	if id == nil {
+		return cq.WC{}, ErrClosed
+	}
+	if err := id.alive(); err != nil {
+		return cq.WC{}, err
+	}
 	return getComp(ctx, id.own.recv, id.own.recvCh)
 }
 
@@ -99,7 +124,7 @@ func (id *ID) GetRecvComp(ctx context.Context) (cq.WC, error) {
 func getComp(ctx context.Context, q *cq.CQ, ch *cq.Channel) (cq.WC, error) {
 	var wc [1]cq.WC
 	if q == nil || ch == nil {
-		return cq.WC{}, fmt.Errorf("rdmacm: the ID has no CQs of its own (CreateQP without CQs): %w", unix.EINVAL)
+		return cq.WC{}, fmt.Errorf("rdmacm: the ID has no CQs of its own (CreateQP without CQs): %w", uverbs.ErrInvalid)
 	}
 	for {
 		n, err := q.Poll(wc[:])

@@ -25,8 +25,28 @@ func (e *UnexpectedEventError) Unwrap() error { return e.Event.Err() }
 // their own waiters. For a listening ID, the next event is a connection
 // request: its Event.ID is the new ID.
 func (id *ID) WaitEvent(ctx context.Context, want EventType) (*Event, error) {
+	if id == nil {
+		return nil, ErrClosed
+	}
+	if err := id.alive(); err != nil {
+		return nil, err
+	}
+	// No event comes for a destroyed ID: Close ends the wait.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := id.doneCh()
+	go func() {
+		select {
+		case <-done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	e, err := id.ch.next(ctx, id)
 	if err != nil {
+		if id.alive() != nil {
+			return nil, ErrClosed
+		}
 		return nil, err
 	}
 	if e.Type != want {

@@ -34,6 +34,9 @@ func (m *MR) Advise(off, n int, advice Advice, flags AdviseFlags) error {
 	if m == nil {
 		return inval("advise without a region")
 	}
+	if m.closed.Load() {
+		return closedErr("advise", ErrInval)
+	}
 	if flags&^AdviseFlush != 0 {
 		return inval("advise flags %#x", uint32(flags))
 	}

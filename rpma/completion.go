@@ -36,6 +36,9 @@ type Completion struct {
 // reports OpRead. When the status is not success only OpContext is
 // valid. An opcode with no Op is ErrNoSupp.
 func (c *CQ) GetCompletion() (Completion, error) {
+	if c == nil {
+		return Completion{}, ErrInval
+	}
 	var wc [1]cq.WC
 	if err := c.GetWC(1, wc[:], nil); err != nil {
 		return Completion{}, err

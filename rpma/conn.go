@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/rdmacm"
 )
@@ -51,8 +53,9 @@ type Conn struct {
 	req     *ConnRequest // its CQs and channel
 	private []byte
 
-	mu          sync.Mutex // guards private and directWrite, and the scratch page
+	mu          sync.Mutex // guards private, directWrite, closed and the scratch page
 	directWrite bool
+	closed      bool
 	raw         []byte // a page for flush reads and atomic write sources
 	rawMR       *mr.MR
 }
@@ -93,6 +96,9 @@ func newConn(r *ConnRequest) (*Conn, error) {
 // The first EventEstablished of a client carries the server's private
 // data, which PrivateData returns from then on.
 func (c *Conn) NextEvent(ctx context.Context) (ConnEvent, error) {
+	if c == nil {
+		return 0, ErrInval
+	}
 	e, err := c.ch.GetEvent(ctx)
 	if errors.Is(err, rdmacm.ErrNoEvent) {
 		return ConnUndefined, ErrNoEvent
@@ -125,39 +131,71 @@ func (c *Conn) NextEvent(ctx context.Context) (ConnEvent, error) {
 
 // EventFd returns the file descriptor of the connection's event channel
 // (rpma_conn_get_event_fd).
-func (c *Conn) EventFd() int { return c.ch.Fd() }
+func (c *Conn) EventFd() int {
+	if c == nil {
+		return -1
+	}
+	return c.ch.Fd()
+}
 
 // PrivateData returns the other side's private data
 // (rpma_conn_get_private_data).
 func (c *Conn) PrivateData() []byte {
+	if c == nil {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.private
 }
 
 // QPNum returns the connection's QP number (rpma_conn_get_qp_num).
-func (c *Conn) QPNum() uint32 { return c.id.QP().Num() }
+func (c *Conn) QPNum() uint32 {
+	if c == nil {
+		return 0
+	}
+	return c.id.QP().Num()
+}
 
 // ApplyRemotePeerConfig takes the other side's config
 // (rpma_conn_apply_remote_peer_cfg): with DirectWriteToPMem,
 // FlushPersistent becomes possible.
 func (c *Conn) ApplyRemotePeerConfig(pc PeerConfig) {
+	if c == nil {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.directWrite = pc.DirectWriteToPMem
 }
 
 // CQ returns the connection's main CQ (rpma_conn_get_cq).
-func (c *Conn) CQ() *CQ { return c.req.cq }
+func (c *Conn) CQ() *CQ {
+	if c == nil {
+		return nil
+	}
+	return c.req.cq
+}
 
 // RCQ returns the connection's receive CQ, or nil when it has none
 // (rpma_conn_get_rcq).
-func (c *Conn) RCQ() *CQ { return c.req.rcq }
+func (c *Conn) RCQ() *CQ {
+	if c == nil {
+		return nil
+	}
+	return c.req.rcq
+}
 
 // CompletionFd returns the file descriptor of the completion channel
 // the CQs share (rpma_conn_get_compl_fd); ErrNotSharedChannel when they
 // do not share one.
 func (c *Conn) CompletionFd() (int, error) {
+	if c == nil {
+		return -1, ErrInval
+	}
+	if err := c.alive(); err != nil {
+		return -1, err
+	}
 	if c.req.shared == nil {
 		return -1, ErrNotSharedChannel
 	}
@@ -168,6 +206,12 @@ func (c *Conn) CompletionFd() (int, error) {
 // connection's CQs has a completion, re-arms it and returns it, saying
 // whether it is the receive CQ (rpma_conn_wait).
 func (c *Conn) Wait(ctx context.Context) (q *CQ, isRCQ bool, err error) {
+	if c == nil {
+		return nil, false, ErrInval
+	}
+	if err := c.alive(); err != nil {
+		return nil, false, err
+	}
 	if c.req.shared == nil {
 		return nil, false, ErrNotSharedChannel
 	}
@@ -175,6 +219,9 @@ func (c *Conn) Wait(ctx context.Context) (q *CQ, isRCQ bool, err error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, false, err
+		}
+		if errors.Is(err, unix.EBADF) {
+			return nil, false, closedErr("wait", err)
 		}
 		return nil, false, ErrNoCompletion
 	}
@@ -191,10 +238,25 @@ func (c *Conn) Wait(ctx context.Context) (q *CQ, isRCQ bool, err error) {
 
 // Disconnect starts tearing the connection down (rpma_conn_disconnect);
 // ConnClosed follows.
-func (c *Conn) Disconnect() error { return provider("disconnect", c.id.Disconnect()) }
+func (c *Conn) Disconnect() error {
+	if c == nil {
+		return ErrInval
+	}
+	return provider("disconnect", c.id.Disconnect())
+}
 
 // Close deletes the connection and everything it holds (rpma_conn_delete).
 func (c *Conn) Close() error {
+	if c == nil {
+		return ErrInval
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		// As rpma_conn_delete with *conn_ptr NULL: nothing to do.
+		return nil
+	}
+	c.closed = true
 	var errs []error
 	if c.rawMR != nil {
 		errs = append(errs, c.rawMR.Close())
@@ -207,4 +269,14 @@ func (c *Conn) Close() error {
 		errs = append(errs, c.ch.Close())
 	}
 	return provider("delete connection", errors.Join(errs...))
+}
+
+// alive returns the error of an operation on a closed connection.
+func (c *Conn) alive() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return closedErr("connection", ErrInval)
+	}
+	return nil
 }

@@ -27,6 +27,9 @@ type ConnRequest struct {
 // peer's device (rpma_conn_req_new); Connect makes it. A nil cfg means
 // the defaults.
 func (p *Peer) NewConnRequest(ctx context.Context, addr netip.AddrPort, cfg *ConnConfig) (*ConnRequest, error) {
+	if p == nil {
+		return nil, ErrInval
+	}
 	if !addr.Addr().IsValid() || addr.Port() == 0 {
 		return nil, inval("connect to %v", addr)
 	}
@@ -136,6 +139,9 @@ func (r *ConnRequest) release() error {
 // Recv posts a receive before the connection exists, so that the first
 // message has a buffer (rpma_conn_req_recv).
 func (r *ConnRequest) Recv(dst *MR, off, n int, opCtx uint64) error {
+	if r == nil {
+		return ErrInval
+	}
 	if dst == nil {
 		return inval("receive without a region")
 	}
@@ -144,7 +150,12 @@ func (r *ConnRequest) Recv(dst *MR, off, n int, opCtx uint64) error {
 
 // PrivateData returns what the client sent with its request (for a
 // server's request), or nil (rpma_conn_req_get_private_data).
-func (r *ConnRequest) PrivateData() []byte { return r.private }
+func (r *ConnRequest) PrivateData() []byte {
+	if r == nil {
+		return nil
+	}
+	return r.private
+}
 
 // connParam is what librpma connects and accepts with: the device's
 // read limits (librdmacm's RDMA_MAX_RESP_RES and RDMA_MAX_INIT_DEPTH),
@@ -170,6 +181,9 @@ func (r *ConnRequest) connParam(private []byte) (*rdmacm.ConnParam, error) {
 // the other side's PrivateData. Wait for EventEstablished with
 // Conn.NextEvent.
 func (r *ConnRequest) Connect(private []byte) (*Conn, error) {
+	if r == nil {
+		return nil, ErrInval
+	}
 	p, err := r.connParam(private)
 	if err != nil {
 		r.Delete()
@@ -195,6 +209,9 @@ func (r *ConnRequest) Connect(private []byte) (*Conn, error) {
 // Delete drops the request (rpma_conn_req_delete): a server's is
 // rejected, a client's abandoned.
 func (r *ConnRequest) Delete() error {
+	if r == nil {
+		return ErrInval
+	}
 	var err error
 	if r.ch == nil {
 		err = r.id.Reject(nil)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/uverbs"
 )
@@ -89,12 +91,18 @@ func (c *CQ) GetWC(n int, wc []cq.WC, got *int) error {
 // completion. With a shared completion channel it returns
 // ErrSharedChannel: wait with Conn.Wait.
 func (c *CQ) Wait(ctx context.Context) error {
+	if c == nil {
+		return ErrInval
+	}
 	if c.shared {
 		return ErrSharedChannel
 	}
 	if _, err := c.ch.Wait(ctx); err != nil {
 		if ctx.Err() != nil {
 			return err
+		}
+		if errors.Is(err, unix.EBADF) {
+			return closedErr("wait", err)
 		}
 		return ErrNoCompletion
 	}
@@ -103,4 +111,9 @@ func (c *CQ) Wait(ctx context.Context) error {
 
 // Fd returns the file descriptor of the CQ's completion channel
 // (rpma_cq_get_fd).
-func (c *CQ) Fd() int { return c.ch.Fd() }
+func (c *CQ) Fd() int {
+	if c == nil {
+		return -1
+	}
+	return c.ch.Fd()
+}

@@ -18,6 +18,9 @@ type Endpoint struct {
 // Listen listens on addr, an address of the peer's device
 // (rpma_ep_listen).
 func (p *Peer) Listen(addr netip.AddrPort) (*Endpoint, error) {
+	if p == nil {
+		return nil, ErrInval
+	}
 	if !addr.Addr().IsValid() {
 		return nil, inval("listen without an address")
 	}
@@ -41,15 +44,29 @@ func (p *Peer) Listen(addr netip.AddrPort) (*Endpoint, error) {
 
 // Addr returns the address the endpoint listens on, with the port the
 // kernel chose if it was 0.
-func (e *Endpoint) Addr() (netip.AddrPort, error) { return e.id.LocalAddr() }
+func (e *Endpoint) Addr() (netip.AddrPort, error) {
+	if e == nil {
+		return netip.AddrPort{}, ErrInval
+	}
+	a, err := e.id.LocalAddr()
+	return a, provider("endpoint address", err)
+}
 
 // Fd returns the file descriptor of the endpoint's event channel
 // (rpma_ep_get_fd); it becomes readable when a request arrives.
-func (e *Endpoint) Fd() int { return e.ch.Fd() }
+func (e *Endpoint) Fd() int {
+	if e == nil {
+		return -1
+	}
+	return e.ch.Fd()
+}
 
 // NextConnRequest waits for the next connection request and prepares it
 // with cfg (nil for the defaults) (rpma_ep_next_conn_req).
 func (e *Endpoint) NextConnRequest(ctx context.Context, cfg *ConnConfig) (*ConnRequest, error) {
+	if e == nil {
+		return nil, ErrInval
+	}
 	ev, err := e.id.WaitEvent(ctx, rdmacm.EventConnectRequest)
 	if ev != nil && err != nil {
 		// Another event on a listener: librpma's INVAL.
@@ -67,6 +84,9 @@ func (e *Endpoint) NextConnRequest(ctx context.Context, cfg *ConnConfig) (*ConnR
 // TryNextConnRequest returns a request if one is pending, and ErrNoEvent
 // otherwise: rpma_ep_next_conn_req on a non-blocking fd.
 func (e *Endpoint) TryNextConnRequest(cfg *ConnConfig) (*ConnRequest, error) {
+	if e == nil {
+		return nil, ErrInval
+	}
 	ev, err := e.ch.TryGetEvent()
 	if errors.Is(err, rdmacm.ErrNoEvent) {
 		return nil, ErrNoEvent
@@ -97,4 +117,9 @@ func (e *Endpoint) request(ev *rdmacm.Event, cfg *ConnConfig) (*ConnRequest, err
 }
 
 // Shutdown stops listening and closes the endpoint (rpma_ep_shutdown).
-func (e *Endpoint) Shutdown() error { return provider("shutdown", e.ch.Close()) }
+func (e *Endpoint) Shutdown() error {
+	if e == nil {
+		return ErrInval
+	}
+	return provider("shutdown", e.ch.Close())
+}

@@ -3,6 +3,8 @@ package rpma
 import (
 	"errors"
 	"fmt"
+
+	"golang.org/x/sys/unix"
 )
 
 // Error is a librpma error code (RPMA_E_*).
@@ -67,6 +69,17 @@ func provider(what string, err error) error {
 	if errors.As(err, &e) {
 		return err
 	}
+	if errors.Is(err, unix.EBADF) { // uverbs.ErrClosed, rdmacm.ErrClosed
+		return closedErr(what, err)
+	}
 	logf(LogError, "rpma: provider error", "op", what, "err", err)
 	return fmt.Errorf("rpma: %s: %w: %w", what, ErrProvider, err)
+}
+
+// closedErr is the error of an operation on a closed object. librpma's
+// delete functions set the caller's pointer to NULL, so that its next call
+// gets RPMA_E_INVAL; Go cannot clear the caller's pointer, so a closed
+// object answers as a nil one does. err is the lower layer's ErrClosed.
+func closedErr(what string, err error) error {
+	return fmt.Errorf("rpma: %s: closed object: %w: %w", what, ErrInval, err)
 }

@@ -12,10 +12,8 @@ package rpma_test
 //
 //	| librpma 1.3 function                    | C case                                            | Why there is no Go equivalent |
 //	|-----------------------------------------|---------------------------------------------------|-------------------------------|
-//	| every function                          | INVAL: an object (peer, conn, req, ep, mr, cq,    | The object is the method's receiver; a nil receiver is a programming error |
-//	|                                         | srq, cfg, pcfg) or an out-pointer (…_ptr, fd,     | and panics, as in any Go API. Results are return values, not out-pointers. |
-//	|                                         | size, qp_num, pdata, desc, level…) is NULL        | Exceptions that take nil and are tested: IsODPCapable(nil), NewPeer(nil),   |
-//	|                                         |                                                   | nil *CQ.GetWC, nil *MR.Advise, nil *MR/*RemoteMR/*[]byte arguments.         |
+//	| every function                          | INVAL: an out-pointer (…_ptr, fd, size, qp_num,   | Results are return values, not out-pointers. A nil object (the receiver) is |
+//	|                                         | pdata, desc, level…) is NULL                      | ErrInval, as in C: TestNilReceivers (badinput_test.go) calls every method on nil. |
 //	| rpma_peer_cfg_new/delete/set/get_direct_write_to_pmem, get_descriptor(_size) | INVAL: NULL | PeerConfig is a value; the size is a constant. Cannot fail. |
 //	| rpma_conn_cfg_* (new, delete, all get/set but timeout) | INVAL: cfg or out-pointer NULL     | ConnConfig is a struct with exported fields; a nil *ConnConfig means the defaults. |
 //	| rpma_srq_cfg_* (new, delete, get/set)   | INVAL: cfg or out-pointer NULL                    | SRQConfig is a struct; a nil *SRQConfig means the defaults. |

@@ -64,6 +64,9 @@ type MR struct {
 // that stays put: from mr.Alloc, or declared with mr.Mapped (see package
 // mr).
 func (p *Peer) RegisterMR(buf []byte, usage Usage) (*MR, error) {
+	if p == nil {
+		return nil, ErrInval
+	}
 	switch {
 	case len(buf) == 0:
 		return nil, inval("register an empty region")
@@ -88,6 +91,9 @@ const DescriptorSize = 21
 // address, length (u64 little-endian each), rkey (u32 LE) and usage
 // (rpma_mr_get_descriptor).
 func (m *MR) Descriptor() []byte {
+	if m == nil {
+		return nil
+	}
 	b := make([]byte, DescriptorSize)
 	binary.LittleEndian.PutUint64(b[0:], m.region.Addr())
 	binary.LittleEndian.PutUint64(b[8:], uint64(m.region.Len()))
@@ -97,24 +103,42 @@ func (m *MR) Descriptor() []byte {
 }
 
 // Bytes returns the registered memory (rpma_mr_get_ptr).
-func (m *MR) Bytes() []byte { return m.region.Bytes() }
+func (m *MR) Bytes() []byte {
+	if m == nil {
+		return nil
+	}
+	return m.region.Bytes()
+}
 
 // Len returns the region's size (rpma_mr_get_size).
-func (m *MR) Len() int { return m.region.Len() }
+func (m *MR) Len() int {
+	if m == nil {
+		return 0
+	}
+	return m.region.Len()
+}
 
 // Usage returns the usage the region was registered for.
-func (m *MR) Usage() Usage { return m.usage }
+func (m *MR) Usage() Usage {
+	if m == nil {
+		return 0
+	}
+	return m.usage
+}
 
 // Close deregisters the region (rpma_mr_dereg). The kernel lets a
 // region go while posted operations use it: those that have not reached
 // it yet fail (docs/faults.md). Operations given a closed region return
 // ErrInval.
 func (m *MR) Close() error {
-	if err := m.region.Close(); err != nil {
-		return provider("deregister", err)
+	if m == nil {
+		return ErrInval
 	}
-	m.closed.Store(true)
-	return nil
+	err := m.region.Close()
+	if err == nil {
+		m.closed.Store(true)
+	}
+	return provider("deregister", err)
 }
 
 // sge returns the SGE for n bytes at off, checking the range.
@@ -122,8 +146,8 @@ func (m *MR) sge(off, n int) (uverbs.SGE, error) {
 	if m.closed.Load() {
 		return uverbs.SGE{}, inval("deregistered region")
 	}
-	// off > Len()-n rather than off+n > Len(): off+n may overflow.
-	if off < 0 || n < 0 || n > m.Len() || off > m.Len()-n {
+	// n > Len-off, not off+n > Len: the sum of two large ints wraps.
+	if off < 0 || n < 0 || off > m.Len() || n > m.Len()-off {
 		return uverbs.SGE{}, inval("range [%d, +%d) outside a region of %d bytes", off, n, m.Len())
 	}
 	return uverbs.SGE{Addr: m.region.Addr() + uint64(off), Length: uint32(n), LKey: m.region.LKey()}, nil
@@ -158,11 +182,19 @@ func RemoteMRFromDescriptor(b []byte) (*RemoteMR, error) {
 }
 
 // Len returns the remote region's size (rpma_mr_remote_get_size).
-func (r *RemoteMR) Len() uint64 { return r.size }
+func (r *RemoteMR) Len() uint64 {
+	if r == nil {
+		return 0
+	}
+	return r.size
+}
 
 // FlushType returns the flush usages the peer registered the region with
 // (rpma_mr_remote_get_flush_type).
 func (r *RemoteMR) FlushType() Usage {
+	if r == nil {
+		return 0
+	}
 	return r.usage & (UsageFlushTypePersistent | UsageFlushTypeVisibility)
 }
 

@@ -91,6 +91,9 @@ func (c *Conn) rdma(op uverbs.WROpcode, local *MR, loff int, remote *RemoteMR, r
 // Read reads n bytes at soff of the peer's src into doff of dst
 // (rpma_read).
 func (c *Conn) Read(dst *MR, doff int, src *RemoteMR, soff, n int, flags CompletionFlags, opCtx uint64) error {
+	if c == nil {
+		return ErrInval
+	}
 	wr, sge, err := c.rdma(uverbs.WRRDMARead, dst, doff, src, soff, n, flags, opCtx)
 	if err != nil {
 		return err
@@ -101,6 +104,9 @@ func (c *Conn) Read(dst *MR, doff int, src *RemoteMR, soff, n int, flags Complet
 // Write writes n bytes at soff of src to doff of the peer's dst
 // (rpma_write).
 func (c *Conn) Write(dst *RemoteMR, doff int, src *MR, soff, n int, flags CompletionFlags, opCtx uint64) error {
+	if c == nil {
+		return ErrInval
+	}
 	wr, sge, err := c.rdma(uverbs.WRRDMAWrite, src, soff, dst, doff, n, flags, opCtx)
 	if err != nil {
 		return err
@@ -112,6 +118,9 @@ func (c *Conn) Write(dst *RemoteMR, doff int, src *MR, soff, n int, flags Comple
 // peer, whose completion has opcode RECV_RDMA_WITH_IMM
 // (rpma_write_with_imm). imm is in host order here and in cq.WC.
 func (c *Conn) WriteWithImm(dst *RemoteMR, doff int, src *MR, soff, n int, flags CompletionFlags, imm uint32, opCtx uint64) error {
+	if c == nil {
+		return ErrInval
+	}
 	wr, sge, err := c.rdma(uverbs.WRRDMAWriteWithImm, src, soff, dst, doff, n, flags, opCtx)
 	if err != nil {
 		return err
@@ -125,6 +134,9 @@ func (c *Conn) WriteWithImm(dst *RemoteMR, doff int, src *MR, soff, n int, flags
 // Like librpma without native atomic write, it is an inline RDMA write
 // fenced behind earlier reads (and so behind a Flush).
 func (c *Conn) AtomicWrite(dst *RemoteMR, doff int, src [8]byte, flags CompletionFlags, opCtx uint64) error {
+	if c == nil {
+		return ErrInval
+	}
 	f, err := sendFlags(flags)
 	if err != nil {
 		return err
@@ -138,6 +150,9 @@ func (c *Conn) AtomicWrite(dst *RemoteMR, doff int, src [8]byte, flags Completio
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.closed { // Close unmapped the scratch page
+		return closedErr("atomic write", ErrInval)
+	}
 	// Inline data is copied at post time; the scratch page holds it until
 	// then.
 	copy(c.raw[8:16], src[:])
@@ -155,6 +170,9 @@ func (c *Conn) AtomicWrite(dst *RemoteMR, doff int, src [8]byte, flags Completio
 // which completes only after the writes before it; n is not used on the
 // wire.
 func (c *Conn) Flush(dst *RemoteMR, doff, n int, typ FlushType, flags CompletionFlags, opCtx uint64) error {
+	if c == nil {
+		return ErrInval
+	}
 	f, err := sendFlags(flags)
 	if err != nil {
 		return err
@@ -189,12 +207,18 @@ func (c *Conn) Flush(dst *RemoteMR, doff, n int, typ FlushType, flags Completion
 
 // Send sends n bytes at off of src to a receive of the peer (rpma_send).
 func (c *Conn) Send(src *MR, off, n int, flags CompletionFlags, opCtx uint64) error {
+	if c == nil {
+		return ErrInval
+	}
 	return c.send(uverbs.WRSend, src, off, n, flags, 0, opCtx)
 }
 
 // SendWithImm sends like Send with immediate data imm, in host order
 // (rpma_send_with_imm).
 func (c *Conn) SendWithImm(src *MR, off, n int, flags CompletionFlags, imm uint32, opCtx uint64) error {
+	if c == nil {
+		return ErrInval
+	}
 	return c.send(uverbs.WRSendWithImm, src, off, n, flags, imm, opCtx)
 }
 
@@ -214,6 +238,9 @@ func (c *Conn) send(op uverbs.WROpcode, src *MR, off, n int, flags CompletionFla
 // buffers form an unordered set: a message may land in any of them.
 // opCtx comes back as the completion's ID.
 func (c *Conn) Recv(dst *MR, off, n int, opCtx uint64) error {
+	if c == nil {
+		return ErrInval
+	}
 	if c.req.cfg.SRQ != nil {
 		return inval("the connection receives through its SRQ")
 	}

@@ -3,6 +3,7 @@ package rpma_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/netip"
 	"testing"
 	"time"
@@ -80,52 +81,91 @@ func join(t *testing.T, d testenv.Dev, client, server *side, ccfg, scfg *rpma.Co
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ep.Shutdown() })
-	addr, err := ep.Addr()
-	if err != nil {
-		t.Fatal(err)
-	}
-	accepted := make(chan error, 1)
-	go func() {
-		req, err := ep.NextConnRequest(ctx, scfg)
-		if err != nil {
-			accepted <- err
-			return
-		}
-		server.conn, err = req.Connect(server.mr.Descriptor())
-		if err == nil {
-			var ev rpma.ConnEvent
-			if ev, err = server.conn.NextEvent(ctx); err == nil && ev != rpma.ConnEstablished {
-				err = errors.New(ev.String())
-			}
-		}
-		accepted <- err
-	}()
-	req, err := client.peer.NewConnRequest(ctx, addr, ccfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if client.conn, err = req.Connect([]byte("client")); err != nil {
-		t.Fatal(err)
-	}
-	if ev, err := client.conn.NextEvent(ctx); err != nil || ev != rpma.ConnEstablished {
-		t.Fatalf("client event %v, %v", ev, err)
-	}
-	if err := <-accepted; err != nil {
+	if client.conn, server.conn, err = dial(ctx, ep, client, server, ccfg, scfg); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		// librpma's order: the client disconnects, the server sees it
-		// closed and disconnects too.
-		client.conn.Disconnect()
-		server.conn.NextEvent(ctx)
-		server.conn.Disconnect()
-		client.conn.NextEvent(ctx)
-		for _, c := range []*rpma.Conn{server.conn, client.conn} {
-			if err := c.Close(); err != nil {
-				t.Errorf("conn close: %v", err)
-			}
+		if err := hangUp(ctx, client.conn, server.conn); err != nil {
+			t.Error(err)
 		}
 	})
+}
+
+// dial connects client to server through the server's endpoint ep: the
+// server sends its region's descriptor as private data, as librpma's
+// examples do.
+func dial(ctx context.Context, ep *rpma.Endpoint, client, server *side, ccfg, scfg *rpma.ConnConfig) (cconn, sconn *rpma.Conn, err error) {
+	addr, err := ep.Addr()
+	if err != nil {
+		return nil, nil, err
+	}
+	type result struct {
+		conn *rpma.Conn
+		err  error
+	}
+	// A client that fails before it connects leaves the server waiting
+	// for a request: cancel ends that wait.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	accepted := make(chan result, 1)
+	go func() {
+		req, err := ep.NextConnRequest(ctx, scfg)
+		if err != nil {
+			accepted <- result{nil, err}
+			return
+		}
+		conn, err := req.Connect(server.mr.Descriptor())
+		if err == nil {
+			err = established(ctx, conn)
+		}
+		accepted <- result{conn, err}
+	}()
+	req, err := client.peer.NewConnRequest(ctx, addr, ccfg)
+	if err == nil {
+		cconn, err = req.Connect([]byte("client"))
+	}
+	if err == nil {
+		err = established(ctx, cconn)
+	}
+	if err != nil {
+		cancel()
+	}
+	r := <-accepted
+	if err = errors.Join(err, r.err); err != nil {
+		for _, c := range []*rpma.Conn{cconn, r.conn} {
+			if c != nil {
+				c.Close()
+			}
+		}
+		return nil, nil, err
+	}
+	return cconn, r.conn, nil
+}
+
+// established waits for a connection's first event, which must be
+// ConnEstablished.
+func established(ctx context.Context, c *rpma.Conn) error {
+	ev, err := c.NextEvent(ctx)
+	if err == nil && ev != rpma.ConnEstablished {
+		err = fmt.Errorf("first connection event %v, want ESTABLISHED", ev)
+	}
+	return err
+}
+
+// hangUp ends a connection in librpma's order: the client disconnects,
+// the server sees it closed and disconnects too; then both are closed.
+func hangUp(ctx context.Context, client, server *rpma.Conn) error {
+	client.Disconnect()
+	server.NextEvent(ctx)
+	server.Disconnect()
+	client.NextEvent(ctx)
+	var errs []error
+	for _, c := range []*rpma.Conn{server, client} {
+		if err := c.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("conn close: %w", err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // complete waits for one completion on q and checks it.

@@ -27,11 +27,19 @@ func NewPeer(ctx *uverbs.Context) (*Peer, error) {
 }
 
 // Context returns the peer's device context.
-func (p *Peer) Context() *uverbs.Context { return p.ctx }
+func (p *Peer) Context() *uverbs.Context {
+	if p == nil {
+		return nil
+	}
+	return p.ctx
+}
 
 // Close deletes the peer (rpma_peer_delete). Its regions and connections
 // must be gone first.
 func (p *Peer) Close() error {
+	if p == nil {
+		return ErrInval
+	}
 	if err := p.pd.Close(); err != nil {
 		return provider("peer delete", err)
 	}

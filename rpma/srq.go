@@ -17,6 +17,9 @@ type SRQ struct {
 // NewSRQ creates a shared receive queue (rpma_srq_new); a nil cfg means
 // the defaults.
 func (p *Peer) NewSRQ(cfg *SRQConfig) (*SRQ, error) {
+	if p == nil {
+		return nil, ErrInval
+	}
 	if cfg == nil {
 		cfg = NewSRQConfig()
 	}
@@ -38,15 +41,26 @@ func (p *Peer) NewSRQ(cfg *SRQConfig) (*SRQ, error) {
 }
 
 // RCQ returns the SRQ's receive CQ, or nil (rpma_srq_get_rcq).
-func (s *SRQ) RCQ() *CQ { return s.rcq }
+func (s *SRQ) RCQ() *CQ {
+	if s == nil {
+		return nil
+	}
+	return s.rcq
+}
 
 // Recv posts a receive buffer to the SRQ (rpma_srq_recv); see Conn.Recv.
 func (s *SRQ) Recv(dst *MR, off, n int, opCtx uint64) error {
+	if s == nil {
+		return ErrInval
+	}
 	return postRecv(s.srq, dst, off, n, opCtx)
 }
 
 // Close deletes the SRQ (rpma_srq_delete); its connections must be gone.
 func (s *SRQ) Close() error {
+	if s == nil {
+		return ErrInval
+	}
 	return errors.Join(provider("delete SRQ", s.srq.Close()), s.rcq.close())
 }
 

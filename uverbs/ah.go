@@ -21,6 +21,9 @@ type AH struct {
 // CreateAH creates an address handle in pd (ibv_create_ah). On RoCE the
 // address must be global: set IsGlobal, GRH.DGID and GRH.SGIDIndex.
 func (pd *PD) CreateAH(attr AHAttr) (*AH, error) {
+	if pd == nil {
+		return nil, ErrClosed
+	}
 	c := pd.ctx.core
 	if err := c.NeedDriver("uverbs: create AH"); err != nil {
 		return nil, err
@@ -53,6 +56,9 @@ func (pd *PD) CreateAH(attr AHAttr) (*AH, error) {
 
 // Close destroys the address handle. It is safe to call more than once.
 func (ah *AH) Close() error {
+	if ah == nil {
+		return ErrClosed
+	}
 	req := abi.DestroyAH{AHHandle: ah.handle}
 	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_DESTROY_AH, Req: ucmd.Bytes(&req)}
 	return ah.destroy.Destroy(ah.core, "uverbs: destroy AH", &cmd, ah.release)

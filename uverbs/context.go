@@ -3,6 +3,8 @@ package uverbs
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -53,6 +55,10 @@ func init() {
 
 // Open opens dev, as ibv_open_device does.
 func Open(dev Device) (*Context, error) {
+	// A Device made by hand must still name a node inside devDir.
+	if !filepath.IsLocal(dev.Char) || strings.ContainsRune(dev.Char, '/') {
+		return nil, fmt.Errorf("uverbs: open %q: uverbs node %q: %w", dev.Name, dev.Char, ErrNoDevice)
+	}
 	f, err := os.OpenFile(dev.Path(), os.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("uverbs: open %s: %w", dev.Name, err)
@@ -108,15 +114,30 @@ func (c *Context) getContext() error {
 }
 
 // Device returns the device c was opened on.
-func (c *Context) Device() Device { return c.dev }
+func (c *Context) Device() Device {
+	if c == nil {
+		return Device{}
+	}
+	return c.dev
+}
 
 // NumCompVectors returns how many completion vectors the device has.
-func (c *Context) NumCompVectors() int { return c.numCompVectors }
+func (c *Context) NumCompVectors() int {
+	if c == nil {
+		return 0
+	}
+	return c.numCompVectors
+}
 
 // Close releases the context and every kernel object created through it:
 // closing those objects afterwards does nothing. It is safe to call more
 // than once.
-func (c *Context) Close() error { return c.core.Close() }
+func (c *Context) Close() error {
+	if c == nil {
+		return ErrClosed
+	}
+	return c.core.Close()
+}
 
 // do runs a command unless c is closed.
 func (c *Context) do(cmd *ucmd.Cmd) error { return c.core.Do(cmd) }

@@ -5,4 +5,10 @@
 //
 // Discovery asks the kernel over RDMA netlink, which knows each device's
 // driver, and falls back to sysfs where netlink is unavailable.
+//
+// Every object may be used from several goroutines: a QP's PostSend and
+// PostRecv each take a lock of their own, and Close (of an object or of
+// its Context) may race with them, which then return ErrClosed. A method
+// on a nil object returns ErrClosed too. docs/concurrency.md has the whole
+// contract.
 package uverbs

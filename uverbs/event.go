@@ -80,6 +80,9 @@ func (e AsyncEvent) String() string {
 // (ibv_get_async_event) until ctx ends; the event is acknowledged at once.
 // Events of objects destroyed meanwhile are skipped.
 func (c *Context) AsyncEvent(ctx context.Context) (AsyncEvent, error) {
+	if c == nil {
+		return AsyncEvent{}, ErrClosed
+	}
 	for {
 		var d abi.AsyncEventDesc
 		if err := c.core.Async.Read(ctx, ucmd.Bytes(&d)); err != nil {
@@ -110,4 +113,9 @@ func (c *Context) AsyncEvent(ctx context.Context) (AsyncEvent, error) {
 
 // AsyncFd returns the file descriptor of the device's async event file,
 // for poll(2)-style integration. It stays owned by the context.
-func (c *Context) AsyncFd() int { return int(c.async.Fd()) }
+func (c *Context) AsyncFd() int {
+	if c == nil {
+		return -1
+	}
+	return int(c.async.Fd())
+}

@@ -3,6 +3,7 @@ package uverbs
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/netip"
 	"os"
@@ -80,6 +81,9 @@ const maxGIDEntries = 0xffff / gidEntrySize
 // connections are addressed by IP through the connection manager, not by
 // GID, and GIDIndex finds nothing there (ErrNoGID).
 func (c *Context) GIDTable(port uint8) ([]GIDEntry, error) {
+	if c == nil {
+		return nil, ErrClosed
+	}
 	if c.dev.NodeType == NodeRNIC {
 		return c.sysfsGIDTable(port)
 	}
@@ -106,7 +110,7 @@ func (c *Context) queryGIDTable(port uint8) ([]GIDEntry, error) {
 		return nil, fmt.Errorf("uverbs: GID table of port %d: %w", port, err)
 	}
 	if port < 1 || port > attr.PhysPortCnt {
-		return nil, fmt.Errorf("uverbs: GID table of port %d: %s has ports 1-%d: %w", port, c.dev.Name, attr.PhysPortCnt, unix.EINVAL)
+		return nil, fmt.Errorf("uverbs: GID table of port %d: %s has ports 1-%d: %w", port, c.dev.Name, attr.PhysPortCnt, ErrInvalid)
 	}
 	total := 0
 	for p := uint8(1); p <= attr.PhysPortCnt; p++ {
@@ -159,6 +163,10 @@ func (c *Context) queryGIDTable(port uint8) ([]GIDEntry, error) {
 func sysfsGIDTable(root, dev string, port uint8) ([]GIDEntry, error) {
 	dir := filepath.Join(root, "class", "infiniband", dev, "ports", strconv.Itoa(int(port)))
 	files, err := os.ReadDir(filepath.Join(dir, "gids"))
+	if errors.Is(err, fs.ErrNotExist) {
+		// The device is there (Open found it), so the port is not.
+		err = fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("uverbs: GID table of %s port %d: %w", dev, port, err)
 	}
@@ -235,8 +243,14 @@ func sysfsGIDTable(root, dev string, port uint8) ([]GIDEntry, error) {
 // which is always the case on iWARP devices (siw), whose only GID is made
 // from the MAC address: iWARP does not address by GID.
 func (c *Context) GIDIndex(port uint8, addr netip.Addr) (int, error) {
+	if c == nil {
+		return -1, ErrClosed
+	}
+	if c.core.Closed() {
+		return -1, ErrClosed
+	}
 	if !addr.IsValid() {
-		return -1, fmt.Errorf("uverbs: GID index on port %d: invalid address", port)
+		return -1, fmt.Errorf("uverbs: GID index on port %d: invalid address: %w", port, ErrInvalid)
 	}
 	ents, err := c.GIDTable(port)
 	if err != nil {

@@ -18,6 +18,9 @@ type PD struct {
 
 // AllocPD allocates a protection domain.
 func (c *Context) AllocPD() (*PD, error) {
+	if c == nil {
+		return nil, ErrClosed
+	}
 	var resp abi.AllocPDResp
 	req := abi.AllocPD{}
 	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_ALLOC_PD, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&resp)}
@@ -30,17 +33,35 @@ func (c *Context) AllocPD() (*PD, error) {
 }
 
 // Context returns the context the PD belongs to.
-func (pd *PD) Context() *Context { return pd.ctx }
+func (pd *PD) Context() *Context {
+	if pd == nil {
+		return nil
+	}
+	return pd.ctx
+}
 
 // Handle returns the kernel's handle of the PD.
-func (pd *PD) Handle() uint32 { return pd.core.Handle }
+func (pd *PD) Handle() uint32 {
+	if pd == nil {
+		return 0
+	}
+	return pd.core.Handle
+}
 
 // Release is for the context's close; see verbs.Object.
-func (pd *PD) Release() { pd.core.Release(nil) }
+func (pd *PD) Release() {
+	if pd == nil {
+		return
+	}
+	pd.core.Release(nil)
+}
 
 // Close deallocates the PD. It fails with ErrBusy while memory regions or
 // queue pairs use it. It is safe to call more than once.
 func (pd *PD) Close() error {
+	if pd == nil {
+		return ErrClosed
+	}
 	req := abi.DeallocPD{PDHandle: pd.core.Handle}
 	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_DEALLOC_PD, Req: ucmd.Bytes(&req)}
 	err := pd.core.Destroy(pd.ctx.core, "uverbs: dealloc PD", &cmd, func() { pd.ctx.core.Remove(pd.id) })

@@ -16,6 +16,9 @@ import (
 // like ibv_post_send's bad_wr. It does not allocate and makes at most one
 // system call (the doorbell, on drivers that need one).
 func (qp *QP) PostSend(wrs []SendWR) (int, error) {
+	if qp == nil {
+		return 0, ErrClosed
+	}
 	qp.sendMu.Lock()
 	defer qp.sendMu.Unlock()
 	if qp.closed.Load() {
@@ -41,6 +44,9 @@ func (qp *QP) PostSend(wrs []SendWR) (int, error) {
 func (qp *QP) putSend(wr *SendWR) error {
 	if len(wr.SGE) > len(qp.ssge) {
 		return invalid("%d SGEs, the QP takes %d", len(wr.SGE), len(qp.ssge))
+	}
+	if wr.Flags&^sendFlags != 0 {
+		return invalid("unknown send flags %#x", uint32(wr.Flags&^sendFlags))
 	}
 	// The scratch request is set field by field: a composite literal
 	// would be built in a temporary and copied, and SGE, a pointer, would
@@ -112,6 +118,9 @@ func (qp *QP) putSend(wr *SendWR) error {
 // same partial-success rule as PostSend. A QP with an SRQ takes its
 // receive work from the SRQ instead. It does not allocate.
 func (qp *QP) PostRecv(wrs []RecvWR) (int, error) {
+	if qp == nil {
+		return 0, ErrClosed
+	}
 	qp.recvMu.Lock()
 	defer qp.recvMu.Unlock()
 	if qp.closed.Load() {

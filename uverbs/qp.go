@@ -100,6 +100,12 @@ type QP struct {
 
 // CreateQP creates a queue pair in pd (ibv_create_qp).
 func (pd *PD) CreateQP(init QPInit) (*QP, error) {
+	if pd == nil {
+		return nil, ErrClosed
+	}
+	if err := pd.core.Err(); err != nil {
+		return nil, err
+	}
 	c := pd.ctx.core
 	if err := c.NeedDriver("uverbs: create QP"); err != nil {
 		return nil, err
@@ -108,7 +114,11 @@ func (pd *PD) CreateQP(init QPInit) (*QP, error) {
 		return nil, fmt.Errorf("uverbs: create QP: %w", err)
 	}
 	qp := &QP{pd: pd, core: c, typ: init.Type, sigAll: init.SigAll}
-	qp.id = c.Add(qp, func() { qp.destroy.Release(qp.release) })
+	qp.id = c.Add(qp, func() {
+		qp.quiesce()
+		defer qp.resume()
+		qp.destroy.Release(qp.unmap)
+	})
 	req := abi.CreateQP{
 		UserHandle:    qp.id,
 		PDHandle:      pd.Handle(),
@@ -189,19 +199,44 @@ func invalid(format string, args ...any) error {
 }
 
 // Num returns the QP number, which peers address the QP by.
-func (qp *QP) Num() uint32 { return qp.num }
+func (qp *QP) Num() uint32 {
+	if qp == nil {
+		return 0
+	}
+	return qp.num
+}
 
 // Handle returns the kernel's handle of the QP.
-func (qp *QP) Handle() uint32 { return qp.handle }
+func (qp *QP) Handle() uint32 {
+	if qp == nil {
+		return 0
+	}
+	return qp.handle
+}
 
 // Type returns the QP's transport.
-func (qp *QP) Type() QPType { return qp.typ }
+func (qp *QP) Type() QPType {
+	if qp == nil {
+		return 0
+	}
+	return qp.typ
+}
 
 // Cap returns the queue sizes the device granted.
-func (qp *QP) Cap() QPCap { return qp.cap }
+func (qp *QP) Cap() QPCap {
+	if qp == nil {
+		return QPCap{}
+	}
+	return qp.cap
+}
 
 // PD returns the QP's protection domain.
-func (qp *QP) PD() *PD { return qp.pd }
+func (qp *QP) PD() *PD {
+	if qp == nil {
+		return nil
+	}
+	return qp.pd
+}
 
 func (qp *QP) destroyCmd() *ucmd.Cmd {
 	req := abi.DestroyQP{QPHandle: qp.handle}
@@ -212,21 +247,36 @@ func (qp *QP) destroyCmd() *ucmd.Cmd {
 // Close destroys the QP. Its CQs, SRQ and PD may be destroyed after it.
 // It is safe to call more than once.
 func (qp *QP) Close() error {
-	return qp.destroy.Destroy(qp.core, "uverbs: destroy QP", qp.destroyCmd(), qp.release)
+	if qp == nil {
+		return ErrClosed
+	}
+	// A doorbell in progress holds the kernel's QP object, and
+	// DESTROY_QP would fail with EBUSY: keep the data path out meanwhile.
+	qp.quiesce()
+	defer qp.resume()
+	return qp.destroy.Destroy(qp.core, "uverbs: destroy QP", qp.destroyCmd(), qp.unmap)
 }
 
-// release waits for the data path to leave the queues, then unmaps them.
-func (qp *QP) release() {
+// quiesce waits for the data path to leave the queues and keeps it out
+// until resume. The locks come before the object's life lock, always.
+func (qp *QP) quiesce() {
+	qp.sendMu.Lock()
+	qp.recvMu.Lock()
+}
+
+func (qp *QP) resume() {
+	qp.recvMu.Unlock()
+	qp.sendMu.Unlock()
+}
+
+// unmap unmaps the queues of the destroyed QP. Run it quiesced.
+func (qp *QP) unmap() {
 	qp.closed.Store(true)
 	qp.core.Remove(qp.id)
-	qp.sendMu.Lock()
 	qp.sq.Close()
-	qp.sendMu.Unlock()
-	qp.recvMu.Lock()
 	if qp.rq != nil {
 		qp.rq.Close()
 	}
-	qp.recvMu.Unlock()
 }
 
 func kernelErr(err error) error { return verbs.KernelErr(err) }

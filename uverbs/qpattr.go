@@ -160,6 +160,15 @@ func b2u(b bool) uint8 {
 // (ibv_modify_qp). The kernel checks that the transition and the mask fit
 // together; a wrong combination fails with ErrInvalid and EINVAL.
 func (qp *QP) Modify(attr *QPAttr, mask QPAttrMask) error {
+	if qp == nil {
+		return ErrClosed
+	}
+	if qp.closed.Load() {
+		return ErrClosed
+	}
+	if attr == nil {
+		return invalid("uverbs: modify QP: nil attributes")
+	}
 	if mask&^abi.IB_QP_ATTR_STANDARD_BITS != 0 {
 		return invalid("uverbs: modify QP: mask %#x has unknown bits", uint32(mask))
 	}
@@ -203,6 +212,9 @@ func (qp *QP) Modify(attr *QPAttr, mask QPAttrMask) error {
 // Query returns the QP's attributes (ibv_query_qp). mask says which the
 // caller needs; the kernel may return more.
 func (qp *QP) Query(mask QPAttrMask) (QPAttr, error) {
+	if qp == nil {
+		return QPAttr{}, ErrClosed
+	}
 	req := abi.QueryQP{QPHandle: qp.handle, AttrMask: uint32(mask)}
 	var r abi.QueryQPResp
 	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_QUERY_QP, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&r)}

@@ -60,6 +60,9 @@ const (
 // QueryDevice returns the device's attributes, as ibv_query_device_ex does
 // (the extended query, so that the 64-bit capability flags are complete).
 func (c *Context) QueryDevice() (DeviceAttr, error) {
+	if c == nil {
+		return DeviceAttr{}, ErrClosed
+	}
 	var (
 		req  abi.ExQueryDevice
 		resp abi.ExQueryDeviceResp
@@ -212,6 +215,9 @@ type PortAttr struct {
 
 // QueryPort returns the attributes of port (numbered from 1).
 func (c *Context) QueryPort(port uint8) (PortAttr, error) {
+	if c == nil {
+		return PortAttr{}, ErrClosed
+	}
 	var resp abi.QueryPortResp
 	req := abi.QueryPort{PortNum: port}
 	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_QUERY_PORT, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&resp)}

@@ -42,6 +42,12 @@ type SRQ struct {
 
 // CreateSRQ creates a shared receive queue in pd (ibv_create_srq).
 func (pd *PD) CreateSRQ(init SRQInit) (*SRQ, error) {
+	if pd == nil {
+		return nil, ErrClosed
+	}
+	if err := pd.core.Err(); err != nil {
+		return nil, err
+	}
 	c := pd.ctx.core
 	if err := c.NeedDriver("uverbs: create SRQ"); err != nil {
 		return nil, err
@@ -72,21 +78,44 @@ func (pd *PD) CreateSRQ(init SRQInit) (*SRQ, error) {
 }
 
 // Num returns the SRQ number.
-func (s *SRQ) Num() uint32 { return s.num }
+func (s *SRQ) Num() uint32 {
+	if s == nil {
+		return 0
+	}
+	return s.num
+}
 
 // Handle returns the kernel's handle of the SRQ.
-func (s *SRQ) Handle() uint32 { return s.handle }
+func (s *SRQ) Handle() uint32 {
+	if s == nil {
+		return 0
+	}
+	return s.handle
+}
 
 // MaxWR returns how many requests the SRQ holds; MaxSGE how many SGEs
 // each may have.
-func (s *SRQ) MaxWR() int { return s.maxWR }
+func (s *SRQ) MaxWR() int {
+	if s == nil {
+		return 0
+	}
+	return s.maxWR
+}
 
 // MaxSGE returns how many SGEs a request may have.
-func (s *SRQ) MaxSGE() int { return s.maxSGE }
+func (s *SRQ) MaxSGE() int {
+	if s == nil {
+		return 0
+	}
+	return s.maxSGE
+}
 
 // PostRecv posts receive work requests (ibv_post_srq_recv), with
 // PostSend's partial-success rule. It does not allocate.
 func (s *SRQ) PostRecv(wrs []RecvWR) (int, error) {
+	if s == nil {
+		return 0, ErrClosed
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed.Load() {
@@ -98,6 +127,9 @@ func (s *SRQ) PostRecv(wrs []RecvWR) (int, error) {
 // SetLimit arms the SRQ's limit event (ibv_modify_srq with IBV_SRQ_LIMIT).
 // Resizing an SRQ is not supported.
 func (s *SRQ) SetLimit(limit int) error {
+	if s == nil {
+		return ErrClosed
+	}
 	if limit < 0 || limit > s.maxWR {
 		return invalid("uverbs: SRQ limit %d of %d", limit, s.maxWR)
 	}
@@ -113,6 +145,9 @@ func (s *SRQ) SetLimit(limit int) error {
 
 // Limit returns the SRQ's current limit (ibv_query_srq); 0 when disarmed.
 func (s *SRQ) Limit() (int, error) {
+	if s == nil {
+		return 0, ErrClosed
+	}
 	req := abi.QuerySRQ{SRQHandle: s.handle}
 	var resp abi.QuerySRQResp
 	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_QUERY_SRQ, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&resp)}
@@ -133,6 +168,9 @@ func (s *SRQ) destroyCmd() *ucmd.Cmd {
 // Close destroys the SRQ. It fails with ErrBusy while QPs use it. It is
 // safe to call more than once.
 func (s *SRQ) Close() error {
+	if s == nil {
+		return ErrClosed
+	}
 	return s.destroy.Destroy(s.core, "uverbs: destroy SRQ", s.destroyCmd(), s.release)
 }
 

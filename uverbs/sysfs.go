@@ -115,16 +115,16 @@ func (r *sysfsReader) guid(name string) GUID {
 func ParseGUID(s string) (GUID, error) {
 	groups := strings.Split(s, ":")
 	if len(groups) != 4 {
-		return 0, fmt.Errorf("uverbs: GUID %q: want four groups of hex digits", s)
+		return 0, fmt.Errorf("uverbs: GUID %q: want four groups of hex digits: %w", s, ErrInvalid)
 	}
 	var g GUID
 	for _, grp := range groups {
 		if len(grp) == 0 || len(grp) > 4 {
-			return 0, fmt.Errorf("uverbs: GUID %q: bad group %q", s, grp)
+			return 0, fmt.Errorf("uverbs: GUID %q: bad group %q: %w", s, grp, ErrInvalid)
 		}
 		v, err := strconv.ParseUint(grp, 16, 16)
 		if err != nil {
-			return 0, fmt.Errorf("uverbs: GUID %q: %w", s, err)
+			return 0, fmt.Errorf("uverbs: GUID %q: %w: %w", s, ErrInvalid, err)
 		}
 		g = g<<16 | GUID(v)
 	}

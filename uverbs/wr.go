@@ -63,6 +63,10 @@ const (
 	SendInline SendFlags = abi.IB_SEND_INLINE
 )
 
+// sendFlags are the flags PostSend knows; the rest would reach the
+// provider's ring unchecked.
+const sendFlags = SendFence | SendSignaled | SendSolicited | SendInline
+
 // SendWR is a send work request (struct ibv_send_wr, without the list
 // link: PostSend takes a slice).
 type SendWR struct {

@@ -7,14 +7,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/purerdma/purerdma/internal/rdmanl"
 )
 
 // The leak check compares two snapshots of what a test binary may leave
 // behind: the kernel's resource summary of every RDMA device (`rdma
-// resource show`: PDs, CQs, QPs, MRs, contexts...) and the process's open
-// file descriptors.
+// resource show`: PDs, CQs, QPs, MRs, contexts...), the process's open
+// file descriptors, and its memory mappings of /dev/infiniband files and
+// from mr.Alloc (maps.go).
 //
 // Both are global, so the check is only meaningful when nothing else runs
 // between the two snapshots:
@@ -54,20 +56,20 @@ func Main(m *testing.M) int {
 		return 1
 	}
 	code := m.Run()
-	after, err := takeSnapshot()
+	d, err := settle(before)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "testenv: leak check: %v\n", err)
 		return max(code, 1)
 	}
-	if d := before.diff(after); d != "" {
+	if d != "" {
 		fmt.Fprintf(os.Stderr, "testenv: leak check: the tests left changes behind:\n%s", d)
 		return max(code, 1)
 	}
 	return code
 }
 
-// CheckLeaks snapshots the RDMA resources and the open fds now, and makes
-// the test fail at its end if they are not back to these values. Call it
+// CheckLeaks snapshots the RDMA resources, the open fds and the library's
+// mappings now, and makes the test fail at its end if they are not back to these values. Call it
 // first in the test, so that its cleanup runs after the test's own
 // cleanups. See Main for the rules: no t.Parallel, and no other test of the
 // package running meanwhile.
@@ -81,15 +83,31 @@ func CheckLeaks(t testing.TB) {
 		t.Fatalf("leak check: %v", err)
 	}
 	t.Cleanup(func() {
-		after, err := takeSnapshot()
+		d, err := settle(before)
 		if err != nil {
 			t.Errorf("leak check: %v", err)
 			return
 		}
-		if d := before.diff(after); d != "" {
+		if d != "" {
 			t.Errorf("leak check: the test left changes behind:\n%s", strings.TrimSuffix(d, "\n"))
 		}
 	})
+}
+
+// settle compares snapshots with before until they agree, for up to a
+// second: the kernel frees some objects after the command that destroys
+// them returns (rxe drops a QP's last reference from its tasklets), and an
+// rdma_cm ID's teardown may still be running. It returns the last diff.
+func settle(before snapshot) (string, error) {
+	for deadline := time.Now().Add(settleTime); ; time.Sleep(20 * time.Millisecond) {
+		after, err := takeSnapshot()
+		if err != nil {
+			return "", err
+		}
+		if d := before.diff(after); d == "" || time.Now().After(deadline) {
+			return d, nil
+		}
+	}
 }
 
 func leakCheckEnabled() bool { return InVM() || Native() }
@@ -101,7 +119,12 @@ type snapshot struct {
 	// fds holds the open fds and what /proc/self/fd says they are
 	// (a path, "socket:[123]", "anon_inode:[eventpoll]"...).
 	fds map[int]string
+	// maps sums the library's memory mappings (maps.go).
+	maps mapSums
 }
+
+// settleTime is how long settle waits; tests of the check shorten it.
+var settleTime = time.Second
 
 // resourcesFunc reads the RDMA resource counts; tests replace it.
 var resourcesFunc = resources
@@ -118,7 +141,11 @@ func takeSnapshot() (snapshot, error) {
 	if err != nil {
 		return snapshot{}, err
 	}
-	return snapshot{res: res, fds: fds}, nil
+	maps, err := readMaps()
+	if err != nil {
+		return snapshot{}, err
+	}
+	return snapshot{res: res, fds: fds, maps: maps}, nil
 }
 
 // startPoller makes the runtime's poller exist before fds are counted: it
@@ -222,6 +249,7 @@ func (s snapshot) diff(now snapshot) string {
 	if n0, n1 := len(s.fds), len(now.fds); n0 != n1 {
 		fmt.Fprintf(&b, "\t%d fds open, %d at the start\n", n1, n0)
 	}
+	s.maps.diff(now.maps, &b)
 	return b.String()
 }
 

@@ -5,7 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/purerdma/purerdma/mr"
 )
 
 func TestSnapshotDiff(t *testing.T) {
@@ -145,11 +149,12 @@ func TestCheckLeaks(t *testing.T) {
 		t.Skip(err)
 	}
 	t.Setenv("PURERDMA_VM", "1")
-	var pds uint64
+	var pds atomic.Uint64
 	resourcesFunc = func() (map[string]map[string]uint64, error) {
-		return map[string]map[string]uint64{"rxe0": {"pd": pds, "qp": 0}}, nil
+		return map[string]map[string]uint64{"rxe0": {"pd": pds.Load(), "qp": 0}}, nil
 	}
-	t.Cleanup(func() { resourcesFunc = resources })
+	settleTime = 300 * time.Millisecond
+	t.Cleanup(func() { resourcesFunc, settleTime = resources, time.Second })
 
 	for _, tt := range []struct {
 		name string
@@ -157,15 +162,26 @@ func TestCheckLeaks(t *testing.T) {
 		want []string           // what the report must say; nil for no report
 	}{
 		{"clean", func(t *testing.T) {
-			pds++
+			pds.Add(1)
 			f, err := os.Open(os.DevNull)
 			if err != nil {
 				t.Fatal(err)
 			}
 			f.Close()
-			pds--
+			pds.Add(^uint64(0))
 		}, nil},
-		{"pd left", func(*testing.T) { pds++ }, []string{"rxe0: pd 0 -> 1 (+1)"}},
+		{"pd left", func(*testing.T) { pds.Add(1) }, []string{"rxe0: pd 0 -> 1 (+1)"}},
+		{"pd freed by the kernel a moment later", func(*testing.T) {
+			pds.Add(1)
+			time.AfterFunc(50*time.Millisecond, func() { pds.Add(^uint64(0)) })
+		}, nil},
+		{"mapping left", func(t *testing.T) {
+			b, err := mr.Alloc(4096)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { mr.Free(b) }) // after CheckLeaks's cleanup
+		}, []string{"mappings of mr.Alloc memory", "(+4096 bytes)"}},
 		{"fd left", func(t *testing.T) {
 			f, err := os.Open(os.DevNull)
 			if err != nil {
@@ -175,7 +191,7 @@ func TestCheckLeaks(t *testing.T) {
 		}, []string{"-> /dev/null left open"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			pds = 0
+			pds.Store(0)
 			tb := &fakeTB{TB: t}
 			CheckLeaks(tb)
 			tt.test(t)

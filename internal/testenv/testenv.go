@@ -61,9 +61,11 @@ func vmDrivers() []string {
 // Devices returns the devices to test on. In the VM that is rxe0 and, on
 // amd64, siw0 as init created them, and a missing one fails the test.
 // Elsewhere the test is skipped unless make test-native asked for the
-// host's devices.
+// host's devices. Every test that asks for a device gets a leak check
+// (CheckLeaks): call Devices, Device or Run before making objects.
 func Devices(t testing.TB) []Dev {
 	t.Helper()
+	CheckLeaks(t)
 	switch {
 	case InVM():
 		var devs []Dev

@@ -70,28 +70,34 @@ func (c *Context) NeedDriver(what string) error {
 	return nil
 }
 
-// Do runs a write command unless the context is closed.
+// Do runs a write command unless the context is closed. A kernel EINVAL
+// or EBUSY also matches ErrInvalid or ErrBusy.
 func (c *Context) Do(cmd *ucmd.Cmd) error {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.closed {
 		return ErrClosed
 	}
-	return c.FD.Do(cmd)
+	return KernelErr(c.FD.Do(cmd))
 }
 
-// Run runs an ioctl method unless the context is closed.
+// Run runs an ioctl method unless the context is closed, with Do's
+// errors.
 func (c *Context) Run(m *ucmd.Method) error {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.closed {
 		return ErrClosed
 	}
-	return c.FD.Run(m)
+	return KernelErr(c.FD.Run(m))
 }
 
-// Closed reports whether Close has begun.
+// Closed reports whether Close has begun. A nil context, that of a zero
+// uverbs.Context, was never open and counts as closed.
 func (c *Context) Closed() bool {
+	if c == nil {
+		return true
+	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.closed

@@ -21,6 +21,17 @@ func (l *Life) Lock() { l.mu.Lock() }
 // Unlock unlocks the object.
 func (l *Life) Unlock() { l.mu.Unlock() }
 
+// Err returns ErrClosed if the object was destroyed, so that a method can
+// report a closed object before it looks at its arguments.
+func (l *Life) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
 // Gone reports whether the object was destroyed. Hold the lock.
 func (l *Life) Gone() bool { return l.closed }
 

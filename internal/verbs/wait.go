@@ -50,8 +50,17 @@ func (e *EventFile) err(ctx context.Context, err error) error {
 		// so that callers who check ctx.Err() see it too.
 		<-ctx.Done()
 		return ctx.Err()
-	case errors.Is(err, os.ErrClosed):
+	case errors.Is(err, os.ErrClosed) || e.closed():
 		return ErrClosed
 	}
 	return fmt.Errorf("uverbs: read event: %w", err)
+}
+
+// closed reports whether the file is closed. SetReadDeadline on a closed
+// file returns internal/poll's ErrFileClosing, which no exported error
+// matches; Read wraps it as os.ErrClosed, and takes the file's read lock
+// (failing when closed) before it returns early for an empty buffer.
+func (e *EventFile) closed() bool {
+	_, err := e.File.Read(nil)
+	return errors.Is(err, os.ErrClosed)
 }

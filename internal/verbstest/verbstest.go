@@ -4,6 +4,7 @@ package verbstest
 
 import (
 	"bytes"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -35,6 +36,20 @@ func Poll(t testing.TB, q *cq.CQ, n int) []cq.WC {
 		t.Fatalf("unexpected extra completion %+v", extra[0])
 	}
 	return wc
+}
+
+// PollOne waits up to five seconds for one completion on q. Unlike Poll
+// it returns an error instead of failing a test, for checks that run in
+// other goroutines or inside other tests' helpers.
+func PollOne(q *cq.CQ) (cq.WC, error) {
+	var wc [1]cq.WC
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		n, err := q.Poll(wc[:])
+		if err != nil || n == 1 {
+			return wc[0], err
+		}
+	}
+	return cq.WC{}, errors.New("no completion after 5s")
 }
 
 // SortWC returns the completions ordered by ID, for comparing completions

@@ -1,0 +1,20 @@
+package rpma_test
+
+import (
+	"testing"
+
+	"github.com/purerdma/purerdma/internal/testenv"
+	"github.com/purerdma/purerdma/rpma"
+)
+
+// TestNilReceivers calls every method of every object type on a nil
+// pointer: each returns ErrInval, as librpma does for a NULL object, and
+// none panics.
+func TestNilReceivers(t *testing.T) {
+	n := 0
+	for _, p := range []any{(*rpma.Peer)(nil), (*rpma.Endpoint)(nil), (*rpma.ConnRequest)(nil), (*rpma.Conn)(nil),
+		(*rpma.CQ)(nil), (*rpma.MR)(nil), (*rpma.RemoteMR)(nil), (*rpma.SRQ)(nil), (*rpma.ConnConfig)(nil), (*rpma.SRQConfig)(nil)} {
+		n += testenv.CallMethods(t, p, rpma.ErrInval)
+	}
+	t.Logf("%d methods called on nil", n)
+}

@@ -1,0 +1,71 @@
+package rpma_test
+
+import (
+	"net/netip"
+	"testing"
+
+	"github.com/purerdma/purerdma/internal/testenv"
+	"github.com/purerdma/purerdma/mr"
+	"github.com/purerdma/purerdma/rpma"
+)
+
+// TestClosedObjects calls every method of a connection, its CQ, a region,
+// an endpoint and a peer after their Close (Delete, Shutdown): each
+// returns ErrInval, as for a nil object, and none blocks or panics.
+func TestClosedObjects(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
+		client, server := connect(t, d, nil)
+		ep, err := server.peer.Listen(netip.AddrPortFrom(netip.MustParseAddr(d.Addr), 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ep.Shutdown(); err != nil {
+			t.Fatal(err)
+		}
+		q := client.conn.CQ()
+		remote, err := rpma.RemoteMRFromDescriptor(server.mr.Descriptor())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A region that stays open, so that the operations below get past
+		// their arguments to the closed connection.
+		buf, err := mr.Alloc(4096)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { mr.Free(buf) })
+		local, err := client.peer.RegisterMR(buf, rpma.UsageReadDst|rpma.UsageWriteSrc|rpma.UsageSend|rpma.UsageRecv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { local.Close() })
+		for _, c := range []*rpma.Conn{client.conn, server.conn} {
+			c.Disconnect()
+		}
+		for _, c := range []*rpma.Conn{client.conn, server.conn} {
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := client.mr.Close(); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, o := range []any{client.conn, q, client.mr, ep} {
+			n += testenv.CallMethods(t, o, rpma.ErrInval, "Close", "Shutdown")
+		}
+		c, always := client.conn, rpma.CompletionAlways
+		n += testenv.RunBad(t, nil, []testenv.BadCase{
+			testenv.Bad("Read on a closed connection", rpma.ErrInval, func() error { return c.Read(local, 0, remote, 0, 8, always, 1) }),
+			testenv.Bad("Write on a closed connection", rpma.ErrInval, func() error { return c.Write(remote, 0, local, 0, 8, always, 1) }),
+			testenv.Bad("WriteWithImm on a closed connection", rpma.ErrInval, func() error { return c.WriteWithImm(remote, 0, local, 0, 8, always, 7, 1) }),
+			testenv.Bad("AtomicWrite on a closed connection", rpma.ErrInval, func() error { return c.AtomicWrite(remote, 0, [8]byte{1}, always, 1) }),
+			testenv.Bad("Flush on a closed connection", rpma.ErrInval, func() error { return c.Flush(remote, 0, 8, rpma.FlushVisibility, always, 1) }),
+			testenv.Bad("Send on a closed connection", rpma.ErrInval, func() error { return c.Send(local, 0, 8, always, 1) }),
+			testenv.Bad("SendWithImm on a closed connection", rpma.ErrInval, func() error { return c.SendWithImm(local, 0, 8, always, 7, 1) }),
+			testenv.Bad("Recv on a closed connection", rpma.ErrInval, func() error { return c.Recv(local, 0, 8, 1) }),
+			testenv.Bad("Advise on a closed region", rpma.ErrInval, func() error { return client.mr.Advise(0, 8, 0, 0) }),
+		})
+		t.Logf("%d methods called on closed objects of %s", n, d.Name)
+	})
+}

@@ -1,0 +1,205 @@
+package uverbs_test
+
+import (
+	"net/netip"
+	"testing"
+
+	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/testenv"
+	"github.com/purerdma/purerdma/internal/verbstest"
+	"github.com/purerdma/purerdma/mr"
+	"github.com/purerdma/purerdma/uverbs"
+)
+
+// TestBadInput passes bad arguments to every entry point of uverbs, cq and
+// mr that takes any, on rxe and siw: each returns its sentinel, and the
+// objects keep working (on rxe a loopback RDMA write completes after each
+// case; siw's data path needs rdma_cm, so there the QP is queried).
+func TestBadInput(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
+		r := newRig(t, d)
+		attr, err := r.ctx.QueryDevice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		srq, err := r.pd.CreateSRQ(uverbs.SRQInit{MaxWR: 8, MaxSGE: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srq.Close() })
+		a, b := r.qp(t, uverbs.RC, nil), r.qp(t, uverbs.RC, nil)
+		usable := func() error {
+			_, err := a.Query(uverbs.QPAttrState)
+			return err
+		}
+		if d.Driver == "rxe" {
+			r.connect(t, a, b.Num())
+			r.connect(t, b, a.Num())
+			usable = func() error {
+				_, err := a.PostSend([]uverbs.SendWR{{ID: 1, Opcode: uverbs.WRRDMAWrite, Flags: uverbs.SendSignaled,
+					SGE: []uverbs.SGE{r.sge(0, 8)}, RemoteAddr: r.mr.Addr() + 64, RKey: r.mr.RKey()}})
+				if err != nil {
+					return err
+				}
+				wc, err := verbstest.PollOne(r.cq)
+				if err != nil {
+					return err
+				}
+				return wc.Err()
+			}
+		}
+		other, err := uverbs.OpenName(d.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { other.Close() })
+		otherCh, err := cq.NewChannel(other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { otherCh.Close() })
+
+		createQP := func(edit func(*uverbs.QPInit)) func() error {
+			return func() error {
+				init := uverbs.QPInit{Type: uverbs.RC, SendCQ: r.cq, RecvCQ: r.cq,
+					Cap: uverbs.QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1}}
+				edit(&init)
+				qp, err := r.pd.CreateQP(init)
+				if err == nil {
+					qp.Close()
+				}
+				return err
+			}
+		}
+		createSRQ := func(init uverbs.SRQInit) func() error {
+			return func() error {
+				s, err := r.pd.CreateSRQ(init)
+				if err == nil {
+					s.Close()
+				}
+				return err
+			}
+		}
+		newCQ := func(cqe int, opts *cq.Options) func() error {
+			return func() error {
+				c, err := cq.New(r.ctx, cqe, opts)
+				if err == nil {
+					c.Close()
+				}
+				return err
+			}
+		}
+		register := func(access mr.Access) func() error {
+			return func() error {
+				m, err := mr.Register(r.pd, r.buf, access)
+				if err == nil {
+					m.Close()
+				}
+				return err
+			}
+		}
+		post := func(wr uverbs.SendWR) func() error {
+			return func() error {
+				_, err := a.PostSend([]uverbs.SendWR{wr})
+				return err
+			}
+		}
+		addr := netip.MustParseAddr("192.0.2.1")
+		if d.Addr != "" {
+			addr = netip.MustParseAddr(d.Addr)
+		}
+		tooManySGEs := make([]uverbs.SGE, a.Cap().MaxSendSGE+1)
+		n := testenv.RunBad(t, usable, []testenv.BadCase{
+			testenv.Bad("QueryPort: port 0", uverbs.ErrInvalid, func() error { _, err := r.ctx.QueryPort(0); return err }),
+			testenv.Bad("QueryPort: past the last port", uverbs.ErrInvalid, func() error { _, err := r.ctx.QueryPort(2); return err }),
+			testenv.Bad("GIDTable: port 0", uverbs.ErrInvalid, func() error { _, err := r.ctx.GIDTable(0); return err }),
+			testenv.Bad("GIDTable: past the last port", uverbs.ErrInvalid, func() error { _, err := r.ctx.GIDTable(2); return err }),
+			testenv.Bad("GIDIndex: zero address", uverbs.ErrInvalid, func() error { _, err := r.ctx.GIDIndex(1, netip.Addr{}); return err }),
+			testenv.Bad("GIDIndex: port 0", uverbs.ErrInvalid, func() error { _, err := r.ctx.GIDIndex(0, addr); return err }),
+
+			testenv.Bad("CreateQP: unknown type", uverbs.ErrInvalid, createQP(func(i *uverbs.QPInit) { i.Type = 99 })),
+			testenv.Bad("CreateQP: no send CQ", uverbs.ErrInvalid, createQP(func(i *uverbs.QPInit) { i.SendCQ = nil })),
+			testenv.Bad("CreateQP: no receive CQ", uverbs.ErrInvalid, createQP(func(i *uverbs.QPInit) { i.RecvCQ = nil })),
+			testenv.Bad("CreateQP: send queue past the device's maximum", uverbs.ErrInvalid, createQP(func(i *uverbs.QPInit) { i.Cap.MaxSendWR = attr.MaxQPWR + 1 })),
+			testenv.Bad("CreateQP: receive queue past the device's maximum", uverbs.ErrInvalid, createQP(func(i *uverbs.QPInit) { i.Cap.MaxRecvWR = attr.MaxQPWR + 1 })),
+			testenv.Bad("CreateQP: negative send queue", uverbs.ErrInvalid, createQP(func(i *uverbs.QPInit) { i.Cap.MaxSendWR = -1 })),
+			testenv.Bad("CreateQP: SGEs past the device's maximum", uverbs.ErrInvalid, createQP(func(i *uverbs.QPInit) { i.Cap.MaxSendSGE = attr.MaxSGE + 1 })),
+			testenv.Bad("CreateQP: inline data of 1 MiB", uverbs.ErrInvalid, createQP(func(i *uverbs.QPInit) { i.Cap.MaxInlineData = 1 << 20 })),
+			testenv.Bad("CreateSRQ: 0 entries", uverbs.ErrInvalid, createSRQ(uverbs.SRQInit{MaxWR: 0, MaxSGE: 1})),
+			testenv.Bad("CreateSRQ: past the device's maximum", uverbs.ErrInvalid, createSRQ(uverbs.SRQInit{MaxWR: attr.MaxSRQWR + 1, MaxSGE: 1})),
+			testenv.Bad("CreateSRQ: SGEs past the device's maximum", uverbs.ErrInvalid, createSRQ(uverbs.SRQInit{MaxWR: 4, MaxSGE: attr.MaxSRQSGE + 1})),
+
+			testenv.Bad("cq.New: 0 entries", uverbs.ErrInvalid, newCQ(0, nil)),
+			testenv.Bad("cq.New: negative entries", uverbs.ErrInvalid, newCQ(-1, nil)),
+			testenv.Bad("cq.New: past the device's maximum", uverbs.ErrInvalid, newCQ(attr.MaxCQE+1, nil)),
+			testenv.Bad("cq.New: negative completion vector", uverbs.ErrInvalid, newCQ(1, &cq.Options{CompVector: -1})),
+			testenv.Bad("cq.New: completion vector past the last", uverbs.ErrInvalid, newCQ(1, &cq.Options{CompVector: r.ctx.NumCompVectors()})),
+			testenv.Bad("cq.New: another context's channel", uverbs.ErrInvalid, newCQ(1, &cq.Options{Channel: otherCh})),
+
+			testenv.Bad("mr.Register: unknown access bit", uverbs.ErrInvalid, register(1<<30)),
+			testenv.Bad("mr.Register: closed PD", uverbs.ErrClosed, func() error {
+				pd, err := r.ctx.AllocPD()
+				if err != nil {
+					return err
+				}
+				pd.Close()
+				m, err := mr.Register(pd, r.buf, mr.LocalWrite)
+				if err == nil {
+					m.Close()
+				}
+				return err
+			}),
+
+			testenv.Bad("PostSend: more SGEs than the QP takes", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: uverbs.WRSend, SGE: tooManySGEs})),
+			testenv.Bad("PostSend: unknown opcode", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: 200})),
+			testenv.Bad("PostSend: unknown flag", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: uverbs.WRSend, Flags: 1 << 20})),
+			testenv.Bad("PostSend: inline past the QP's maximum", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: uverbs.WRSend, Flags: uverbs.SendInline,
+				SGE: []uverbs.SGE{r.sge(0, a.Cap().MaxInlineData+1)}})),
+			testenv.Bad("PostSend: atomic with a 4-byte SGE", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: uverbs.WRAtomicFetchAndAdd, SGE: []uverbs.SGE{r.sge(0, 4)}})),
+			testenv.Bad("PostSend: atomic to an unaligned address", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: uverbs.WRAtomicCmpAndSwp, SGE: []uverbs.SGE{r.sge(0, 8)}, RemoteAddr: r.mr.Addr() + 4})),
+			testenv.Bad("PostRecv: more SGEs than the QP takes", uverbs.ErrInvalid, func() error {
+				_, err := b.PostRecv([]uverbs.RecvWR{{SGE: make([]uverbs.SGE, b.Cap().MaxRecvSGE+1)}})
+				return err
+			}),
+			testenv.Bad("Modify: nil attributes", uverbs.ErrInvalid, func() error { return a.Modify(nil, uverbs.QPAttrState) }),
+			testenv.Bad("Modify: unknown mask bit", uverbs.ErrInvalid, func() error { return a.Modify(&uverbs.QPAttr{}, 1<<30) }),
+			testenv.Bad("Modify: unknown state", uverbs.ErrInvalid, func() error { return a.Modify(&uverbs.QPAttr{State: 99}, uverbs.QPAttrState) }),
+			testenv.Bad("SRQ.SetLimit: negative", uverbs.ErrInvalid, func() error { return srq.SetLimit(-1) }),
+			testenv.Bad("SRQ.SetLimit: past its size", uverbs.ErrInvalid, func() error { return srq.SetLimit(srq.MaxWR() + 1) }),
+			testenv.Bad("SRQ.PostRecv: more SGEs than it takes", uverbs.ErrInvalid, func() error {
+				_, err := srq.PostRecv([]uverbs.RecvWR{{SGE: make([]uverbs.SGE, srq.MaxSGE()+1)}})
+				return err
+			}),
+		})
+		t.Logf("%d bad inputs tried on %s", n, d.Name)
+	})
+}
+
+// TestClosedObjects calls every method of every uverbs, cq and mr object
+// after its Close, and after its context's: each returns ErrClosed.
+func TestClosedObjects(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
+		n := 0
+		for _, closeCtxFirst := range []bool{false, true} {
+			r := newRig(t, d)
+			srq, err := r.pd.CreateSRQ(uverbs.SRQInit{MaxWR: 8, MaxSGE: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			qp := r.qp(t, uverbs.RC, nil)
+			objs := []interface{ Close() error }{qp, srq, r.mr, r.cq, r.ch, r.pd, r.ctx}
+			if closeCtxFirst {
+				objs = objs[len(objs)-1:]
+			}
+			for _, o := range objs {
+				if err := o.Close(); err != nil {
+					t.Fatalf("%T.Close: %v", o, err)
+				}
+			}
+			for _, o := range []any{qp, srq, r.mr, r.cq, r.ch, r.pd, r.ctx} {
+				n += testenv.CallMethods(t, o, uverbs.ErrClosed, "Close", "Release")
+			}
+		}
+		t.Logf("%d methods called on closed objects of %s", n, d.Name)
+	})
+}
