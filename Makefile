@@ -15,7 +15,7 @@ FUZZFLAGS ?=
 # runs every package on both.
 ARM64_PKGS ?= ./uverbs ./mr ./rdmacm ./rpma
 
-.PHONY: all build vet unit fuzz fuzz-short vm-test vm-test-amd64 vm-test-arm64 vm-test-all test-pair test-pair-ci test test-all test-native demo bench vm-shell fetch clean
+.PHONY: all build vet unit fuzz fuzz-short vm-test vm-test-amd64 vm-test-arm64 vm-test-race vm-test-all test-pair test-pair-ci test test-all test-native demo bench vm-shell fetch clean
 
 all: build
 
@@ -54,6 +54,12 @@ vm-test-amd64:
 vm-test-arm64:
 	$(GO) run ./hack/vm test -arch arm64 $(VMFLAGS) $(ARM64_PKGS) -- $(TESTFLAGS)
 
+## vm-test-race: the load, close-race and ring stress tests with the race
+## detector (test binaries built with cgo, the host's libc in an amd64 guest).
+RACE_TESTS ?= TestLoadSharedConn|TestLoadManyConnections|TestCloseRacesDataPath|TestRingStress
+vm-test-race:
+	$(GO) run ./hack/vm test -race $(VMFLAGS) ./uverbs ./rdmacm ./rpma -- -test.run '$(RACE_TESTS)' $(TESTFLAGS)
+
 ## vm-test-all: vm-test with every package on arm64 too.
 vm-test-all:
 	$(MAKE) vm-test ARM64_PKGS=./...
@@ -70,11 +76,12 @@ test-pair-ci:
 	$(GO) run ./hack/vm pair -ctools $(VMFLAGS) -- -test.short $(TESTFLAGS)
 
 ## test: build, vet, unit tests, a brief fuzz run, the VM tests on amd64
-## and arm64, then the two-host suite's CI subset (what CI runs).
-test: build vet unit fuzz-short vm-test test-pair-ci
+## and arm64, the race-detector run, then the two-host suite's CI subset
+## (what CI runs).
+test: build vet unit fuzz-short vm-test vm-test-race test-pair-ci
 
 ## test-all: the same with every package on arm64 and the whole two-host suite.
-test-all: build vet unit fuzz-short vm-test-all test-pair
+test-all: build vet unit fuzz-short vm-test-all vm-test-race test-pair
 
 ## test-native: the integration tests on this host's own RDMA devices.
 test-native:

@@ -60,11 +60,20 @@ func contains(list []string, s string) bool {
 type builder struct {
 	arch string
 	out  string
+	// race builds the test binaries with the race detector, which needs
+	// cgo: they then load the host's libc, which the image carries.
+	race bool
 }
 
-func (b *builder) goCmd(args ...string) error {
+func (b *builder) goCmd(args ...string) error { return b.goCmdCgo(false, args...) }
+
+func (b *builder) goCmdCgo(cgo bool, args ...string) error {
 	cmd := exec.Command("go", args...)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+b.arch)
+	enabled := "CGO_ENABLED=0"
+	if cgo {
+		enabled = "CGO_ENABLED=1"
+	}
+	cmd.Env = append(os.Environ(), enabled, "GOOS=linux", "GOARCH="+b.arch)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("go %s: %w", strings.Join(args, " "), err)
@@ -86,7 +95,11 @@ func (b *builder) tests(pkgs []testPackage) error {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			if err := b.goCmd("test", "-c", "-o", b.testBinary(p), p.ImportPath); err != nil {
+			args := []string{"test", "-c", "-o", b.testBinary(p)}
+			if b.race {
+				args = append(args, "-race")
+			}
+			if err := b.goCmdCgo(b.race, append(args, p.ImportPath)...); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()

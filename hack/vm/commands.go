@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,6 +36,21 @@ func test(env *fetch.Env, o options, args []string) error {
 func addTests(im *image, b *builder, pkgs []testPackage, flags []string) error {
 	if err := b.tests(pkgs); err != nil {
 		return err
+	}
+	if b.race {
+		var bins []string
+		for _, p := range pkgs {
+			bins = append(bins, b.testBinary(p))
+		}
+		libs, err := fetch.WithLibraries(bins)
+		if err != nil {
+			return err
+		}
+		for _, l := range libs {
+			if !slices.Contains(bins, l) {
+				im.hostLibs = append(im.hostLibs, l)
+			}
+		}
 	}
 	for _, p := range pkgs {
 		dir := "/tests/" + p.Name
@@ -144,7 +160,10 @@ func buildGuest(env *fetch.Env, o options, mode plan.Mode, fill func(*image, *bu
 }
 
 func fillImage(env *fetch.Env, o options, mode plan.Mode, k *fetch.Kernel, work string, fill func(*image, *builder) error) error {
-	b := &builder{arch: o.arch, out: work}
+	if o.race && o.arch != runtime.GOARCH {
+		return fmt.Errorf("-race: race-enabled binaries use the host's libc, so they run in %s guests only", runtime.GOARCH)
+	}
+	b := &builder{arch: o.arch, out: work, race: o.race}
 	if err := b.programs(); err != nil {
 		return err
 	}

@@ -24,6 +24,7 @@ type options struct {
 	cache   string
 	timeout time.Duration
 	ctools  bool
+	race    bool
 	keep    bool
 	console io.Writer // where the guest's console goes; nil for os.Stdout
 }
@@ -40,6 +41,7 @@ func main() {
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Minute, "time limit for the whole guest run")
 	fs.BoolVar(&o.ctools, "ctools", false, "pack rdma-core's C tools and libraries into the guest")
 	fs.BoolVar(&o.keep, "keep", false, "keep the built initramfs")
+	fs.BoolVar(&o.race, "race", false, "build the test binaries with the race detector (cgo, the host's libc in the guest; host architecture only)")
 	fs.Parse(os.Args[2:])
 
 	env := &fetch.Env{Log: os.Stderr}
