@@ -2,23 +2,57 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
+// fakeArg makes the test binary a scripted program for TestServerClient,
+// so that the test needs no shell (the VM's image has none).
+const fakeArg = "-rperf-fake-program"
+
 // TestMain lets the test binary stand in for rperf when compare
-// re-executes itself (program.start with no path).
+// re-executes itself (program.start with no path), or play a fake.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == fakeArg {
+		os.Exit(fake(os.Args[2:]))
+	}
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
 
+// fake runs steps: out:TEXT and err:TEXT print a line, sleep:DURATION
+// waits, exit:N ends.
+func fake(steps []string) int {
+	for _, s := range steps {
+		verb, arg, _ := strings.Cut(s, ":")
+		switch verb {
+		case "out":
+			fmt.Println(arg)
+		case "err":
+			fmt.Fprintln(os.Stderr, arg)
+		case "sleep":
+			d, _ := time.ParseDuration(arg)
+			time.Sleep(d)
+		case "exit":
+			n, _ := strconv.Atoi(arg)
+			return n
+		}
+	}
+	return 0
+}
+
 func TestServerClient(t *testing.T) {
-	sh := func(script string) program { return program{path: "/bin/sh", args: []string{"-c", script}} }
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := func(steps ...string) program { return program{path: self, args: append([]string{fakeArg}, steps...)} }
 	for _, tc := range []struct {
 		name     string
 		srv, cli program
@@ -26,11 +60,11 @@ func TestServerClient(t *testing.T) {
 		err      string // in the error, "" for none
 		stderr   string // in the client's stderr
 	}{
-		{"both succeed", sh("echo listening; sleep 0.1"), sh("echo hello"), "hello\n", "", ""},
-		{"server ends first", sh("echo nope >&2; exit 3"), sh("echo hello"), "", "S server ended before listening: exit status 3: nope", ""},
-		{"client fails", sh("echo listening; sleep 0.1"), sh("echo bad >&2; exit 4"), "", "C client: exit status 4: bad", ""},
-		{"server fails after", sh("echo listening; echo late >&2; exit 5"), sh("sleep 0.1"), "", "S server: exit status 5: late", ""},
-		{"rperf re-executed", sh("echo listening"), goProgram("no_such_test"), "", "C client: exit status 1", `rperf: unknown test "no_such_test"`},
+		{"both succeed", script("out:listening", "sleep:100ms"), script("out:hello"), "hello\n", "", ""},
+		{"server ends first", script("err:nope", "exit:3"), script("out:hello"), "", "S server ended before listening: exit status 3: nope", ""},
+		{"client fails", script("out:listening", "sleep:100ms"), script("err:bad", "exit:4"), "", "C client: exit status 4: bad", "bad"},
+		{"server fails after", script("out:listening", "err:late", "exit:5"), script("sleep:100ms"), "", "S server: exit status 5: late", ""},
+		{"rperf re-executed", script("out:listening"), goProgram("no_such_test"), "", "C client: exit status 1", `rperf: unknown test "no_such_test"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)

@@ -53,6 +53,28 @@ func notListening(r testenv.Result) bool {
 	return strings.Contains(r.Stderr, "cma event RDMA_CM_EVENT_") || strings.Contains(r.Stderr, "rdma_connect: Connection refused")
 }
 
+// cTeardownRace reports whether r is rdma-core 44's C rping failing in
+// its own teardown, after the pings: main destroys the event channel while
+// cm_thread still reads it, and cm_thread exits 255 on the EBADF (later
+// rping stops the thread through an eventfd first). The ping lines are
+// still checked in full.
+func cTeardownRace(r testenv.Result) bool {
+	return strings.HasPrefix(r.Who, "C ") && r.Code == 255 && strings.HasSuffix(r.Stderr, teardownRaceLine)
+}
+
+const teardownRaceLine = "rdma_get_cm_event: Bad file descriptor\n"
+
+// exitedWell reports whether r exited 0, or hit only cTeardownRace.
+func exitedWell(r testenv.Result) bool { return r.Code == 0 || cTeardownRace(r) }
+
+// stderrOf is r's stderr without cTeardownRace's line.
+func stderrOf(r testenv.Result) string {
+	if cTeardownRace(r) {
+		return strings.TrimSuffix(r.Stderr, teardownRaceLine)
+	}
+	return r.Stderr
+}
+
 // lines returns the text after prefix of the lines of s that start with it.
 func lines(s, prefix string) []string {
 	var out []string
@@ -123,11 +145,11 @@ func TestRping(t *testing.T) {
 					case <-time.After(100 * time.Millisecond):
 					}
 				}
-				if cli.Code != 0 {
+				if !exitedWell(cli) {
 					cancel() // the server would wait for the client forever
 				}
 				srv = <-srvDone
-				if srv.Code != 0 || cli.Code != 0 {
+				if !exitedWell(srv) || !exitedWell(cli) {
 					t.Fatalf("failed:\n%v\n%v", srv, cli)
 				}
 				t.Logf("server:\n%v", srv)
@@ -154,12 +176,12 @@ func TestRping(t *testing.T) {
 				}
 				// The server learns of the end from the disconnect, in
 				// its wait for the next advertisement.
-				if srv.Stderr != "server DISCONNECT EVENT...\nwait for RDMA_READ_ADV state 10\n" {
+				if stderrOf(srv) != "server DISCONNECT EVENT...\nwait for RDMA_READ_ADV state 10\n" {
 					t.Errorf("server stderr %q", srv.Stderr)
 				}
 				// The client may see the server's disconnect before it
 				// exits.
-				if cli.Stderr != "" && cli.Stderr != "client DISCONNECT EVENT...\n" {
+				if e := stderrOf(cli); e != "" && e != "client DISCONNECT EVENT...\n" {
 					t.Errorf("client stderr %q", cli.Stderr)
 				}
 			})
