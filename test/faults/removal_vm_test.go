@@ -115,7 +115,12 @@ func TestDeviceRemoval(t *testing.T) {
 				ev, err := c.NextEvent(ctx)
 				cancel()
 				t.Logf("%s: %v, %v after %v", s.Name, ev, err, time.Since(start))
-				if err != nil || ev != rpma.ConnLost {
+				// On siw both ends sit on the deleted device: the
+				// teardown of one end's QP closes the TCP connection
+				// under the other, whose CLOSED can come before its
+				// DEVICE_REMOVAL.
+				lost := ev == rpma.ConnLost || d.Driver == "siw" && ev == rpma.ConnClosed
+				if err != nil || !lost {
 					t.Errorf("event %v, %v; want %v", ev, err, rpma.ConnLost)
 				}
 			}
