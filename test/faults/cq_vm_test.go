@@ -49,7 +49,10 @@ func TestCQOverrun(t *testing.T) {
 		}
 		// The CQ has room again, and the QP still works. siw may still
 		// be working through the batch: its later completions then land
-		// normally, each once, before the new read's.
+		// normally, each once, before the new read's. Or siw's QP died
+		// at the overrun (when the lost completion was the transmitter's)
+		// and the read strands, siw's known gap (docs/faults.md): the
+		// connection must still close and a new one work.
 		const next = ops + 1
 		if err := p.cc.Read(p.client.mr, 0, p.remote, 0, 8, rpma.CompletionAlways, next); err != nil {
 			t.Fatal(err)
@@ -59,7 +62,12 @@ func TestCQOverrun(t *testing.T) {
 		defer wcancel()
 		for done := false; !done; {
 			if err := p.cc.CQ().GetWC(1, wc, &n); errors.Is(err, rpma.ErrNoCompletion) {
-				if err := p.cc.CQ().Wait(wctx); err != nil && !errors.Is(err, rpma.ErrNoCompletion) {
+				err := p.cc.CQ().Wait(wctx)
+				if d.Driver == "siw" && errors.Is(err, context.DeadlineExceeded) {
+					t.Logf("%s: the QP did not survive the overrun: read %d stranded", d.Name, next)
+					break
+				}
+				if err != nil && !errors.Is(err, rpma.ErrNoCompletion) {
 					t.Fatalf("waiting for the read after the overrun: %v", err)
 				}
 				continue
@@ -77,7 +85,8 @@ func TestCQOverrun(t *testing.T) {
 			}
 			late[w.ID] = true
 		}
-		t.Logf("%s: late completions of the batch: %d", d.Name, len(late)-1)
+		delete(late, next)
+		t.Logf("%s: late completions of the batch: %d", d.Name, len(late))
 		p.close(t)
 		reconnect(t, d)
 	})
