@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/purerdma/purerdma/internal/cmtest"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/rdmacm"
 	"github.com/purerdma/purerdma/uverbs"
@@ -19,20 +20,6 @@ func ctxT(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-func channel(t *testing.T) *rdmacm.EventChannel {
-	t.Helper()
-	ch, err := rdmacm.NewEventChannel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := ch.Close(); err != nil {
-			t.Errorf("channel close: %v", err)
-		}
-	})
-	return ch
 }
 
 // memory registers size bytes in pd with every access, freed at the end
@@ -60,23 +47,8 @@ func memory(t *testing.T, pd *uverbs.PD, size int) ([]byte, *mr.MR) {
 // listen has the server's listener wait on the wire address, and tells
 // the client its port.
 func (p *side) listen() *rdmacm.ID {
-	t := p.t
-	t.Helper()
-	l, err := channel(t).CreateID(rdmacm.TCP)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	if err := l.Bind(netip.AddrPortFrom(netip.MustParseAddr(p.Dev.Addr), 0)); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Listen(4); err != nil {
-		t.Fatal(err)
-	}
-	a, err := l.LocalAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p.t.Helper()
+	l, a := cmtest.Listen(p.t, netip.MustParseAddr(p.Dev.Addr), rdmacm.TCP)
 	p.send("listening", strconv.Itoa(int(a.Port())))
 	return l
 }
@@ -97,27 +69,7 @@ func (p *side) dialPort(ctx context.Context, portStr string) *rdmacm.ID {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := channel(t).CreateID(rdmacm.TCP)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if err := c.ResolveAddr(netip.AddrPort{}, netip.AddrPortFrom(netip.MustParseAddr(p.Peer), uint16(port)), 5*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.WaitEvent(ctx, rdmacm.EventAddrResolved); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.ResolveRoute(5 * time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.WaitEvent(ctx, rdmacm.EventRouteResolved); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.CreateQP(nil, uverbs.QPInit{Cap: qpCap}); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return cmtest.Dial(t, ctx, netip.AddrPortFrom(netip.MustParseAddr(p.Peer), uint16(port)), rdmacm.TCP, qpCap, 5*time.Second)
 }
 
 // connParam allows RDMA reads and atomics both ways; RetryCount 7 is
