@@ -13,6 +13,7 @@ import (
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/cmtest"
 	"github.com/purerdma/purerdma/internal/testenv"
+	"github.com/purerdma/purerdma/internal/verbstest"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/rdmacm"
 	"github.com/purerdma/purerdma/uverbs"
@@ -143,21 +144,7 @@ func hangUp(t *testing.T, active, passive *rdmacm.ID) {
 // memory registers a buffer in pd, freed at the end of the test.
 func memory(t *testing.T, pd *uverbs.PD) ([]byte, *mr.MR) {
 	t.Helper()
-	buf, err := mr.Alloc(4096)
-	if err != nil {
-		t.Fatal(err)
-	}
-	region, err := mr.Register(pd, buf, mr.LocalWrite|mr.RemoteWrite|mr.RemoteRead)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := region.Close(); err != nil {
-			t.Errorf("MR close: %v", err)
-		}
-		mr.Free(buf)
-	})
-	return buf, region
+	return verbstest.Memory(t, pd, 4096, mr.LocalWrite|mr.RemoteWrite|mr.RemoteRead)
 }
 
 // TestReject rejects a request with private data, and checks the private

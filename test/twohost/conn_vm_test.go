@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/purerdma/purerdma/internal/cmtest"
+	"github.com/purerdma/purerdma/internal/verbstest"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/rdmacm"
 	"github.com/purerdma/purerdma/uverbs"
@@ -26,22 +27,7 @@ func ctxT(t *testing.T, d time.Duration) context.Context {
 // of the test.
 func memory(t *testing.T, pd *uverbs.PD, size int) ([]byte, *mr.MR) {
 	t.Helper()
-	buf, err := mr.Alloc(size)
-	if err != nil {
-		t.Fatal(err)
-	}
-	region, err := mr.Register(pd, buf, mr.LocalWrite|mr.RemoteWrite|mr.RemoteRead|mr.RemoteAtomic)
-	if err != nil {
-		mr.Free(buf)
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := region.Close(); err != nil {
-			t.Errorf("MR close: %v", err)
-		}
-		mr.Free(buf)
-	})
-	return buf, region
+	return verbstest.Memory(t, pd, size, mr.LocalWrite|mr.RemoteWrite|mr.RemoteRead|mr.RemoteAtomic)
 }
 
 // listen has the server's listener wait on the wire address, and tells
