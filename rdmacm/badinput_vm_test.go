@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/purerdma/purerdma/internal/cmtest"
 	"github.com/purerdma/purerdma/internal/testenv"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/rdmacm"
@@ -22,7 +23,7 @@ func TestBadInput(t *testing.T) {
 		t.Cleanup(func() { hangUp(t, c, s) })
 		_, cregion := memory(t, c.PD())
 		_, sregion := memory(t, s.PD())
-		fresh, err := channel(t).CreateID(rdmacm.TCP)
+		fresh, err := cmtest.Channel(t).CreateID(rdmacm.TCP)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/cmtest"
 	"github.com/purerdma/purerdma/internal/testenv"
+	"github.com/purerdma/purerdma/internal/verbstest"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/rdmacm"
 	"github.com/purerdma/purerdma/uverbs"
@@ -25,68 +27,16 @@ func ctxT(t *testing.T) context.Context {
 	return ctx
 }
 
-func channel(t *testing.T) *rdmacm.EventChannel {
-	t.Helper()
-	ch, err := rdmacm.NewEventChannel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := ch.Close(); err != nil {
-			t.Errorf("channel close: %v", err)
-		}
-	})
-	return ch
-}
-
-// listen binds a listener in port space ps to the device's address and returns it and its
-// address.
+// listen has a listener in port space ps listen on the device's address.
 func listen(t *testing.T, d testenv.Dev, ps rdmacm.PortSpace) (*rdmacm.ID, netip.AddrPort) {
 	t.Helper()
-	l, err := channel(t).CreateID(ps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Bind(netip.AddrPortFrom(netip.MustParseAddr(d.Addr), 0)); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Listen(4); err != nil {
-		t.Fatal(err)
-	}
-	a, err := l.LocalAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.Port() == 0 || a.Addr().String() != d.Addr {
-		t.Fatalf("listener bound to %s, want %s with a port", a, d.Addr)
-	}
-	return l, a
+	return cmtest.Listen(t, netip.MustParseAddr(d.Addr), ps)
 }
 
 // dialer resolves addr and route and creates the QP, ready to Connect.
 func dialer(t *testing.T, addr netip.AddrPort, ps rdmacm.PortSpace, qpCap uverbs.QPCap) *rdmacm.ID {
 	t.Helper()
-	ctx := ctxT(t)
-	c, err := channel(t).CreateID(ps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.ResolveAddr(netip.AddrPort{}, addr, 2*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.WaitEvent(ctx, rdmacm.EventAddrResolved); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.ResolveRoute(2 * time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.WaitEvent(ctx, rdmacm.EventRouteResolved); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.CreateQP(nil, uverbs.QPInit{Cap: qpCap}); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return cmtest.Dial(t, ctxT(t), addr, ps, qpCap, 2*time.Second)
 }
 
 func hasPrefix(t *testing.T, what string, got []byte, want string) {
@@ -194,21 +144,7 @@ func hangUp(t *testing.T, active, passive *rdmacm.ID) {
 // memory registers a buffer in pd, freed at the end of the test.
 func memory(t *testing.T, pd *uverbs.PD) ([]byte, *mr.MR) {
 	t.Helper()
-	buf, err := mr.Alloc(4096)
-	if err != nil {
-		t.Fatal(err)
-	}
-	region, err := mr.Register(pd, buf, mr.LocalWrite|mr.RemoteWrite|mr.RemoteRead)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := region.Close(); err != nil {
-			t.Errorf("MR close: %v", err)
-		}
-		mr.Free(buf)
-	})
-	return buf, region
+	return verbstest.Memory(t, pd, 4096, mr.LocalWrite|mr.RemoteWrite|mr.RemoteRead)
 }
 
 // TestReject rejects a request with private data, and checks the private
@@ -274,7 +210,7 @@ func TestFailures(t *testing.T) {
 			}
 		})
 		t.Run("no device behind the address", func(t *testing.T) {
-			c, err := channel(t).CreateID(rdmacm.TCP)
+			c, err := cmtest.Channel(t).CreateID(rdmacm.TCP)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/purerdma/purerdma/internal/cmtest"
 	"github.com/purerdma/purerdma/internal/testenv"
 	"github.com/purerdma/purerdma/rdmacm"
 	"github.com/purerdma/purerdma/uverbs"
@@ -15,7 +16,7 @@ import (
 func TestOptionsAndQueries(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
 		ctx := ctxT(t)
-		l, err := channel(t).CreateID(rdmacm.TCP)
+		l, err := cmtest.Channel(t).CreateID(rdmacm.TCP)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,7 +33,7 @@ func TestOptionsAndQueries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := channel(t).CreateID(rdmacm.TCP)
+		c, err := cmtest.Channel(t).CreateID(rdmacm.TCP)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +72,7 @@ func TestOptionsAndQueries(t *testing.T) {
 				t.Errorf("NumPaths = %d, %v; want at least 1", n, err)
 			}
 		}
-		other := channel(t)
+		other := cmtest.Channel(t)
 		if err := c.Migrate(other); err != nil {
 			t.Fatal(err)
 		}

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/rpmatest"
 	"github.com/purerdma/purerdma/internal/testenv"
-	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/rpma"
 )
 
@@ -31,33 +31,8 @@ type side struct {
 
 func newSide(t *testing.T, d testenv.Dev, typ rpma.ContextType, usage rpma.Usage) *side {
 	t.Helper()
-	uctx, err := rpma.ContextByAddr(ctxT(t), netip.MustParseAddr(d.Addr), typ)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { uctx.Close() })
-	s := &side{}
-	if s.peer, err = rpma.NewPeer(uctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.peer.Close(); err != nil {
-			t.Errorf("peer close: %v", err)
-		}
-	})
-	if s.buf, err = mr.Alloc(4096); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mr.Free(s.buf) })
-	if s.mr, err = s.peer.RegisterMR(s.buf, usage); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.mr.Close(); err != nil {
-			t.Errorf("MR close: %v", err)
-		}
-	})
-	return s
+	r := rpmatest.NewSide(t, ctxT(t), netip.MustParseAddr(d.Addr), typ, 4096, usage)
+	return &side{peer: r.Peer, buf: r.Buf, mr: r.MR}
 }
 
 // connect makes a connection on d: the server sends its region's
@@ -95,61 +70,7 @@ func join(t *testing.T, d testenv.Dev, client, server *side, ccfg, scfg *rpma.Co
 // server sends its region's descriptor as private data, as librpma's
 // examples do.
 func dial(ctx context.Context, ep *rpma.Endpoint, client, server *side, ccfg, scfg *rpma.ConnConfig) (cconn, sconn *rpma.Conn, err error) {
-	addr, err := ep.Addr()
-	if err != nil {
-		return nil, nil, err
-	}
-	type result struct {
-		conn *rpma.Conn
-		err  error
-	}
-	// A client that fails before it connects leaves the server waiting
-	// for a request: cancel ends that wait.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	accepted := make(chan result, 1)
-	go func() {
-		req, err := ep.NextConnRequest(ctx, scfg)
-		if err != nil {
-			accepted <- result{nil, err}
-			return
-		}
-		conn, err := req.Connect(server.mr.Descriptor())
-		if err == nil {
-			err = established(ctx, conn)
-		}
-		accepted <- result{conn, err}
-	}()
-	req, err := client.peer.NewConnRequest(ctx, addr, ccfg)
-	if err == nil {
-		cconn, err = req.Connect([]byte("client"))
-	}
-	if err == nil {
-		err = established(ctx, cconn)
-	}
-	if err != nil {
-		cancel()
-	}
-	r := <-accepted
-	if err = errors.Join(err, r.err); err != nil {
-		for _, c := range []*rpma.Conn{cconn, r.conn} {
-			if c != nil {
-				c.Close()
-			}
-		}
-		return nil, nil, err
-	}
-	return cconn, r.conn, nil
-}
-
-// established waits for a connection's first event, which must be
-// ConnEstablished.
-func established(ctx context.Context, c *rpma.Conn) error {
-	ev, err := c.NextEvent(ctx)
-	if err == nil && ev != rpma.ConnEstablished {
-		err = fmt.Errorf("first connection event %v, want ESTABLISHED", ev)
-	}
-	return err
+	return rpmatest.Connect(ctx, ep, client.peer, ccfg, scfg, []byte("client"), server.mr.Descriptor())
 }
 
 // hangUp ends a connection in librpma's order: the client disconnects,
@@ -171,22 +92,5 @@ func hangUp(ctx context.Context, client, server *rpma.Conn) error {
 // complete waits for one completion on q and checks it.
 func complete(t *testing.T, q *rpma.CQ, id uint64, op cq.Opcode) cq.WC {
 	t.Helper()
-	ctx := ctxT(t)
-	var wc [1]cq.WC
-	for {
-		err := q.GetWC(1, wc[:], nil)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, rpma.ErrNoCompletion) {
-			t.Fatal(err)
-		}
-		if err := q.Wait(ctx); err != nil && !errors.Is(err, rpma.ErrNoCompletion) {
-			t.Fatal(err)
-		}
-	}
-	if wc[0].Status != cq.Success || wc[0].ID != id || wc[0].Opcode != op {
-		t.Fatalf("completion %+v, want ID %d %s success", wc[0], id, op)
-	}
-	return wc[0]
+	return rpmatest.Complete(t, ctxT(t), q, id, op)
 }

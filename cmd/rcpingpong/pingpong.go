@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/rcqp"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/uverbs"
 )
@@ -109,8 +110,7 @@ func newPingpong(o *options) (_ *pingpong, err error) {
 	if p.qp.Cap().MaxInlineData >= o.size {
 		p.sendFlags |= uverbs.SendInline
 	}
-	attr := uverbs.QPAttr{State: uverbs.QPSInit, PKeyIndex: 0, Port: uint8(o.ibPort), Access: 0}
-	if err = p.qp.Modify(&attr, uverbs.QPAttrState|uverbs.QPAttrPKeyIndex|uverbs.QPAttrPort|uverbs.QPAttrAccessFlags); err != nil {
+	if err = rcqp.Init(p.qp, uint8(o.ibPort), 0); err != nil {
 		return nil, fmt.Errorf("Failed to modify QP to INIT (%v)", err)
 	}
 
@@ -125,35 +125,14 @@ func newPingpong(o *options) (_ *pingpong, err error) {
 
 // connect is pp_connect_ctx: RTR towards rem, then RTS.
 func (p *pingpong) connect(o *options, myPSN uint32, rem dest) error {
-	attr := uverbs.QPAttr{
-		State:           uverbs.QPSRTR,
-		PathMTU:         o.mtu,
-		DestQPNum:       rem.qpn,
-		RQPSN:           rem.psn,
-		MaxDestRdAtomic: 1,
-		MinRNRTimer:     12,
-		AH:              uverbs.AHAttr{DLID: rem.lid, SL: uint8(o.sl), Port: uint8(o.ibPort)},
-	}
-	// C tests gid.global.interface_id, the GID's last 8 bytes.
-	if [8]byte(rem.gid[8:]) != [8]byte{} {
-		attr.AH.IsGlobal = true
-		attr.AH.GRH.HopLimit = 1
-		attr.AH.GRH.DGID = rem.gid
-		attr.AH.GRH.SGIDIndex = uint8(o.gidIdx)
-	}
-	if err := p.qp.Modify(&attr, uverbs.QPAttrState|uverbs.QPAttrAV|uverbs.QPAttrPathMTU|
-		uverbs.QPAttrDestQPN|uverbs.QPAttrRQPSN|uverbs.QPAttrMaxDestRdAtomic|uverbs.QPAttrMinRNRTimer); err != nil {
-		return fmt.Errorf("Failed to modify QP to RTR (%v)", err)
-	}
-	attr.State = uverbs.QPSRTS
-	attr.Timeout = 14
-	attr.RetryCnt = 7
-	attr.RNRRetry = 7
-	attr.SQPSN = myPSN
-	attr.MaxRdAtomic = 1
-	if err := p.qp.Modify(&attr, uverbs.QPAttrState|uverbs.QPAttrTimeout|uverbs.QPAttrRetryCnt|
-		uverbs.QPAttrRNRRetry|uverbs.QPAttrSQPSN|uverbs.QPAttrMaxQPRdAtomic); err != nil {
-		return fmt.Errorf("Failed to modify QP to RTS (%v)", err)
+	state, err := rcqp.Connect(p.qp, rcqp.Path{
+		Port: uint8(o.ibPort), MTU: o.mtu, SL: uint8(o.sl), SGIDIndex: uint8(o.gidIdx),
+		// C tests gid.global.interface_id, the GID's last 8 bytes.
+		Global: [8]byte(rem.gid[8:]) != [8]byte{}, DGID: rem.gid, DLID: rem.lid,
+		DestQPN: rem.qpn, DestPSN: rem.psn, PSN: myPSN, RdAtomic: 1,
+	})
+	if err != nil {
+		return fmt.Errorf("Failed to modify QP to %s (%v)", state, err)
 	}
 	return nil
 }

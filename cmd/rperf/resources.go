@@ -6,6 +6,7 @@ import (
 	"net/netip"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/rcqp"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/uverbs"
 )
@@ -116,9 +117,7 @@ func newRes(o *options) (_ *res, err error) {
 		return nil, fmt.Errorf("couldn't create QP: %v", err)
 	}
 	r.inline = min(r.qp.Cap().MaxInlineData, init.Cap.MaxInlineData)
-	attr := uverbs.QPAttr{State: uverbs.QPSInit, Port: uint8(o.ibPort),
-		Access: uverbs.RemoteWrite | uverbs.RemoteRead | uverbs.RemoteAtomic}
-	if err = r.qp.Modify(&attr, uverbs.QPAttrState|uverbs.QPAttrPKeyIndex|uverbs.QPAttrPort|uverbs.QPAttrAccessFlags); err != nil {
+	if err = rcqp.Init(r.qp, uint8(o.ibPort), uverbs.RemoteWrite|uverbs.RemoteRead|uverbs.RemoteAtomic); err != nil {
 		return nil, fmt.Errorf("failed to modify QP to INIT: %v", err)
 	}
 	return r, nil
@@ -176,34 +175,13 @@ func (r *res) pickGID(o *options) error {
 
 // connect moves the QP to RTR towards rem and then to RTS.
 func (r *res) connect(o *options, myPSN uint32, rem dest) error {
-	attr := uverbs.QPAttr{
-		State:           uverbs.QPSRTR,
-		PathMTU:         r.port.ActiveMTU,
-		DestQPNum:       rem.qpn,
-		RQPSN:           rem.psn,
-		MaxDestRdAtomic: uint8(r.rdAtom),
-		MinRNRTimer:     12,
-		AH:              uverbs.AHAttr{DLID: rem.lid, Port: uint8(o.ibPort)},
-	}
-	if !rem.gid.IsZero() {
-		attr.AH.IsGlobal = true
-		attr.AH.GRH.HopLimit = 1
-		attr.AH.GRH.DGID = rem.gid
-		attr.AH.GRH.SGIDIndex = uint8(r.gidIdx)
-	}
-	if err := r.qp.Modify(&attr, uverbs.QPAttrState|uverbs.QPAttrAV|uverbs.QPAttrPathMTU|
-		uverbs.QPAttrDestQPN|uverbs.QPAttrRQPSN|uverbs.QPAttrMaxDestRdAtomic|uverbs.QPAttrMinRNRTimer); err != nil {
-		return fmt.Errorf("failed to modify QP to RTR: %v", err)
-	}
-	attr.State = uverbs.QPSRTS
-	attr.Timeout = 14
-	attr.RetryCnt = 7
-	attr.RNRRetry = 7
-	attr.SQPSN = myPSN
-	attr.MaxRdAtomic = uint8(r.rdAtom)
-	if err := r.qp.Modify(&attr, uverbs.QPAttrState|uverbs.QPAttrTimeout|uverbs.QPAttrRetryCnt|
-		uverbs.QPAttrRNRRetry|uverbs.QPAttrSQPSN|uverbs.QPAttrMaxQPRdAtomic); err != nil {
-		return fmt.Errorf("failed to modify QP to RTS: %v", err)
+	state, err := rcqp.Connect(r.qp, rcqp.Path{
+		Port: uint8(o.ibPort), MTU: r.port.ActiveMTU, SGIDIndex: uint8(r.gidIdx),
+		Global: !rem.gid.IsZero(), DGID: rem.gid, DLID: rem.lid,
+		DestQPN: rem.qpn, DestPSN: rem.psn, PSN: myPSN, RdAtomic: uint8(r.rdAtom),
+	})
+	if err != nil {
+		return fmt.Errorf("failed to modify QP to %s: %v", state, err)
 	}
 	return nil
 }

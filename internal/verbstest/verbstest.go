@@ -1,5 +1,6 @@
 // Package verbstest holds the helpers the device tests of uverbs and
-// rdmacm share: waiting for completions and checking memory.
+// rdmacm share: registering memory, waiting for completions and checking
+// memory.
 package verbstest
 
 import (
@@ -10,7 +11,31 @@ import (
 	"time"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/mr"
+	"github.com/purerdma/purerdma/uverbs"
 )
+
+// Memory registers size bytes in pd for access, deregistered and freed
+// at the end of the test.
+func Memory(t testing.TB, pd *uverbs.PD, size int, access mr.Access) ([]byte, *mr.MR) {
+	t.Helper()
+	buf, err := mr.Alloc(size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	region, err := mr.Register(pd, buf, access)
+	if err != nil {
+		mr.Free(buf)
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := region.Close(); err != nil {
+			t.Errorf("MR close: %v", err)
+		}
+		mr.Free(buf)
+	})
+	return buf, region
+}
 
 // Poll waits up to five seconds for exactly n completions on q: it fails
 // the test if fewer arrive, or if another one follows them.

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/rpmatest"
 	"github.com/purerdma/purerdma/internal/testenv"
 	"github.com/purerdma/purerdma/internal/verbstest"
-	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/rpma"
 	"github.com/purerdma/purerdma/uverbs"
 )
@@ -44,39 +44,8 @@ type side struct {
 
 func newSide(t testing.TB, d testenv.Dev, typ rpma.ContextType, usage rpma.Usage) *side {
 	t.Helper()
-	s := &side{}
-	var err error
-	if s.uctx, err = rpma.ContextByAddr(ctxFor(t, 10*time.Second), netip.MustParseAddr(d.Addr), typ); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.uctx.Close(); err != nil {
-			t.Errorf("context close: %v", err)
-		}
-	})
-	if s.peer, err = rpma.NewPeer(s.uctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.peer.Close(); err != nil {
-			t.Errorf("peer close: %v", err)
-		}
-	})
-	if s.buf, err = mr.Alloc(regionSize); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mr.Free(s.buf) })
-	if s.mr, err = s.peer.RegisterMR(s.buf, usage); err != nil {
-		t.Fatal(err)
-	}
-	// A second Close of a region is a no-op: tests that deregister
-	// early still get this one.
-	t.Cleanup(func() {
-		if err := s.mr.Close(); err != nil {
-			t.Errorf("MR close: %v", err)
-		}
-	})
-	return s
+	r := rpmatest.NewSide(t, ctxFor(t, 10*time.Second), netip.MustParseAddr(d.Addr), typ, regionSize, usage)
+	return &side{uctx: r.Ctx, peer: r.Peer, buf: r.Buf, mr: r.MR}
 }
 
 // pair is a connection made in this process: the client's conn, the
@@ -103,23 +72,7 @@ func connect(t testing.TB, d testenv.Dev, cfg *rpma.ConnConfig, serverUsage rpma
 		t.Fatal(err)
 	}
 	defer ep.Shutdown()
-	addr, err := ep.Addr()
-	if err != nil {
-		t.Fatal(err)
-	}
-	accepted := make(chan error, 1)
-	go func() {
-		req, err := ep.NextConnRequest(ctx, nil)
-		if err == nil {
-			p.sc, err = req.Connect(p.server.mr.Descriptor())
-		}
-		if err == nil {
-			err = wantEvent(ctx, p.sc, rpma.ConnEstablished)
-		}
-		accepted <- err
-	}()
-	p.cc = dial(t, ctx, p.client, addr, cfg)
-	if err := <-accepted; err != nil {
+	if p.cc, p.sc, err = rpmatest.Connect(ctx, ep, p.client.peer, cfg, nil, nil, p.server.mr.Descriptor()); err != nil {
 		t.Fatal(err)
 	}
 	if p.remote, err = rpma.RemoteMRFromDescriptor(p.cc.PrivateData()); err != nil {
@@ -127,32 +80,6 @@ func connect(t testing.TB, d testenv.Dev, cfg *rpma.ConnConfig, serverUsage rpma
 	}
 	t.Cleanup(func() { p.close(t) })
 	return p
-}
-
-// dial connects s to addr and waits until the connection is established.
-func dial(t testing.TB, ctx context.Context, s *side, addr netip.AddrPort, cfg *rpma.ConnConfig) *rpma.Conn {
-	t.Helper()
-	req, err := s.peer.NewConnRequest(ctx, addr, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := req.Connect(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := wantEvent(ctx, c, rpma.ConnEstablished); err != nil {
-		c.Close()
-		t.Fatal(err)
-	}
-	return c
-}
-
-func wantEvent(ctx context.Context, c *rpma.Conn, want rpma.ConnEvent) error {
-	ev, err := c.NextEvent(ctx)
-	if err == nil && ev != want {
-		err = errors.New("event " + ev.String() + ", want " + want.String())
-	}
-	return err
 }
 
 // close tears the pair down in librpma's order, whatever state a fault

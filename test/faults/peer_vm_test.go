@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/purerdma/purerdma/internal/rpmatest"
 	"github.com/purerdma/purerdma/internal/testenv"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/rpma"
@@ -73,7 +74,7 @@ func servePeer(addr string) error {
 	if err != nil {
 		return err
 	}
-	if err := wantEvent(ctx, c, rpma.ConnEstablished); err != nil {
+	if err := rpmatest.WantEvent(ctx, c, rpma.ConnEstablished); err != nil {
 		return err
 	}
 	fmt.Println("established")
@@ -127,7 +128,10 @@ func TestPeerKilled(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
 		cmd, addr, lines := killablePeer(t, d)
 		client := newSide(t, d, rpma.ContextRemote, usageClient)
-		c := dial(t, ctxFor(t, 10*time.Second), client, addr, streamConfig())
+		c, err := rpmatest.Dial(ctxFor(t, 10*time.Second), client.peer, addr, streamConfig(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		closeConn := sync.OnceValue(c.Close)
 		t.Cleanup(func() { closeConn() })
 		if !lines.Scan() || lines.Text() != "established" {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"net/netip"
 	"os/exec"
@@ -14,8 +13,8 @@ import (
 	"time"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/rpmatest"
 	"github.com/purerdma/purerdma/internal/testenv"
-	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/rpma"
 )
 
@@ -149,69 +148,14 @@ func (p *CPeer) Wait(t testing.TB) {
 	t.Logf("%s", p)
 }
 
-// newPeer opens the device of addr and registers a page of memory.
-func newPeer(t testing.TB, ctx context.Context, addr netip.Addr, typ rpma.ContextType, usage rpma.Usage) (*rpma.Peer, []byte, *rpma.MR) {
-	t.Helper()
-	uctx, err := rpma.ContextByAddr(ctx, addr, typ)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { uctx.Close() })
-	peer, err := rpma.NewPeer(uctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := peer.Close(); err != nil {
-			t.Errorf("peer close: %v", err)
-		}
-	})
-	buf, err := mr.Alloc(bufSize)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mr.Free(buf) })
-	m, err := peer.RegisterMR(buf, usage)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := m.Close(); err != nil {
-			t.Errorf("MR close: %v", err)
-		}
-	})
-	return peer, buf, m
-}
-
-// complete waits for one completion on q and checks it.
-func complete(t testing.TB, ctx context.Context, q *rpma.CQ, id uint64, op cq.Opcode) {
-	t.Helper()
-	var wc [1]cq.WC
-	for {
-		err := q.GetWC(1, wc[:], nil)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, rpma.ErrNoCompletion) {
-			t.Fatal(err)
-		}
-		if err := q.Wait(ctx); err != nil && !errors.Is(err, rpma.ErrNoCompletion) {
-			t.Fatal(err)
-		}
-	}
-	if wc[0].Status != cq.Success || wc[0].ID != id || wc[0].Opcode != op {
-		t.Fatalf("completion %+v, want ID %d %s success", wc[0], id, op)
-	}
-}
-
 // GoClient is the Go client of TestCServerGoClient: it connects to the C
 // server at server from local, reads the first 16 bytes of its memory,
 // writes "written by Go" at writeOffset, flushes it for visibility and
 // disconnects. srv describes the server for failure messages.
 func GoClient(t testing.TB, ctx context.Context, local netip.Addr, server netip.AddrPort, srv fmt.Stringer) {
 	t.Helper()
-	peer, buf, lmr := newPeer(t, ctx, local, rpma.ContextRemote, rpma.UsageReadDst|rpma.UsageWriteSrc)
-	req, err := peer.NewConnRequest(ctx, server, nil)
+	me := rpmatest.NewSide(t, ctx, local, rpma.ContextRemote, bufSize, rpma.UsageReadDst|rpma.UsageWriteSrc)
+	req, err := me.Peer.NewConnRequest(ctx, server, nil)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, srv)
 	}
@@ -252,21 +196,21 @@ func GoClient(t testing.TB, ctx context.Context, local netip.Addr, server netip.
 	conn.ApplyRemotePeerConfig(pcfg)
 
 	q := conn.CQ()
-	if err := conn.Read(lmr, 0, remote, off, 16, rpma.CompletionAlways, 1); err != nil {
+	if err := conn.Read(me.MR, 0, remote, off, 16, rpma.CompletionAlways, 1); err != nil {
 		t.Fatal(err)
 	}
-	complete(t, ctx, q, 1, cq.OpRDMARead)
-	if got, want := string(buf[:16]), "C server memory\x00"; got != want {
+	rpmatest.Complete(t, ctx, q, 1, cq.OpRDMARead)
+	if got, want := string(me.Buf[:16]), "C server memory\x00"; got != want {
 		t.Errorf("read %q from the C server, want %q", got, want)
 	}
-	copy(buf[writeOffset:], goWrites)
-	if err := conn.Write(remote, writeOffset, lmr, writeOffset, len(goWrites), rpma.CompletionOnError, 2); err != nil {
+	copy(me.Buf[writeOffset:], goWrites)
+	if err := conn.Write(remote, writeOffset, me.MR, writeOffset, len(goWrites), rpma.CompletionOnError, 2); err != nil {
 		t.Fatal(err)
 	}
 	if err := conn.Flush(remote, writeOffset, len(goWrites), rpma.FlushVisibility, rpma.CompletionAlways, 3); err != nil {
 		t.Fatal(err)
 	}
-	complete(t, ctx, q, 3, cq.OpRDMARead)
+	rpmatest.Complete(t, ctx, q, 3, cq.OpRDMARead)
 
 	if err := conn.Disconnect(); err != nil {
 		t.Fatal(err)
@@ -308,9 +252,9 @@ const goServerMemory = "Go server memory"
 // choice.
 func ListenGo(t testing.TB, ctx context.Context, addr netip.Addr) *GoServer {
 	t.Helper()
-	peer, buf, m := newPeer(t, ctx, addr, rpma.ContextLocal, usageServer)
-	copy(buf, goServerMemory)
-	ep, err := peer.Listen(netip.AddrPortFrom(addr, 0))
+	s := rpmatest.NewSide(t, ctx, addr, rpma.ContextLocal, bufSize, usageServer)
+	copy(s.Buf, goServerMemory)
+	ep, err := s.Peer.Listen(netip.AddrPortFrom(addr, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +267,7 @@ func ListenGo(t testing.TB, ctx context.Context, addr netip.Addr) *GoServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &GoServer{ep: ep, buf: buf, pd: commonData(0, m.Descriptor(), rpma.PeerConfig{}.Descriptor()), Port: la.Port()}
+	return &GoServer{ep: ep, buf: s.Buf, pd: commonData(0, s.MR.Descriptor(), rpma.PeerConfig{}.Descriptor()), Port: la.Port()}
 }
 
 // Serve accepts one connection and waits for the client to disconnect.

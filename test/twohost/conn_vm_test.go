@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/purerdma/purerdma/internal/cmtest"
+	"github.com/purerdma/purerdma/internal/verbstest"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/rdmacm"
 	"github.com/purerdma/purerdma/uverbs"
@@ -21,62 +23,18 @@ func ctxT(t *testing.T, d time.Duration) context.Context {
 	return ctx
 }
 
-func channel(t *testing.T) *rdmacm.EventChannel {
-	t.Helper()
-	ch, err := rdmacm.NewEventChannel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := ch.Close(); err != nil {
-			t.Errorf("channel close: %v", err)
-		}
-	})
-	return ch
-}
-
 // memory registers size bytes in pd with every access, freed at the end
 // of the test.
 func memory(t *testing.T, pd *uverbs.PD, size int) ([]byte, *mr.MR) {
 	t.Helper()
-	buf, err := mr.Alloc(size)
-	if err != nil {
-		t.Fatal(err)
-	}
-	region, err := mr.Register(pd, buf, mr.LocalWrite|mr.RemoteWrite|mr.RemoteRead|mr.RemoteAtomic)
-	if err != nil {
-		mr.Free(buf)
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := region.Close(); err != nil {
-			t.Errorf("MR close: %v", err)
-		}
-		mr.Free(buf)
-	})
-	return buf, region
+	return verbstest.Memory(t, pd, size, mr.LocalWrite|mr.RemoteWrite|mr.RemoteRead|mr.RemoteAtomic)
 }
 
 // listen has the server's listener wait on the wire address, and tells
 // the client its port.
 func (p *side) listen() *rdmacm.ID {
-	t := p.t
-	t.Helper()
-	l, err := channel(t).CreateID(rdmacm.TCP)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	if err := l.Bind(netip.AddrPortFrom(netip.MustParseAddr(p.Dev.Addr), 0)); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Listen(4); err != nil {
-		t.Fatal(err)
-	}
-	a, err := l.LocalAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p.t.Helper()
+	l, a := cmtest.Listen(p.t, netip.MustParseAddr(p.Dev.Addr), rdmacm.TCP)
 	p.send("listening", strconv.Itoa(int(a.Port())))
 	return l
 }
@@ -97,27 +55,7 @@ func (p *side) dialPort(ctx context.Context, portStr string) *rdmacm.ID {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := channel(t).CreateID(rdmacm.TCP)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if err := c.ResolveAddr(netip.AddrPort{}, netip.AddrPortFrom(netip.MustParseAddr(p.Peer), uint16(port)), 5*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.WaitEvent(ctx, rdmacm.EventAddrResolved); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.ResolveRoute(5 * time.Second); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.WaitEvent(ctx, rdmacm.EventRouteResolved); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.CreateQP(nil, uverbs.QPInit{Cap: qpCap}); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return cmtest.Dial(t, ctx, netip.AddrPortFrom(netip.MustParseAddr(p.Peer), uint16(port)), rdmacm.TCP, qpCap, 5*time.Second)
 }
 
 // connParam allows RDMA reads and atomics both ways; RetryCount 7 is
