@@ -97,7 +97,7 @@ demo:
 
 ## bench: compare rperf with perftest's C tools in the VM, write BENCHMARKS.md.
 bench:
-	$(GO) run ./hack/vm bench $(VMFLAGS)
+	$(GO) run ./hack/vm bench -timeout 45m $(VMFLAGS)
 
 ## vm-shell: boot the VM with a shell on the console, for debugging.
 vm-shell:

@@ -73,7 +73,7 @@ func parseCompareArgs(args []string, stderr io.Writer) (*compareOpts, error) {
 	c := &compareOpts{}
 	fs.StringVar(&c.dev, "d", "rxe0", "RDMA device")
 	fs.IntVar(&c.gidIdx, "x", -1, "GID index (default: the one of $PURERDMA_RXE_ADDR)")
-	fs.IntVar(&c.rounds, "rounds", 5, "rounds per side (Go, C, Go, C...)")
+	fs.IntVar(&c.rounds, "rounds", 9, "rounds per side (Go, C, Go, C...)")
 	sizes := fs.String("sizes", "2,64,4096,65536", "message sizes, comma-separated")
 	fs.IntVar(&c.iters, "n", 0, fmt.Sprintf("iterations per run (default: latency %d, bandwidth %d; from %d bytes %d and %d)",
 		defLatIters, defBWIters, bigSize, defLatBigIters, defBWBigIters))
@@ -215,23 +215,26 @@ func roundsCell(r row) string {
 }
 
 // formatTable is the markdown table between the markers.
-func formatTable(rows []row) string { return formatTableNotes(rows, nil) }
+func formatTable(rows []row) string { return formatTables(rows, nil, nil) }
 
-// formatTableNotes is formatTable with notes below the table.
-func formatTableNotes(rows []row, notes []string) string {
+// counterHeading introduces the counter table.
+const counterHeading = "What rxe counted per run (medians per message; the counters of the whole device, both sides of the loopback):"
+
+// formatTables is the results table, the counter table when a counter
+// row has values, and notes, between the markers.
+func formatTables(rows, counts []row, notes []string) string {
 	var b strings.Builder
 	fmt.Fprintln(&b, benchBegin)
-	fmt.Fprintln(&b, "| test | bytes | metric | Go (median) | C (median) | Go/C | rounds |")
-	fmt.Fprintln(&b, "|---|---:|---|---:|---:|---:|---:|")
-	for _, r := range rows {
-		g, c := medianOf(r.goV), medianOf(r.cV)
-		q := ratio(g, c)
-		qs := "n/a"
-		if !math.IsNaN(q) {
-			qs = strconv.FormatFloat(q, 'f', 2, 64)
+	writeTable(&b, rows)
+	var shown []row
+	for _, r := range counts {
+		if valid(r.goV)+valid(r.cV) > 0 {
+			shown = append(shown, r)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s |\n", r.test, r.bytes, r.metric.name,
-			formatNum(g), formatNum(c), qs, roundsCell(r))
+	}
+	if len(shown) > 0 {
+		fmt.Fprintf(&b, "\n%s\n\n", counterHeading)
+		writeTable(&b, shown)
 	}
 	if len(notes) > 0 {
 		fmt.Fprintln(&b)
@@ -241,6 +244,52 @@ func formatTableNotes(rows []row, notes []string) string {
 	}
 	fmt.Fprintln(&b, benchEnd)
 	return b.String()
+}
+
+// writeTable writes rows as a markdown table.
+func writeTable(b *strings.Builder, rows []row) {
+	fmt.Fprintln(b, "| test | bytes | metric | Go (median) | C (median) | Go/C | Go/C by round (IQR) | rounds |")
+	fmt.Fprintln(b, "|---|---:|---|---:|---:|---:|---:|---:|")
+	for _, r := range rows {
+		g, c := medianOf(r.goV), medianOf(r.cV)
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", r.test, r.bytes, r.metric.name,
+			formatNum(g), formatNum(c), formatRatio(ratio(g, c)), iqrCell(r), roundsCell(r))
+	}
+}
+
+func formatRatio(q float64) string {
+	if math.IsNaN(q) || math.IsInf(q, 0) {
+		return "n/a"
+	}
+	return strconv.FormatFloat(q, 'f', 2, 64)
+}
+
+// iqrCell is the interquartile range of the ratios of each round's Go
+// and C runs, which ran one after the other: how far one round's
+// comparison can be trusted. "n/a" with fewer than 3 such pairs.
+func iqrCell(r row) string {
+	var q []float64
+	for i := range min(len(r.goV), len(r.cV)) {
+		if v := ratio(r.goV[i], r.cV[i]); !math.IsNaN(v) && !math.IsInf(v, 0) {
+			q = append(q, v)
+		}
+	}
+	if len(q) < 3 {
+		return "n/a"
+	}
+	slices.Sort(q)
+	return formatRatio(quantile(q, 0.25)) + "–" + formatRatio(quantile(q, 0.75))
+}
+
+// quantile is the p-quantile of sorted s, interpolating between the two
+// nearest ranks.
+func quantile(s []float64, p float64) float64 {
+	x := p * float64(len(s)-1)
+	i := int(x)
+	if i+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[i] + (x-float64(i))*(s[i+1]-s[i])
 }
 
 // compare runs the Go and the C tools in turns and prints the table.
@@ -271,10 +320,10 @@ func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// Warm up: the first runs after boot are slower by far (the
 	// translator's cache, the neighbour entries...); discard a pair of each.
 	for _, side := range []string{stackGo, stackC} {
-		_, err := c.runPair(ctx, tests[c.tests[0]], side, c.sizes[0], c.itersFor(tests[c.tests[0]], c.sizes[0]))
+		_, err := c.runPair(ctx, tests[c.tests[0]], side, c.sizes[0], c.itersFor(tests[c.tests[0]], c.sizes[0]), &runCounts{})
 		fmt.Fprintf(stdout, "compare: warm-up %s: %v (%v)\n", side, err, time.Since(start).Round(time.Second))
 	}
-	var rows []row
+	var rows, counts []row
 	for _, ti := range c.tests {
 		t := tests[ti]
 		sizes := c.sizes
@@ -287,10 +336,13 @@ func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			for i, m := range ms {
 				rs[i] = row{test: t.name, bytes: size, metric: m, rounds: c.rounds}
 			}
+			cs := counterRows(t.name, size, c.rounds)
 			iters := c.itersFor(t, size)
 			for round := 1; round <= c.rounds; round++ {
 				for _, side := range []string{stackGo, stackC} {
-					r, err := c.runPair(ctx, t, side, size, iters)
+					var rc runCounts
+					r, err := c.runPair(ctx, t, side, size, iters, &rc)
+					addCounts(cs, side, rc, err != nil)
 					line := fmt.Sprintf("compare: %s %d B round %d/%d %s:", t.name, size, round, c.rounds, side)
 					for i, m := range ms {
 						v := math.NaN()
@@ -311,13 +363,15 @@ func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				}
 			}
 			rows = append(rows, rs...)
+			counts = append(counts, cs...)
 		}
 	}
 	c.rpmaAddr = os.Getenv("PURERDMA_RXE_ADDR")
-	rpmaRows, notes := c.compareRPMA(ctx, stdout, start)
+	rpmaRows, rpmaCounts, notes := c.compareRPMA(ctx, stdout, start)
 	rows = append(rows, rpmaRows...)
+	counts = append(counts, rpmaCounts...)
 	fmt.Fprintf(stdout, "%selapsed=%v\n", benchInfo, time.Since(start).Round(time.Second))
-	fmt.Fprint(stdout, formatTableNotes(rows, notes))
+	fmt.Fprint(stdout, formatTables(rows, counts, notes))
 	for _, r := range rows {
 		if valid(r.goV) == 0 || valid(r.cV) == 0 {
 			fmt.Fprintf(stderr, "rperf compare: %s %d: no result from one side\n", r.test, r.bytes)
@@ -350,9 +404,10 @@ func gidOfAddr(dev, addr string) (int, error) {
 }
 
 // runPair runs one server and client pair of side ("Go" or "C"), retrying
-// a failed pair, and returns the client's result.
-func (c *compareOpts) runPair(ctx context.Context, t testKind, side string, size, iters int) (Result, error) {
-	return retry(ctx, func() (Result, error) { return c.runPairOnce(ctx, t, side, size, iters) })
+// a failed pair, and returns the client's result and, in counts, what the
+// device counted during it.
+func (c *compareOpts) runPair(ctx context.Context, t testKind, side string, size, iters int, counts *runCounts) (Result, error) {
+	return retry(ctx, func() (Result, error) { return c.runPairOnce(ctx, t, side, size, iters, counts) })
 }
 
 // retry calls f until it succeeds, compareRetries times at most.
@@ -368,7 +423,7 @@ func retry[T any](ctx context.Context, f func() (T, error)) (T, error) {
 	return v, err
 }
 
-func (c *compareOpts) runPairOnce(ctx context.Context, t testKind, side string, size, iters int) (Result, error) {
+func (c *compareOpts) runPairOnce(ctx context.Context, t testKind, side string, size, iters int, counts *runCounts) (Result, error) {
 	port, err := netport.Free()
 	if err != nil {
 		return Result{}, err
@@ -385,7 +440,9 @@ func (c *compareOpts) runPairOnce(ctx context.Context, t testKind, side string, 
 		}
 		return program{path: c.cToolDir + "/ib_" + t.name, args: args}
 	}
-	cli, err := serverClient(ctx, side, side, prog(args), prog(append(slices.Clone(args), "127.0.0.1")), nil, portListening(ctx, port))
+	cli, err := c.measured(iters, counts, func() (childOut, error) {
+		return serverClient(ctx, side, side, prog(args), prog(append(slices.Clone(args), "127.0.0.1")), nil, portListening(ctx, port))
+	})
 	if err != nil {
 		return Result{}, err
 	}

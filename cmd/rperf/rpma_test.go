@@ -121,20 +121,20 @@ func TestRPMACompareFlags(t *testing.T) {
 func TestCompareRPMAMissingPeer(t *testing.T) {
 	c := &compareOpts{rpma: true, rpmaPeer: t.TempDir() + "/rpmabench", rounds: 1}
 	var o bytes.Buffer
-	rows, notes := c.compareRPMA(t.Context(), &o, time.Now())
-	if len(rows) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "skipped") {
+	rows, counts, notes := c.compareRPMA(t.Context(), &o, time.Now())
+	if len(rows) != 0 || len(counts) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "skipped") {
 		t.Fatalf("rows %+v, notes %q", rows, notes)
 	}
-	table := formatTableNotes([]row{{test: "write_lat", bytes: 2, metric: latMetric, goV: []float64{1}, cV: []float64{2}, rounds: 1}}, notes)
+	table := formatTables([]row{{test: "write_lat", bytes: 2, metric: latMetric, goV: []float64{1}, cV: []float64{2}, rounds: 1}}, nil, notes)
 	lines := strings.Split(strings.TrimSuffix(table, "\n"), "\n")
 	if n := len(lines); n != 7 || lines[n-1] != benchEnd || lines[n-3] != "" || !strings.HasPrefix(lines[n-2], "Note: rpma rows") {
 		t.Fatalf("table:\n%s", table)
 	}
-	if formatTable(nil) != formatTableNotes(nil, nil) {
+	if formatTable(nil) != formatTables(nil, nil, nil) {
 		t.Error("formatTable differs without notes")
 	}
 	c.rpma = false
-	if rows, notes := c.compareRPMA(t.Context(), &o, time.Now()); rows != nil || notes != nil {
+	if rows, _, notes := c.compareRPMA(t.Context(), &o, time.Now()); rows != nil || notes != nil {
 		t.Errorf("-rpma=false: %v %v", rows, notes)
 	}
 }

@@ -14,17 +14,21 @@ import (
 func TestRPMAPairs(t *testing.T) {
 	d := testenv.Device(t, "rxe")
 	peer := testenv.TestPeer(t, "rpmabench")
-	c := &compareOpts{rpma: true, rpmaPeer: peer, rpmaAddr: d.Addr, rounds: 1, timeout: time.Minute}
+	c := &compareOpts{dev: d.Name, rpma: true, rpmaPeer: peer, rpmaAddr: d.Addr, rounds: 1, timeout: time.Minute}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	const size, iters = 64, 20
 	for _, pair := range [][2]string{{"Go", "Go"}, {"C", "C"}, {"C", "Go"}, {"Go", "C"}} {
 		for _, test := range rpmaTests {
 			start := time.Now()
-			r, err := c.runRPMAPairOnce(ctx, pair[0], pair[1], test, size, iters)
+			var counts runCounts
+			r, err := c.runRPMAPairOnce(ctx, pair[0], pair[1], test, size, iters, &counts)
 			if err != nil {
 				t.Errorf("%s server, %s client, %s: %v", pair[0], pair[1], test, err)
 				continue
+			}
+			if counts.iters != iters || counts.counters["sent_pkts"] < uint64(iters) {
+				t.Errorf("%s server, %s client, %s: counts %+v", pair[0], pair[1], test, counts)
 			}
 			// runRPMAPairOnce checked the result: the run asked for, a
 			// positive median.

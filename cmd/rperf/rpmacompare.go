@@ -38,29 +38,32 @@ func (c *compareOpts) rpmaIters() int {
 
 // compareRPMA runs the rpma rows in rounds, Go then C, and returns them
 // with notes for below the table (why rows are missing).
-func (c *compareOpts) compareRPMA(ctx context.Context, stdout io.Writer, start time.Time) (rows []row, notes []string) {
+func (c *compareOpts) compareRPMA(ctx context.Context, stdout io.Writer, start time.Time) (rows, counts []row, notes []string) {
 	if !c.rpma {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if _, err := os.Stat(c.rpmaPeer); err != nil {
 		note := fmt.Sprintf("rpma rows (rpma_read, rpma_write_flush, rpma_sendrecv) skipped: no C librpma peer: %v", err)
 		fmt.Fprintf(stdout, "compare: %s\n", note)
-		return nil, []string{note}
+		return nil, nil, []string{note}
 	}
 	iters := c.rpmaIters()
 	fmt.Fprintf(stdout, "%srpma=Go rpma against C librpma (%s), %d iterations after %d of warm-up, sizes %s\n",
 		benchInfo, c.rpmaPeer, iters, rpmaWarmup(iters), joinInts(rpmaSizes))
 	for _, side := range []string{stackGo, stackC} {
-		_, err := c.runRPMAPair(ctx, side, side, rpmaTests[0], rpmaSizes[0], iters)
+		_, err := c.runRPMAPair(ctx, side, side, rpmaTests[0], rpmaSizes[0], iters, &runCounts{})
 		fmt.Fprintf(stdout, "compare: rpma warm-up %s: %v (%v)\n", side, err, time.Since(start).Round(time.Second))
 	}
 	for _, test := range rpmaTests {
 		for _, size := range rpmaSizes {
 			r := row{test: "rpma_" + test, bytes: size, metric: rpmaMetric, rounds: c.rounds}
+			cs := counterRows(r.test, size, c.rounds)
 			for round := 1; round <= c.rounds; round++ {
 				for _, side := range []string{stackGo, stackC} {
 					v := math.NaN()
-					res, err := c.runRPMAPair(ctx, side, side, test, size, iters)
+					var rc runCounts
+					res, err := c.runRPMAPair(ctx, side, side, test, size, iters, &rc)
+					addCounts(cs, side, rc, err != nil)
 					line := fmt.Sprintf("compare: %s %d B round %d/%d %s:", r.test, size, round, c.rounds, side)
 					if err == nil {
 						v = res.MedianUS
@@ -77,15 +80,16 @@ func (c *compareOpts) compareRPMA(ctx context.Context, stdout io.Writer, start t
 				}
 			}
 			rows = append(rows, r)
+			counts = append(counts, cs...)
 		}
 	}
-	return rows, nil
+	return rows, counts, nil
 }
 
 // runRPMAPair runs one server and client pair, each "Go" or "C",
 // retrying a failed pair, and returns the client's result.
-func (c *compareOpts) runRPMAPair(ctx context.Context, srvSide, cliSide, test string, size, iters int) (rpmaResult, error) {
-	return retry(ctx, func() (rpmaResult, error) { return c.runRPMAPairOnce(ctx, srvSide, cliSide, test, size, iters) })
+func (c *compareOpts) runRPMAPair(ctx context.Context, srvSide, cliSide, test string, size, iters int, counts *runCounts) (rpmaResult, error) {
+	return retry(ctx, func() (rpmaResult, error) { return c.runRPMAPairOnce(ctx, srvSide, cliSide, test, size, iters, counts) })
 }
 
 // lineWatch is a program's stdout that closes ready at a line "listening".
@@ -113,7 +117,7 @@ func (w *lineWatch) String() string {
 	return w.buf.String()
 }
 
-func (c *compareOpts) runRPMAPairOnce(ctx context.Context, srvSide, cliSide, test string, size, iters int) (rpmaResult, error) {
+func (c *compareOpts) runRPMAPairOnce(ctx context.Context, srvSide, cliSide, test string, size, iters int, counts *runCounts) (rpmaResult, error) {
 	port, err := netport.Free()
 	if err != nil {
 		return rpmaResult{}, err
@@ -128,10 +132,12 @@ func (c *compareOpts) runRPMAPairOnce(ctx context.Context, srvSide, cliSide, tes
 		return program{path: c.rpmaPeer, args: args}
 	}
 	w := &lineWatch{ready: make(chan struct{})}
-	cli, err := serverClient(ctx, srvSide, cliSide,
-		prog(srvSide, "server", addr, p, strconv.Itoa(size)),
-		prog(cliSide, "client", addr, p, test, strconv.Itoa(size), strconv.Itoa(iters)),
-		w, w.ready)
+	cli, err := c.measured(iters, counts, func() (childOut, error) {
+		return serverClient(ctx, srvSide, cliSide,
+			prog(srvSide, "server", addr, p, strconv.Itoa(size)),
+			prog(cliSide, "client", addr, p, test, strconv.Itoa(size), strconv.Itoa(iters)),
+			w, w.ready)
+	})
 	if err != nil {
 		return rpmaResult{}, err
 	}

@@ -161,6 +161,19 @@ message rate higher is better, so Go/C > 1 means Go is faster. Small
 messages' bandwidth is derived from the message rate, as perftest's table
 rounds it to 0.01 MB/s.
 
+"Go/C by round (IQR)" is the middle half of the ratios of each round's Go
+run to the C run right after it: the noise one comparison carries. Where
+that range holds 1.00, the two stacks are not told apart by this machine.
+Under TCG a run tends to land in one of two modes (for reads, about 75 or
+about 120 µs), whichever stack runs; the median over 9 rounds damps that,
+the IQR shows it.
+
+The second table is what rxe's port counters (sysfs hw_counters) rose by
+during each run, per message, on either side: packets sent, RNR NAKs
+(a send that found no receive posted) and retransmissions. Equal counts
+mean both stacks put the same traffic on the wire, so a gap in the first
+table is time spent in the hosts, not in the protocol.
+
 The rpma_* rows compare the Go rpma package (rperf rpma) with a C
 program on Debian's librpma (test/rpmabench) doing the same: a read, a
 write followed by a visibility flush, and a send/receive ping-pong (half
