@@ -15,7 +15,7 @@ FUZZFLAGS ?=
 # runs every package on both.
 ARM64_PKGS ?= ./uverbs ./mr ./rdmacm ./rpma
 
-.PHONY: all build vet unit fuzz fuzz-short vm-test vm-test-amd64 vm-test-arm64 vm-test-race vm-test-all test-pair test-pair-ci test test-all test-native demo bench vm-shell fetch clean
+.PHONY: all build vet unit fuzz fuzz-short vm-test vm-test-amd64 vm-test-arm64 vm-test-race vm-test-all test-pair test-pair-ci test test-all test-native demo bench profile vm-shell fetch clean
 
 all: build
 
@@ -98,6 +98,10 @@ demo:
 ## bench: compare rperf with perftest's C tools in the VM, write BENCHMARKS.md.
 bench:
 	$(GO) run ./hack/vm bench -timeout 45m $(VMFLAGS)
+
+## profile: rperf and perftest under perf record in the VM, write PROFILE.md.
+profile:
+	$(GO) run ./hack/vm profile -timeout 30m $(VMFLAGS)
 
 ## vm-shell: boot the VM with a shell on the console, for debugging.
 vm-shell:

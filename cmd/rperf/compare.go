@@ -98,20 +98,29 @@ func parseCompareArgs(args []string, stderr io.Writer) (*compareOpts, error) {
 		}
 		c.sizes = append(c.sizes, n)
 	}
-	if *testList == "all" {
+	var err error
+	c.tests, err = parseTests(*testList)
+	return c, err
+}
+
+// parseTests reads a comma-separated list of tests, or "all", as indexes
+// into tests.
+func parseTests(list string) ([]int, error) {
+	var ts []int
+	if list == "all" {
 		for i := range tests {
-			c.tests = append(c.tests, i)
+			ts = append(ts, i)
 		}
-	} else {
-		for _, name := range strings.Split(*testList, ",") {
-			i, ok := findTest(strings.TrimPrefix(strings.TrimSpace(name), "ib_"))
-			if !ok {
-				return nil, fmt.Errorf("unknown test %q", name)
-			}
-			c.tests = append(c.tests, i)
-		}
+		return ts, nil
 	}
-	return c, nil
+	for _, name := range strings.Split(list, ",") {
+		i, ok := findTest(strings.TrimPrefix(strings.TrimSpace(name), "ib_"))
+		if !ok {
+			return nil, fmt.Errorf("unknown test %q", name)
+		}
+		ts = append(ts, i)
+	}
+	return ts, nil
 }
 
 // metric is one measured quantity of a test.

@@ -5,6 +5,7 @@
 //	rperf <test> [options] <host>   run the test against the server at <host>
 //	rperf compare [flags]           run the Go and perftest's C tools in turns
 //	rperf rpma server|client ...    the rpma package's side of compare's rpma rows
+//	rperf profile [flags]           compare's pairs under perf record: where the time goes
 //
 // test is write_lat, read_lat, send_lat, atomic_lat, write_bw, read_bw or
 // send_bw. The options are perftest's: -d <dev>, -i <port>, -x <gid index>,
@@ -234,6 +235,8 @@ const usageText = `Usage:
   rperf rpma server <addr> <port> <size>
   rperf rpma client <addr> <port> read|write_flush|sendrecv <size> <iters>
                                   the rpma package's latency, as compare's rpma rows
+  rperf profile [-tests t1,t2] [-s size] [-n iters] [-perf path] [-window 30%-70%]
+                                  compare's pairs under perf record -a: where the time goes
 
 Tests: write_lat read_lat send_lat atomic_lat write_bw read_bw send_bw
 
@@ -256,6 +259,9 @@ Not supported: -D (duration), -R (rdma_cm).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "compare" {
 		return compare(ctx, args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "profile" {
+		return profile(ctx, args[1:], stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "rpma" {
 		return rpmaMain(ctx, args[1:], stdout, stderr)

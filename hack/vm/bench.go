@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -65,27 +64,16 @@ func bench(env *fetch.Env, o options, args []string) error {
 // and the BENCH-INFO key=value pairs.
 func parseBench(out string) (table string, info map[string]string, err error) {
 	info = map[string]string{}
-	var rows []string
-	in, done := false, false
-	sc := bufio.NewScanner(strings.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r ")
-		switch {
-		case strings.HasPrefix(line, benchInfo):
+	for _, line := range strings.Split(out, "\n") {
+		if line = strings.TrimRight(line, "\r "); strings.HasPrefix(line, benchInfo) {
 			parseInfo(strings.TrimPrefix(line, benchInfo), info)
-		case line == benchBegin:
-			in, rows = true, nil
-		case line == benchEnd && in:
-			in, done = false, true
-		case in:
-			rows = append(rows, line)
 		}
 	}
-	if !done || len(rows) < 3 {
+	table, ok := between(out, benchBegin, benchEnd)
+	if !ok || strings.Count(table, "\n") < 3 {
 		return "", info, errors.New("no benchmark table (" + benchBegin + " ... " + benchEnd + ") in the guest's output")
 	}
-	return strings.Join(rows, "\n") + "\n", info, nil
+	return table, info, nil
 }
 
 // parseInfo reads "k=v k2=v2", or "k=v with spaces" when there is one "=".

@@ -80,3 +80,24 @@ func TestRenderBench(t *testing.T) {
 		}
 	}
 }
+
+func TestBetween(t *testing.T) {
+	for _, tc := range []struct {
+		name, out string
+		want      string
+		ok        bool
+	}{
+		{"one section", "x\nB\na\nb \r\nE\ny\n", "a\nb\n", true},
+		{"the last section", "B\nold\nE\nB\nnew\nE\n", "new\n", true},
+		{"no end", "B\na\n", "", false},
+		{"end first", "E\nB\n", "", false},
+		{"empty section", "B\nE\n", "\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := between(tc.out, "B", "E")
+			if got != tc.want || ok != tc.ok {
+				t.Errorf("between = %q, %v; want %q, %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@
 //	go run ./hack/vm test [flags] [packages] [-- test flags]
 //	go run ./hack/vm demo|shell|fetch [flags]
 //	go run ./hack/vm bench [flags] [-- rperf compare flags]
+//	go run ./hack/vm profile [flags] [-- rperf profile flags]
 //	go run ./hack/vm pair [flags] [packages] [-- test flags]
 package main
 
@@ -57,6 +58,8 @@ func main() {
 		err = shell(env, o)
 	case "bench":
 		err = bench(env, o, fs.Args())
+	case "profile":
+		err = profile(env, o, fs.Args())
 	case "pair":
 		err = pair(env, o, fs.Args())
 	default:
@@ -69,7 +72,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: vm test|pair|demo|bench|shell|fetch [-arch amd64] [-cache dir] [-timeout d] [-ctools] [packages] [-- test flags]")
+	fmt.Fprintln(os.Stderr, "usage: vm test|pair|demo|bench|profile|shell|fetch [-arch amd64] [-cache dir] [-timeout d] [-ctools] [packages] [-- test flags]")
 	os.Exit(2)
 }
 

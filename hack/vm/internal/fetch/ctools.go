@@ -9,7 +9,9 @@ import (
 )
 
 // CToolPackages are the Debian packages of the C reference stack.
-var CToolPackages = []string{"ibverbs-utils", "rdmacm-utils", "perftest", "librpma-dev", "ibverbs-providers", "rdma-core"}
+// linux-perf is Debian 12's perf, of the guest kernel's series: rperf
+// profile runs it.
+var CToolPackages = []string{"ibverbs-utils", "rdmacm-utils", "perftest", "librpma-dev", "ibverbs-providers", "rdma-core", "linux-perf"}
 
 // CTools are the programs later interop tests run against.
 var CTools = []string{
@@ -17,6 +19,7 @@ var CTools = []string{
 	"rping", "ucmatose", "udaddy", "rdma_server", "rdma_client",
 	"ib_write_lat", "ib_read_lat", "ib_send_lat", "ib_atomic_lat",
 	"ib_write_bw", "ib_read_bw", "ib_send_bw",
+	"perf",
 }
 
 // CToolFiles installs the C reference stack and lists the host files a
