@@ -35,6 +35,7 @@ type childOut struct {
 type program struct {
 	path string
 	args []string
+	env  []string // added to the environment
 }
 
 // goProgram is rperf itself with args.
@@ -56,7 +57,7 @@ func (p program) start(ctx context.Context, stdout io.Writer) <-chan childOut {
 		}
 		var o, e bytes.Buffer
 		cmd := exec.CommandContext(ctx, path, p.args...)
-		cmd.Env = append(os.Environ(), childEnv+"=1")
+		cmd.Env = append(append(os.Environ(), childEnv+"=1"), p.env...)
 		cmd.Stdout, cmd.Stderr = &o, &e
 		if stdout != nil {
 			cmd.Stdout = io.MultiWriter(&o, stdout)

@@ -26,8 +26,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// fake runs steps: out:TEXT and err:TEXT print a line, sleep:DURATION
-// waits, exit:N ends.
+// fake runs steps: out:TEXT and err:TEXT print a line, env:NAME prints
+// the variable, sleep:DURATION waits, exit:N ends.
 func fake(steps []string) int {
 	for _, s := range steps {
 		verb, arg, _ := strings.Cut(s, ":")
@@ -36,6 +36,8 @@ func fake(steps []string) int {
 			fmt.Println(arg)
 		case "err":
 			fmt.Fprintln(os.Stderr, arg)
+		case "env":
+			fmt.Println(os.Getenv(arg))
 		case "sleep":
 			d, _ := time.ParseDuration(arg)
 			time.Sleep(d)
@@ -65,6 +67,7 @@ func TestServerClient(t *testing.T) {
 		{"client fails", script("out:listening", "sleep:100ms"), script("err:bad", "exit:4"), "", "C client: exit status 4: bad", "bad"},
 		{"server fails after", script("out:listening", "err:late", "exit:5"), script("sleep:100ms"), "", "S server: exit status 5: late", ""},
 		{"rperf re-executed", script("out:listening"), goProgram("no_such_test"), "", "C client: exit status 1", `rperf: unknown test "no_such_test"`},
+		{"environment added", script("out:listening"), withEnv(script("env:GOMAXPROCS"), "GOMAXPROCS=1"), "1\n", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
@@ -84,4 +87,9 @@ func TestServerClient(t *testing.T) {
 			}
 		})
 	}
+}
+
+func withEnv(p program, env ...string) program {
+	p.env = env
+	return p
 }

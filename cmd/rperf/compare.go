@@ -39,6 +39,25 @@ type compareOpts struct {
 	rpma     bool   // the rpma rows (rpmacompare.go)
 	rpmaPeer string // the C librpma program
 	rpmaAddr string // the server's address: PURERDMA_RXE_ADDR
+	goEnv    envList // added to the Go side's environment
+}
+
+// envList is a repeatable NAME=value flag.
+type envList []string
+
+func (e *envList) String() string { return strings.Join(*e, " ") }
+
+func (e *envList) Set(v string) error {
+	if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
+		return fmt.Errorf("%q is not NAME=value", v)
+	}
+	*e = append(*e, v)
+	return nil
+}
+
+// goEnvFlag declares -goenv on fs.
+func (c *compareOpts) goEnvFlag(fs *flag.FlagSet) {
+	fs.Var(&c.goEnv, "goenv", "NAME=value for the Go side's processes, e.g. GOMAXPROCS=1 (repeatable)")
 }
 
 // Default iteration counts: small enough that the whole comparison runs in
@@ -80,6 +99,7 @@ func parseCompareArgs(args []string, stderr io.Writer) (*compareOpts, error) {
 	testList := fs.String("tests", "all", "tests, comma-separated, or all")
 	fs.StringVar(&c.cToolDir, "ctools", "/usr/bin", "directory of perftest's ib_* programs")
 	fs.DurationVar(&c.timeout, "timeout", 2*time.Minute, "time limit of one run")
+	c.goEnvFlag(fs)
 	fs.BoolVar(&c.rpma, "rpma", true, "also compare the rpma package with librpma (rpma_* rows)")
 	fs.StringVar(&c.rpmaPeer, "rpma-peer", defRPMAPeer, "the C librpma program of the rpma rows")
 	if err := fs.Parse(args); err != nil {
@@ -319,6 +339,9 @@ func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 	fmt.Fprintf(stdout, "%skernel=%s\n", benchInfo, strings.TrimSpace(string(kernel)))
 	fmt.Fprintf(stdout, "%sdevice=%s gid_index=%d rounds=%d sizes=%s\n", benchInfo, c.dev, c.gidIdx, c.rounds, joinInts(c.sizes))
+	if len(c.goEnv) > 0 {
+		fmt.Fprintf(stdout, "%sgo_env=%s\n", benchInfo, c.goEnv.String())
+	}
 	if c.iters > 0 {
 		fmt.Fprintf(stdout, "%siterations=%d\n", benchInfo, c.iters)
 	} else {
@@ -445,7 +468,9 @@ func (c *compareOpts) runPairOnce(ctx context.Context, t testKind, side string, 
 	defer cancel()
 	prog := func(args []string) program {
 		if side == stackGo {
-			return goProgram(append([]string{t.name}, args...)...)
+			p := goProgram(append([]string{t.name}, args...)...)
+			p.env = c.goEnv
+			return p
 		}
 		return program{path: c.cToolDir + "/ib_" + t.name, args: args}
 	}

@@ -170,16 +170,19 @@ func TestParseCompareArgs(t *testing.T) {
 	if n := c.itersFor(tests[4], 65536); n != defBWBigIters {
 		t.Errorf("large bandwidth iterations %d", n)
 	}
-	c, err = parseCompareArgs([]string{"-d", "siw0", "-x", "3", "-rounds", "2", "-sizes", "8, 16", "-n", "77", "-tests", "send_bw,ib_read_lat"}, io.Discard)
+	c, err = parseCompareArgs([]string{"-d", "siw0", "-x", "3", "-rounds", "2", "-sizes", "8, 16", "-n", "77", "-tests", "send_bw,ib_read_lat",
+		"-goenv", "GOMAXPROCS=1", "-goenv", "GODEBUG=x=1"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.dev != "siw0" || c.gidIdx != 3 || c.rounds != 2 || !slices.Equal(c.sizes, []int{8, 16}) ||
-		!slices.Equal(c.tests, []int{6, 1}) || c.itersFor(tests[0], 2) != 77 {
+		!slices.Equal(c.tests, []int{6, 1}) || c.itersFor(tests[0], 2) != 77 ||
+		!slices.Equal(c.goEnv, envList{"GOMAXPROCS=1", "GODEBUG=x=1"}) {
 		t.Errorf("parsed: %+v", c)
 	}
 	for _, bad := range [][]string{
 		{"-rounds", "0"}, {"-sizes", "2,x"}, {"-sizes", "0"}, {"-tests", "nope"}, {"extra"}, {"-bogus"},
+		{"-goenv", "GOMAXPROCS"}, {"-goenv", "=1"},
 	} {
 		if _, err := parseCompareArgs(bad, io.Discard); err == nil {
 			t.Errorf("%q: no error", bad)

@@ -56,6 +56,7 @@ func parseProfileArgs(args []string, stderr io.Writer) (*profileOpts, error) {
 	fs.StringVar(&p.window, "window", "30%-70%", "the part of each recording analysed (perf report --time), past start-up and before the end")
 	fs.StringVar(&p.dir, "o", os.TempDir(), "directory for the perf.data files")
 	fs.IntVar(&p.top, "top", 12, "symbols listed per side")
+	p.goEnvFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -94,6 +95,9 @@ func profile(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(&b, profileBegin)
 	fmt.Fprintf(&b, "Each run: `perf record -F %d -a` around one server and client pair, %d bytes, with as many iterations as take about %v (a short run before says how many); analysed: the samples of the time slice %s of the recording (`perf report --time`), when both processes are in their loops, past start-up (perftest measures the CPU's clock for a while first). Shares are of all samples of both vCPUs in that slice, idle included.\n",
 		p.freq, p.size, p.loop, p.window)
+	if len(p.goEnv) > 0 {
+		fmt.Fprintf(&b, "\nThe Go side ran with %s.\n", p.goEnv.String())
+	}
 	failed := false
 	for _, ti := range p.tests {
 		t := tests[ti]

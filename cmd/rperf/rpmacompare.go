@@ -127,7 +127,9 @@ func (c *compareOpts) runRPMAPairOnce(ctx context.Context, srvSide, cliSide, tes
 	defer cancel()
 	prog := func(side string, args ...string) program {
 		if side == stackGo {
-			return goProgram(append([]string{"rpma"}, args...)...)
+			p := goProgram(append([]string{"rpma"}, args...)...)
+			p.env = c.goEnv
+			return p
 		}
 		return program{path: c.rpmaPeer, args: args}
 	}

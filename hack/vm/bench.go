@@ -134,6 +134,9 @@ func renderBench(date time.Time, h hostDesc, info map[string]string, table strin
 	fmt.Fprintf(&b, "- Device: %s, GID index %s\n", orUnknown(info["device"]), orUnknown(info["gid_index"]))
 	fmt.Fprintf(&b, "- Rounds: %s per side, alternating Go, C, Go, C...; sizes %s\n", orUnknown(info["rounds"]), orUnknown(info["sizes"]))
 	fmt.Fprintf(&b, "- Iterations per run: %s\n", orUnknown(info["iterations"]))
+	if e := info["go_env"]; e != "" {
+		fmt.Fprintf(&b, "- The Go side's environment: %s\n", e)
+	}
 	fmt.Fprintf(&b, "- Time: the comparison %s, the whole boot %v\n\n", orUnknown(info["elapsed"]), elapsed.Round(time.Second))
 	b.WriteString(table)
 	b.WriteString(`
