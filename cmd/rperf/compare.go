@@ -36,9 +36,9 @@ type compareOpts struct {
 	tests    []int
 	cToolDir string
 	timeout  time.Duration
-	rpma     bool   // the rpma rows (rpmacompare.go)
-	rpmaPeer string // the C librpma program
-	rpmaAddr string // the server's address: PURERDMA_RXE_ADDR
+	rpma     bool    // the rpma rows (rpmacompare.go)
+	rpmaPeer string  // the C librpma program
+	rpmaAddr string  // the server's address: PURERDMA_RXE_ADDR
 	goEnv    envList // added to the Go side's environment
 }
 

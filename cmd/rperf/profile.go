@@ -7,9 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -168,7 +170,7 @@ func (p *profileOpts) record(ctx context.Context, t testKind, side string, size 
 	if err != nil {
 		return sideProfile{}, err
 	}
-	sp := sideProfile{comm: comm, result: res, iters: iters}
+	sp := sideProfile{comm: comm, result: res, iters: iters, cpuPerIter: iterTime(t, res) * float64(runtime.NumCPU())}
 	for _, r := range []struct {
 		sort string
 		dst  *[]share
@@ -211,17 +213,26 @@ func stoppedByInterrupt(err error) bool {
 // calibrationIters is the length of the run that times an iteration.
 const calibrationIters = 2000
 
-// itersForLoop is how many iterations of t last about d, from a run's
-// result: a latency iteration is a round trip (perftest reports half of
-// one for write_lat and send_lat, all of it for read_lat and atomic_lat;
-// twice t_typical covers both), a bandwidth one a message.
-func itersForLoop(t testKind, r Result, d time.Duration) int {
-	var per float64 // µs
-	if t.lat {
-		per = 2 * r.TTypical
-	} else if r.MsgRate > 0 {
-		per = 1 / r.MsgRate
+// iterTime is the time of one iteration of t in µs, from a run's
+// result: a round trip for the latency tests (perftest reports half of one
+// for write_lat and send_lat, all of it for read_lat and atomic_lat), a
+// message for the bandwidth tests; NaN without a figure.
+func iterTime(t testKind, r Result) float64 {
+	switch {
+	case t.name == "write_lat" || t.name == "send_lat":
+		return 2 * r.TTypical
+	case t.lat:
+		return r.TTypical
+	case r.MsgRate > 0:
+		return 1 / r.MsgRate
 	}
+	return math.NaN()
+}
+
+// itersForLoop is how many iterations of t last about d, by the result of
+// a shorter run.
+func itersForLoop(t testKind, r Result, d time.Duration) int {
+	per := iterTime(t, r)
 	if !(per > 0) {
 		return calibrationIters
 	}
@@ -261,13 +272,16 @@ func parseReport(out string) []share {
 
 // sideProfile is what one side's recording showed.
 type sideProfile struct {
-	err     error
-	comm    string // the tool's processes' command name
-	result  Result
-	iters   int
-	comms   []share // by command: all samples
-	threads []share // by thread: the tool's samples
-	syms    []share // by dso and symbol: the tool's samples
+	err    error
+	comm   string // the tool's processes' command name
+	result Result
+	iters  int
+	// cpuPerIter is the CPU time of all vCPUs per iteration, µs: a
+	// share of the samples times it is that part's cost per iteration.
+	cpuPerIter float64
+	comms      []share // by command: all samples
+	threads    []share // by thread: the tool's samples
+	syms       []share // by dso and symbol: the tool's samples
 }
 
 // A category sorts the tool's samples by what ran.
@@ -305,12 +319,14 @@ func isTool(dso, sym string) bool {
 	return strings.HasPrefix(sym, "[.] main.") || strings.Contains(sym, "purerdma/purerdma/cmd/") || strings.HasPrefix(dso, "ib_")
 }
 
+func isRuntime(dso, sym string) bool { return strings.HasPrefix(sym, "[.] runtime.") }
+
 // categories are checked in order; the first that matches takes a symbol.
 var categories = []category{
 	{"kernel: rxe (transport work in the doorbell and completions)", isRXE},
 	{"kernel: scheduler (context switches, wake-ups, futexes)", isSched},
 	{"kernel: other (system calls, memory, interrupts)", isKernel},
-	{"user: Go runtime (runtime.*)", func(dso, sym string) bool { return strings.HasPrefix(sym, "[.] runtime.") }},
+	{"user: Go runtime (runtime.*)", isRuntime},
 	{"user: the tool's loop (rperf's main package; perftest's program)", isTool},
 	{"user: RDMA stack (purerdma packages; libibverbs, rxe provider, librpma)", func(dso, sym string) bool {
 		return strings.Contains(sym, "purerdma/purerdma/") ||
@@ -391,21 +407,34 @@ func writeProfile(b *strings.Builder, test string, size int, prof [2]sideProfile
 	}
 	fmt.Fprintf(b, "The profiled runs: Go %s (%d iterations), C %s (%d iterations). Threads with at least 1 %% of the samples: Go %d, C %d.\n\n",
 		resultCell(prof[0].result), prof[0].iters, resultCell(prof[1].result), prof[1].iters, prof[0].busyThreads(1), prof[1].busyThreads(1))
-	fmt.Fprintln(b, "| share of samples | Go | C |")
-	fmt.Fprintln(b, "|---|---:|---:|")
+	fmt.Fprintln(b, "| where the samples fell | Go | C | Go, µs per iteration | C, µs per iteration |")
+	fmt.Fprintln(b, "|---|---:|---:|---:|---:|")
 	g, c := prof[0].rows(), prof[1].rows()
 	for i, name := range profileRowNames {
-		fmt.Fprintf(b, "| %s | %.1f %% | %.1f %% |\n", name, g[i], c[i])
+		fmt.Fprintf(b, "| %s | %.1f %% | %.1f %% | %s | %s |\n", name, g[i], c[i],
+			formatNum(g[i]/100*prof[0].cpuPerIter), formatNum(c[i]/100*prof[1].cpuPerIter))
 	}
 	for i, side := range []string{stackGo, stackC} {
 		fmt.Fprintf(b, "\n%s's busiest symbols (%s processes):\n\n", side, prof[i].comm)
-		syms := slices.Clone(prof[i].syms)
-		slices.SortStableFunc(syms, func(x, y share) int { return cmpDesc(x.pct, y.pct) })
-		for j, s := range syms {
-			if j == top {
-				break
-			}
+		writeSyms(b, prof[i].syms, top, func(share) bool { return true })
+	}
+	fmt.Fprintf(b, "\nThe Go runtime's busiest symbols:\n\n")
+	writeSyms(b, prof[0].syms, top/2, func(s share) bool { return isRuntime(s.keys[0], s.keys[1]) })
+}
+
+// writeSyms lists the top symbols of syms that keep says to, busiest
+// first.
+func writeSyms(b *strings.Builder, syms []share, top int, keep func(share) bool) {
+	syms = slices.Clone(syms)
+	slices.SortStableFunc(syms, func(x, y share) int { return cmpDesc(x.pct, y.pct) })
+	n := 0
+	for _, s := range syms {
+		if n == top {
+			break
+		}
+		if len(s.keys) > 1 && keep(s) {
 			fmt.Fprintf(b, "- %.1f %% `%s` (%s)\n", s.pct, strings.Join(s.keys[1:], " "), s.keys[0])
+			n++
 		}
 	}
 }

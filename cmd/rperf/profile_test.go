@@ -97,6 +97,7 @@ func TestItersForLoop(t *testing.T) {
 		want int
 	}{
 		{"latency", lat, Result{TTypical: 50}, 4 * time.Second, 40000},
+		{"read latency: a whole round trip", tests[1], Result{TTypical: 100}, 4 * time.Second, 40000},
 		{"bandwidth", bw, Result{MsgRate: 0.01}, 4 * time.Second, 40000},
 		{"at least the calibration", lat, Result{TTypical: 5000}, time.Second, calibrationIters},
 		{"no figure", bw, Result{}, time.Second, calibrationIters},
