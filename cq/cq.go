@@ -148,18 +148,27 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 	if c == nil {
 		return 0, ErrClosed
 	}
+	// No defer: a busy-wait calls Poll on an empty CQ in a loop, and
+	// nothing between Lock and Unlock can panic.
 	c.life.Lock()
-	defer c.life.Unlock()
 	if c.life.Gone() {
+		c.life.Unlock()
 		return 0, ErrClosed
 	}
+	n := c.drain(wc)
+	c.life.Unlock()
+	return n, nil
+}
+
+// drain moves up to len(wc) completions from the ring into wc.
+func (c *CQ) drain(wc []WC) int {
 	for i := range wc {
 		if !c.ring.Next(&c.scratch) {
-			return i, nil
+			return i
 		}
 		wc[i].fill(&c.scratch)
 	}
-	return len(wc), nil
+	return len(wc)
 }
 
 // ReqNotify arms the CQ: the next completion (with solicitedOnly, the next

@@ -60,6 +60,25 @@ func BenchmarkPoll16(b *testing.B) {
 	}
 }
 
+// emptyRing is a provider.CQ that never has a completion.
+type emptyRing struct{}
+
+func (emptyRing) Next(*provider.WC) bool { return false }
+func (emptyRing) Arm(bool) bool          { return false }
+func (emptyRing) Close() error           { return nil }
+
+// BenchmarkPollEmpty is the busy-wait's turn: Poll of an empty CQ.
+func BenchmarkPollEmpty(b *testing.B) {
+	c := &CQ{ring: emptyRing{}}
+	wc := make([]WC, 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if n, err := c.Poll(wc); n != 0 || err != nil {
+			b.Fatal(n, err)
+		}
+	}
+}
+
 // TestFill checks that fill sets every field, over a WC with stale values
 // in all of them.
 func TestFill(t *testing.T) {
