@@ -394,6 +394,27 @@ func (sp sideProfile) busyThreads(min float64) int {
 	return n
 }
 
+// threadList is the shares of the tool's threads with at least min
+// percent of the samples, busiest first.
+func (sp sideProfile) threadList(min float64) string {
+	var v []float64
+	for _, t := range sp.threads {
+		if t.pct >= min {
+			v = append(v, t.pct)
+		}
+	}
+	slices.Sort(v)
+	slices.Reverse(v)
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = strconv.FormatFloat(x, 'f', 1, 64) + " %"
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
 // writeProfile writes one test's tables.
 func writeProfile(b *strings.Builder, test string, size int, prof [2]sideProfile, top int) {
 	fmt.Fprintf(b, "\n### %s, %d bytes\n\n", test, size)
@@ -417,6 +438,9 @@ func writeProfile(b *strings.Builder, test string, size int, prof [2]sideProfile
 	for i, side := range []string{stackGo, stackC} {
 		fmt.Fprintf(b, "\n%s's busiest symbols (%s processes):\n\n", side, prof[i].comm)
 		writeSyms(b, prof[i].syms, top, func(share) bool { return true })
+	}
+	for i, side := range []string{stackGo, stackC} {
+		fmt.Fprintf(b, "\n%s's threads with at least 0.5 %% of the samples: %s\n", side, prof[i].threadList(0.5))
 	}
 	fmt.Fprintf(b, "\nThe Go runtime's busiest symbols:\n\n")
 	writeSyms(b, prof[0].syms, top/2, func(s share) bool { return isRuntime(s.keys[0], s.keys[1]) })

@@ -67,6 +67,12 @@ func TestProfileRows(t *testing.T) {
 		t.Errorf("C rows %v", cr)
 	}
 	var b strings.Builder
+	if got := sp.threadList(1); got != "30.0 %, 25.0 %, 5.0 %" {
+		t.Errorf("threadList = %q", got)
+	}
+	if got := (sideProfile{}).threadList(1); got != "none" {
+		t.Errorf("no threads: threadList = %q", got)
+	}
 	if n := sp.busyThreads(1); n != 3 {
 		t.Errorf("%d busy threads, want 3", n)
 	}
