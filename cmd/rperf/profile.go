@@ -39,6 +39,8 @@ type profileOpts struct {
 	dir    string
 	top    int
 	loop   time.Duration
+	// rpmaTests are the rpma_* tests asked for (rpmacompare.go's names).
+	rpmaTests []string
 }
 
 func parseProfileArgs(args []string, stderr io.Writer) (*profileOpts, error) {
@@ -49,7 +51,7 @@ func parseProfileArgs(args []string, stderr io.Writer) (*profileOpts, error) {
 	fs.IntVar(&p.gidIdx, "x", -1, "GID index (default: the one of $PURERDMA_RXE_ADDR)")
 	fs.StringVar(&p.cToolDir, "ctools", "/usr/bin", "directory of perftest's ib_* programs")
 	fs.DurationVar(&p.timeout, "timeout", 3*time.Minute, "time limit of one run")
-	testList := fs.String("tests", "write_lat,send_lat,read_lat,send_bw", "tests, comma-separated, or all")
+	testList := fs.String("tests", "write_lat,send_lat,read_lat,send_bw,rpma_read", "tests, comma-separated: perftest's, or all of them, and rpma_read, rpma_write_flush, rpma_sendrecv")
 	fs.IntVar(&p.size, "s", 64, "message size")
 	fs.IntVar(&p.iters, "n", 0, "iterations of each profiled run (default: enough for -loop)")
 	fs.DurationVar(&p.loop, "loop", 4*time.Second, "how long each profiled run's loop should last; a short run unprofiled before says how many iterations that is")
@@ -68,9 +70,53 @@ func parseProfileArgs(args []string, stderr io.Writer) (*profileOpts, error) {
 	if p.size < 1 || p.size > maxAllSize || p.iters < 0 || p.freq < 1 || p.loop <= 0 {
 		return nil, errors.New("-s, -F and -loop must be positive, -n not negative")
 	}
-	var err error
-	p.tests, err = parseTests(*testList)
-	return p, err
+	for _, name := range strings.Split(*testList, ",") {
+		name = strings.TrimSpace(name)
+		if t, ok := strings.CutPrefix(name, "rpma_"); ok && slices.Contains(rpmaTests, t) {
+			p.rpmaTests = append(p.rpmaTests, t)
+			continue
+		}
+		ts, err := parseTests(name)
+		if err != nil {
+			return nil, err
+		}
+		p.tests = append(p.tests, ts...)
+	}
+	p.rpmaPeer = defRPMAPeer
+	return p, nil
+}
+
+// workload is one profiled test: its name, the C side's program and a
+// run of a pair of either side.
+type workload struct {
+	t     testKind
+	size  int
+	cComm string
+	run   func(ctx context.Context, side string, iters int) (Result, error)
+}
+
+// workloads are the tests to profile, perftest's then the rpma ones.
+func (p *profileOpts) workloads() []workload {
+	var ws []workload
+	for _, ti := range p.tests {
+		t := tests[ti]
+		size := p.size
+		if t.name == "atomic_lat" {
+			size = 8
+		}
+		ws = append(ws, workload{t, size, commOf("ib_" + t.name), func(ctx context.Context, side string, iters int) (Result, error) {
+			var rc runCounts
+			return p.runPairOnce(ctx, t, side, size, iters, &rc)
+		}})
+	}
+	for _, name := range p.rpmaTests {
+		ws = append(ws, workload{testKind{name: "rpma_" + name, lat: true}, p.size, commOf(p.rpmaPeer), func(ctx context.Context, side string, iters int) (Result, error) {
+			var rc runCounts
+			r, err := p.runRPMAPairOnce(ctx, side, side, name, p.size, iters, &rc)
+			return Result{TTypical: r.MedianUS}, err
+		}})
+	}
+	return ws
 }
 
 // profile is rperf profile.
@@ -100,27 +146,23 @@ func profile(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(p.goEnv) > 0 {
 		fmt.Fprintf(&b, "\nThe Go side ran with %s.\n", p.goEnv.String())
 	}
+	p.rpmaAddr = os.Getenv("PURERDMA_RXE_ADDR")
 	failed := false
-	for _, ti := range p.tests {
-		t := tests[ti]
-		size := p.size
-		if t.name == "atomic_lat" {
-			size = 8
-		}
+	for _, w := range p.workloads() {
 		var prof [2]sideProfile
 		for i, side := range []string{stackGo, stackC} {
 			comm := commOf(self)
 			if side == stackC {
-				comm = commOf("ib_" + t.name)
+				comm = w.cComm
 			}
-			prof[i], err = p.record(ctx, t, side, size, comm)
-			fmt.Fprintf(stdout, "profile: %s %s: %v\n", t.name, side, err)
+			prof[i], err = p.record(ctx, w, side, comm)
+			fmt.Fprintf(stdout, "profile: %s %s: %v\n", w.t.name, side, err)
 			if err != nil {
 				failed = true
 				prof[i].err = err
 			}
 		}
-		writeProfile(&b, t.name, size, prof, p.top)
+		writeProfile(&b, w.t.name, w.size, prof, p.top)
 	}
 	fmt.Fprintln(&b, profileEnd)
 	fmt.Fprint(stdout, b.String())
@@ -141,11 +183,11 @@ func commOf(path string) string {
 }
 
 // record runs one pair of side under perf record and reads the reports.
-func (p *profileOpts) record(ctx context.Context, t testKind, side string, size int, comm string) (sideProfile, error) {
+func (p *profileOpts) record(ctx context.Context, w workload, side string, comm string) (sideProfile, error) {
+	t := w.t
 	iters := p.iters
 	if iters == 0 {
-		var rc runCounts
-		cal, err := p.runPairOnce(ctx, t, side, size, calibrationIters, &rc)
+		cal, err := w.run(ctx, side, calibrationIters)
 		if err != nil {
 			return sideProfile{}, fmt.Errorf("calibration run: %v", err)
 		}
@@ -161,8 +203,7 @@ func (p *profileOpts) record(ctx context.Context, t testKind, side string, size 
 	}
 	// perf opens its events and mmaps its buffers before it samples.
 	time.Sleep(500 * time.Millisecond)
-	var rc runCounts
-	res, err := p.runPairOnce(ctx, t, side, size, iters, &rc)
+	res, err := w.run(ctx, side, iters)
 	rec.Process.Signal(os.Interrupt)
 	if werr := rec.Wait(); !stoppedByInterrupt(werr) && err == nil {
 		err = fmt.Errorf("perf record: %v: %s", werr, lastLine(recErr.String()))
@@ -215,11 +256,11 @@ const calibrationIters = 2000
 
 // iterTime is the time of one iteration of t in µs, from a run's
 // result: a round trip for the latency tests (perftest reports half of one
-// for write_lat and send_lat, all of it for read_lat and atomic_lat), a
-// message for the bandwidth tests; NaN without a figure.
+// for write_lat and send_lat, rperf rpma for sendrecv; all of it for the
+// others), a message for the bandwidth tests; NaN without a figure.
 func iterTime(t testKind, r Result) float64 {
 	switch {
-	case t.name == "write_lat" || t.name == "send_lat":
+	case t.name == "write_lat" || t.name == "send_lat" || t.name == "rpma_sendrecv":
 		return 2 * r.TTypical
 	case t.lat:
 		return r.TTypical

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -111,6 +113,35 @@ func TestItersForLoop(t *testing.T) {
 	} {
 		if got := itersForLoop(tc.t, tc.r, tc.d); got != tc.want {
 			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestParseProfileArgs(t *testing.T) {
+	p, err := parseProfileArgs(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.tests) != 4 || !slices.Equal(p.rpmaTests, []string{"read"}) || p.loop != 4*time.Second || p.window != "30%-70%" {
+		t.Errorf("defaults: %+v", p)
+	}
+	p, err = parseProfileArgs([]string{"-tests", "ib_write_lat, rpma_read,rpma_sendrecv", "-goenv", "GOMAXPROCS=1"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p.tests, []int{0}) || !slices.Equal(p.rpmaTests, []string{"read", "sendrecv"}) || len(p.goEnv) != 1 {
+		t.Errorf("parsed: %+v", p)
+	}
+	ws := p.workloads()
+	if len(ws) != 3 || ws[0].cComm != "ib_write_lat" || ws[2].t.name != "rpma_sendrecv" || ws[2].cComm != "rpmabench" {
+		t.Errorf("workloads: %+v", ws)
+	}
+	if got := iterTime(ws[2].t, Result{TTypical: 30}); got != 60 {
+		t.Errorf("rpma_sendrecv iteration %v µs, want 60", got)
+	}
+	for _, bad := range [][]string{{"-tests", "rpma_nope"}, {"-loop", "0s"}, {"-n", "-1"}, {"extra"}} {
+		if _, err := parseProfileArgs(bad, io.Discard); err == nil {
+			t.Errorf("%q: no error", bad)
 		}
 	}
 }
