@@ -259,11 +259,17 @@ const calibrationIters = 2000
 // for write_lat and send_lat, rperf rpma for sendrecv; all of it for the
 // others), a message for the bandwidth tests; NaN without a figure.
 func iterTime(t testKind, r Result) float64 {
+	// The mean, not the median: CPU time per iteration is the recording's
+	// time over the iterations in it. rperf rpma reports a median only.
+	lat := r.TAvg
+	if !(lat > 0) {
+		lat = r.TTypical
+	}
 	switch {
 	case t.name == "write_lat" || t.name == "send_lat" || t.name == "rpma_sendrecv":
-		return 2 * r.TTypical
+		return 2 * lat
 	case t.lat:
-		return r.TTypical
+		return lat
 	case r.MsgRate > 0:
 		return 1 / r.MsgRate
 	}

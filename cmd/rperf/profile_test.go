@@ -136,6 +136,9 @@ func TestParseProfileArgs(t *testing.T) {
 	if len(ws) != 3 || ws[0].cComm != "ib_write_lat" || ws[2].t.name != "rpma_sendrecv" || ws[2].cComm != "rpmabench" {
 		t.Errorf("workloads: %+v", ws)
 	}
+	if got := iterTime(tests[1], Result{TTypical: 30, TAvg: 40}); got != 40 {
+		t.Errorf("read_lat iteration %v µs, want the mean, 40", got)
+	}
 	if got := iterTime(ws[2].t, Result{TTypical: 30}); got != 60 {
 		t.Errorf("rpma_sendrecv iteration %v µs, want 60", got)
 	}
