@@ -324,17 +324,11 @@ func quantile(s []float64, p float64) float64 {
 // compare runs the Go and the C tools in turns and prints the table.
 func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c, err := parseCompareArgs(args, stderr)
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stderr, "rperf compare: %v\n", err)
-		}
-		return 1
+	if err == nil {
+		err = c.defaultGID()
 	}
-	if c.gidIdx < 0 {
-		if c.gidIdx, err = gidOfAddr(c.dev, os.Getenv("PURERDMA_RXE_ADDR")); err != nil {
-			fmt.Fprintf(stderr, "rperf compare: %v (give -x)\n", err)
-			return 1
-		}
+	if err != nil {
+		return fail(stderr, "compare", err)
 	}
 	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 	fmt.Fprintf(stdout, "%skernel=%s\n", benchInfo, strings.TrimSpace(string(kernel)))
@@ -419,6 +413,28 @@ func joinInts(v []int) string {
 		s[i] = strconv.Itoa(n)
 	}
 	return strings.Join(s, ",")
+}
+
+// defaultGID sets gidIdx, when -x did not, to the GID of
+// PURERDMA_RXE_ADDR.
+func (c *compareOpts) defaultGID() error {
+	if c.gidIdx >= 0 {
+		return nil
+	}
+	var err error
+	if c.gidIdx, err = gidOfAddr(c.dev, os.Getenv("PURERDMA_RXE_ADDR")); err != nil {
+		return fmt.Errorf("%v (give -x)", err)
+	}
+	return nil
+}
+
+// fail reports err of rperf's subcommand cmd, unless it is -h's, and
+// returns the exit code.
+func fail(stderr io.Writer, cmd string, err error) int {
+	if !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(stderr, "rperf %s: %v\n", cmd, err)
+	}
+	return 1
 }
 
 // gidOfAddr is the index of the GID of addr on port 1 of dev.

@@ -122,22 +122,15 @@ func (p *profileOpts) workloads() []workload {
 // profile is rperf profile.
 func profile(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	p, err := parseProfileArgs(args, stderr)
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stderr, "rperf profile: %v\n", err)
-		}
-		return 1
+	if err == nil {
+		err = p.defaultGID()
 	}
-	if p.gidIdx < 0 {
-		if p.gidIdx, err = gidOfAddr(p.dev, os.Getenv("PURERDMA_RXE_ADDR")); err != nil {
-			fmt.Fprintf(stderr, "rperf profile: %v (give -x)\n", err)
-			return 1
-		}
+	var self string
+	if err == nil {
+		self, err = os.Executable()
 	}
-	self, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(stderr, "rperf profile: %v\n", err)
-		return 1
+		return fail(stderr, "profile", err)
 	}
 	var b strings.Builder
 	fmt.Fprintln(&b, profileBegin)

@@ -29,21 +29,8 @@ const benchFile = "BENCHMARKS.md"
 // bench boots the guest with the C tools, runs rperf compare (with args,
 // the flags after "--") and writes BENCHMARKS.md from its table.
 func bench(env *fetch.Env, o options, args []string) error {
-	o.ctools = true
-	_, rargs := splitArgs(args)
-	var console bytes.Buffer
-	o.console = io.MultiWriter(os.Stdout, &console)
-	start := time.Now()
-	gerr := runGuest(env, o, plan.ModeTest, func(im *image, b *builder) error {
-		im.plan.Steps = []plan.Step{{
-			Name: "rperf compare",
-			Path: "/opt/purerdma/bin/rperf",
-			Args: append([]string{"compare"}, rargs...),
-		}}
-		return nil
-	})
-	elapsed := time.Since(start)
-	table, info, err := parseBench(console.String())
+	console, elapsed, gerr := runRperf(env, o, args, "compare")
+	table, info, err := parseBench(console)
 	if err != nil {
 		if gerr != nil {
 			return fmt.Errorf("%v; %v", gerr, err)
@@ -58,6 +45,26 @@ func bench(env *fetch.Env, o options, args []string) error {
 	}
 	env.Logf("wrote %s", path)
 	return gerr
+}
+
+// runRperf boots the guest with the C tools and runs rperf with
+// subcommand and its flags (those of args after "--"); it returns the
+// console's output and how long the guest took.
+func runRperf(env *fetch.Env, o options, args []string, subcommand ...string) (string, time.Duration, error) {
+	o.ctools = true
+	_, rargs := splitArgs(args)
+	var console bytes.Buffer
+	o.console = io.MultiWriter(os.Stdout, &console)
+	start := time.Now()
+	err := runGuest(env, o, plan.ModeTest, func(im *image, b *builder) error {
+		im.plan.Steps = []plan.Step{{
+			Name: "rperf " + subcommand[0],
+			Path: "/opt/purerdma/bin/rperf",
+			Args: append(subcommand, rargs...),
+		}}
+		return nil
+	})
+	return console.String(), time.Since(start), err
 }
 
 // parseBench finds the table between the markers in the console output
