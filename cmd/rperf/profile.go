@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -204,7 +203,7 @@ func (p *profileOpts) record(ctx context.Context, w workload, side string, comm 
 	if err != nil {
 		return sideProfile{}, err
 	}
-	sp := sideProfile{comm: comm, result: res, iters: iters, cpuPerIter: iterTime(t, res) * float64(runtime.NumCPU())}
+	sp := sideProfile{comm: comm, result: res, iters: iters}
 	for _, r := range []struct {
 		sort string
 		dst  *[]share
@@ -312,16 +311,13 @@ func parseReport(out string) []share {
 
 // sideProfile is what one side's recording showed.
 type sideProfile struct {
-	err    error
-	comm   string // the tool's processes' command name
-	result Result
-	iters  int
-	// cpuPerIter is the CPU time of all vCPUs per iteration, µs: a
-	// share of the samples times it is that part's cost per iteration.
-	cpuPerIter float64
-	comms      []share // by command: all samples
-	threads    []share // by thread: the tool's samples
-	syms       []share // by dso and symbol: the tool's samples
+	err     error
+	comm    string // the tool's processes' command name
+	result  Result
+	iters   int
+	comms   []share // by command: all samples
+	threads []share // by thread: the tool's samples
+	syms    []share // by dso and symbol: the tool's samples
 }
 
 // A category sorts the tool's samples by what ran.
@@ -421,6 +417,26 @@ var profileRowNames = append(append([]string{
 }()...),
 	"ksoftirqd (rxe's deferred work)", "kworker", "idle (swapper)", "everything else (perf, init...)")
 
+// rxeRow is the row of rxe's kernel work in rows.
+const rxeRow = 1
+
+// perMessage compares what Go and C spend on one row per message, with
+// rxe's work as the clock: it is the same per message whichever stack
+// posted it, so a row's share over rxe's share is its cost per message in
+// units of rxe's. (Median or mean iteration times would not do: a run's
+// tail and its stalls lie partly outside the analysed slice.)
+func perMessage(goV, goRXE, cV, cRXE float64) string {
+	switch {
+	case !(goRXE > 0) || !(cRXE > 0):
+		return "n/a"
+	case cV == 0 && goV == 0:
+		return "–"
+	case cV == 0:
+		return "Go only"
+	}
+	return formatRatio((goV / goRXE) / (cV / cRXE))
+}
+
 // busyThreads counts the tool's threads with at least min percent of the
 // samples: perftest's two, and with Go every thread the runtime moved a
 // loop's goroutine to, or woke for its own work.
@@ -468,12 +484,11 @@ func writeProfile(b *strings.Builder, test string, size int, prof [2]sideProfile
 	}
 	fmt.Fprintf(b, "The profiled runs: Go %s (%d iterations), C %s (%d iterations). Threads with at least 1 %% of the samples: Go %d, C %d.\n\n",
 		resultCell(prof[0].result), prof[0].iters, resultCell(prof[1].result), prof[1].iters, prof[0].busyThreads(1), prof[1].busyThreads(1))
-	fmt.Fprintln(b, "| where the samples fell | Go | C | Go, µs per iteration | C, µs per iteration |")
-	fmt.Fprintln(b, "|---|---:|---:|---:|---:|")
+	fmt.Fprintln(b, "| where the samples fell | Go | C | Go/C per message |")
+	fmt.Fprintln(b, "|---|---:|---:|---:|")
 	g, c := prof[0].rows(), prof[1].rows()
 	for i, name := range profileRowNames {
-		fmt.Fprintf(b, "| %s | %.1f %% | %.1f %% | %s | %s |\n", name, g[i], c[i],
-			formatNum(g[i]/100*prof[0].cpuPerIter), formatNum(c[i]/100*prof[1].cpuPerIter))
+		fmt.Fprintf(b, "| %s | %.1f %% | %.1f %% | %s |\n", name, g[i], c[i], perMessage(g[i], g[rxeRow], c[i], c[rxeRow]))
 	}
 	for i, side := range []string{stackGo, stackC} {
 		fmt.Fprintf(b, "\n%s's busiest symbols (%s processes):\n\n", side, prof[i].comm)

@@ -79,7 +79,7 @@ func TestProfileRows(t *testing.T) {
 		t.Errorf("%d busy threads, want 3", n)
 	}
 	writeProfile(&b, "write_lat", 64, [2]sideProfile{sp, c}, 2)
-	for _, s := range []string{"### write_lat, 64 bytes", "| … kernel: rxe (transport work in the doorbell and completions) | 15.0 % | 0.0 % |",
+	for _, s := range []string{"### write_lat, 64 bytes", "| … kernel: rxe (transport work in the doorbell and completions) | 15.0 % | 0.0 % | n/a |",
 		"- 20.0 % `[.] github.com/purerdma/purerdma/cq.(*CQ).Poll` (rperf)", "Threads with at least 1 % of the samples: Go 3, C 0.", "- 30.0 % `[.] rxe_poll_cq` (librxe-rdmav34.so)"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("no %q in\n%s", s, b.String())
@@ -145,6 +145,23 @@ func TestParseProfileArgs(t *testing.T) {
 	for _, bad := range [][]string{{"-tests", "rpma_nope"}, {"-loop", "0s"}, {"-n", "-1"}, {"extra"}} {
 		if _, err := parseProfileArgs(bad, io.Discard); err == nil {
 			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func TestPerMessage(t *testing.T) {
+	for _, tc := range []struct {
+		goV, goRXE, cV, cRXE float64
+		want                 string
+	}{
+		{20, 10, 20, 20, "2.00"}, // same share, half the messages: twice the cost
+		{5, 10, 0, 20, "Go only"},
+		{0, 10, 0, 20, "–"},
+		{5, 0, 5, 20, "n/a"},
+		{15, 15, 18, 18, "1.00"},
+	} {
+		if got := perMessage(tc.goV, tc.goRXE, tc.cV, tc.cRXE); got != tc.want {
+			t.Errorf("perMessage(%v, %v, %v, %v) = %q, want %q", tc.goV, tc.goRXE, tc.cV, tc.cRXE, got, tc.want)
 		}
 	}
 }

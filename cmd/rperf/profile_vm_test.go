@@ -51,7 +51,7 @@ func TestProfileRXE(t *testing.T) {
 func profileCells(out, row string) ([2]float64, bool) {
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Split(line, "|")
-		if len(f) != 7 || strings.TrimSpace(f[1]) != row {
+		if len(f) != 6 || strings.TrimSpace(f[1]) != row {
 			continue
 		}
 		var v [2]float64
