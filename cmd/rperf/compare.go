@@ -218,6 +218,22 @@ type row struct {
 	rounds int
 }
 
+// add appends one run's value (NaN for a failed run) to side's values.
+func (r *row) add(side string, v float64) {
+	if side == stackGo {
+		r.goV = append(r.goV, v)
+	} else {
+		r.cV = append(r.cV, v)
+	}
+}
+
+// goSide is rperf itself with args, in the Go side's environment.
+func (c *compareOpts) goSide(args ...string) program {
+	p := goProgram(args...)
+	p.env = c.goEnv
+	return p
+}
+
 // formatNum prints a value with 3 significant digits at least, "n/a" for
 // NaN.
 func formatNum(v float64) string {
@@ -376,11 +392,7 @@ func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 							v = m.get(r)
 							line += " " + formatNum(v)
 						}
-						if side == stackGo {
-							rs[i].goV = append(rs[i].goV, v)
-						} else {
-							rs[i].cV = append(rs[i].cV, v)
-						}
+						rs[i].add(side, v)
 					}
 					if err != nil {
 						line += " failed: " + err.Error()
@@ -484,9 +496,7 @@ func (c *compareOpts) runPairOnce(ctx context.Context, t testKind, side string, 
 	defer cancel()
 	prog := func(args []string) program {
 		if side == stackGo {
-			p := goProgram(append([]string{t.name}, args...)...)
-			p.env = c.goEnv
-			return p
+			return c.goSide(append([]string{t.name}, args...)...)
 		}
 		return program{path: c.cToolDir + "/ib_" + t.name, args: args}
 	}

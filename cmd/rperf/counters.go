@@ -11,7 +11,7 @@ import (
 // compare's counter table: what rxe counted during each run, per
 // message. A ratio says which side is slower; these say whether the two
 // sides put the same traffic on the wire: packets per message, RNR NAKs
-// (a receiver without a posted receive) and retransmissions (each counts a
+// (a receiver without a posted receive) and retransmissions (each costs a
 // timer's wait). The processes' CPU time is no help here: it covers their
 // start-up, and perftest spends half a second of it measuring the CPU's
 // clock.
@@ -99,11 +99,7 @@ func addCounts(rs []row, side string, c runCounts, failed bool) {
 		if !failed {
 			v = m.get(c)
 		}
-		if side == stackGo {
-			rs[i].goV = append(rs[i].goV, v)
-		} else {
-			rs[i].cV = append(rs[i].cV, v)
-		}
+		rs[i].add(side, v)
 	}
 }
 

@@ -71,11 +71,7 @@ func (c *compareOpts) compareRPMA(ctx context.Context, stdout io.Writer, start t
 					} else {
 						line += " failed: " + err.Error()
 					}
-					if side == stackGo {
-						r.goV = append(r.goV, v)
-					} else {
-						r.cV = append(r.cV, v)
-					}
+					r.add(side, v)
 					fmt.Fprintf(stdout, "%s (%v)\n", line, time.Since(start).Round(time.Second))
 				}
 			}
@@ -127,9 +123,7 @@ func (c *compareOpts) runRPMAPairOnce(ctx context.Context, srvSide, cliSide, tes
 	defer cancel()
 	prog := func(side string, args ...string) program {
 		if side == stackGo {
-			p := goProgram(append([]string{"rpma"}, args...)...)
-			p.env = c.goEnv
-			return p
+			return c.goSide(append([]string{"rpma"}, args...)...)
 		}
 		return program{path: c.rpmaPeer, args: args}
 	}
