@@ -1,6 +1,8 @@
 // Layout and constant tests for ib_user_ioctl_verbs.h. The expected numbers in the
 // tables were printed by the C compiler from the Linux 6.1 headers; do not
 // compute them by hand. abi_test.go says how, and why they hold on arm64.
+// The FLUSH access flags (Linux 6.2, unchanged in 6.12) were printed the
+// same way from rdma-core v45.0's kernel-headers/rdma/.
 
 package abi
 
@@ -46,6 +48,8 @@ func TestIBUserIoctlVerbsTypesConstants(t *testing.T) {
 		{"IB_UVERBS_ACCESS_ZERO_BASED", uint64(IB_UVERBS_ACCESS_ZERO_BASED), 32},
 		{"IB_UVERBS_ACCESS_ON_DEMAND", uint64(IB_UVERBS_ACCESS_ON_DEMAND), 64},
 		{"IB_UVERBS_ACCESS_HUGETLB", uint64(IB_UVERBS_ACCESS_HUGETLB), 128},
+		{"IB_UVERBS_ACCESS_FLUSH_GLOBAL", uint64(IB_UVERBS_ACCESS_FLUSH_GLOBAL), 256},
+		{"IB_UVERBS_ACCESS_FLUSH_PERSISTENT", uint64(IB_UVERBS_ACCESS_FLUSH_PERSISTENT), 512},
 		{"IB_UVERBS_ACCESS_RELAXED_ORDERING", uint64(IB_UVERBS_ACCESS_RELAXED_ORDERING), 0x100000},
 		{"IB_UVERBS_ACCESS_OPTIONAL_RANGE", uint64(IB_UVERBS_ACCESS_OPTIONAL_RANGE), 0x3ff00000},
 		{"IB_UVERBS_SRQT_BASIC", uint64(IB_UVERBS_SRQT_BASIC), 0},

@@ -124,10 +124,13 @@ const (
 	IB_UVERBS_WC_BIND_MW    = 5
 	IB_UVERBS_WC_LOCAL_INV  = 6
 	IB_UVERBS_WC_TSO        = 7
+	// Since Linux 6.2 (rxe's RDMA FLUSH and ATOMIC WRITE).
+	IB_UVERBS_WC_FLUSH        = 8
+	IB_UVERBS_WC_ATOMIC_WRITE = 9
 )
 
 // enum ib_uverbs_wr_opcode: ib_uverbs_send_wr.opcode, and the opcode of the
-// rxe send WQE. 14 and 15 (FLUSH, ATOMIC_WRITE) are newer than 6.1.
+// rxe send WQE. 14 and 15 (FLUSH, ATOMIC_WRITE) came in Linux 6.2.
 const (
 	IB_UVERBS_WR_RDMA_WRITE                  = 0
 	IB_UVERBS_WR_RDMA_WRITE_WITH_IMM         = 1
@@ -143,6 +146,22 @@ const (
 	IB_UVERBS_WR_RDMA_READ_WITH_INV          = 11
 	IB_UVERBS_WR_MASKED_ATOMIC_CMP_AND_SWP   = 12
 	IB_UVERBS_WR_MASKED_ATOMIC_FETCH_AND_ADD = 13
+	IB_UVERBS_WR_FLUSH                       = 14
+	IB_UVERBS_WR_ATOMIC_WRITE                = 15
+)
+
+// enum ib_placement_type (IBA A19.4.1.1): the type of an RDMA FLUSH, the
+// type member of RxeSendWrFlush. Since Linux 6.2.
+const (
+	IB_FLUSH_GLOBAL     = 1 << 0
+	IB_FLUSH_PERSISTENT = 1 << 1
+)
+
+// enum ib_selectivity_level (IBA A19.4.1.2): what an RDMA FLUSH covers,
+// the level member of RxeSendWrFlush. Since Linux 6.2.
+const (
+	IB_FLUSH_RANGE = 0
+	IB_FLUSH_MR    = 1
 )
 
 // enum ib_uverbs_device_cap_flags: ib_uverbs_query_device_resp.device_cap_flags
@@ -173,6 +192,10 @@ const (
 	IB_UVERBS_DEVICE_MANAGED_FLOW_STEERING = 1 << 29
 	IB_UVERBS_DEVICE_RAW_SCATTER_FCS       = 1 << 34 // deprecated: IB_UVERBS_RAW_PACKET_CAP_SCATTER_FCS
 	IB_UVERBS_DEVICE_PCI_WRITE_END_PADDING = 1 << 36
+	// Since Linux 6.2: RDMA FLUSH placement types, and ATOMIC WRITE.
+	IB_UVERBS_DEVICE_FLUSH_GLOBAL     = 1 << 38
+	IB_UVERBS_DEVICE_FLUSH_PERSISTENT = 1 << 39
+	IB_UVERBS_DEVICE_ATOMIC_WRITE     = 1 << 40
 )
 
 // enum ib_uverbs_raw_packet_caps: ib_uverbs_ex_query_device_resp.raw_packet_caps.

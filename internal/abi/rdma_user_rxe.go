@@ -9,6 +9,11 @@
 // Flexible array members have no Go field: the SGEs or inline data of a WQE
 // follow RxeDMAInfo, and the slots of a queue follow RxeQueueBuf. The sizes
 // and offsets are checked against the C compiler in rdma_user_rxe_test.go.
+//
+// Linux 6.2 (rdma-core v45's kernel-headers) added the flush member of the
+// union (RxeSendWrFlush) and atomic_wr[] to the flexible union after
+// RxeDMAInfo; Linux 6.12's header is the same. Neither changes a size or an
+// offset of the 6.1 layout.
 
 package abi
 
@@ -62,6 +67,21 @@ type RxeSendWr struct {
 	SendFlags uint32 // IB_SEND_*
 	Ex        uint32 // union ex: imm_data (__be32) or invalidate_rkey
 	Wr        [120]byte
+}
+
+// RxeSendWrFlush is the flush member of the union RxeSendWr.Wr, for
+// IB_UVERBS_WR_FLUSH (Linux 6.2 and later). rdma-core's rxe provider leaves
+// Length zero and puts the length in RxeDMAInfo.Length and Resid, which is
+// what the kernel's requester reads.
+//
+// struct rxe_send_wr, member wr.flush
+type RxeSendWrFlush struct {
+	RemoteAddr uint64
+	Length     uint32
+	RKey       uint32
+	Type       uint8 // IB_FLUSH_GLOBAL, IB_FLUSH_PERSISTENT
+	Level      uint8 // IB_FLUSH_RANGE, IB_FLUSH_MR
+	_          [6]uint8
 }
 
 // RxeSendWrRDMA is the rdma member of the union RxeSendWr.Wr.
@@ -129,9 +149,10 @@ type MMInfo struct {
 	Pad    uint32
 }
 
-// RxeDMAInfo is the data part of a WQE. The C union of inline_data[] and
-// sge[] (flexible arrays, not Go fields) follows it: NumSGE RxeSGE, or the
-// inline bytes.
+// RxeDMAInfo is the data part of a WQE. The C union of inline_data[],
+// atomic_wr[] (Linux 6.2 and later) and sge[] (flexible arrays, not Go
+// fields) follows it: NumSGE RxeSGE, the inline bytes, or the 8 bytes an
+// IB_UVERBS_WR_ATOMIC_WRITE writes.
 //
 // struct rxe_dma_info
 type RxeDMAInfo struct {

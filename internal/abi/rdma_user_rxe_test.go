@@ -1,6 +1,10 @@
 // Layout and constant tests for rdma_user_rxe.h. The expected numbers in the
 // tables were printed by the C compiler from the Linux 6.1 headers; do not
 // compute them by hand. abi_test.go says how, and why they hold on arm64.
+// The wr.flush rows (and the offset of dma.atomic_wr, 24 in rxe_dma_info and
+// 208 in rxe_send_wqe, the same as sge[]) were printed the same way by gcc
+// 12.2 from rdma-core v45.0's kernel-headers/rdma/rdma_user_rxe.h, the
+// Linux 6.2 uapi, which Linux 6.12 keeps.
 
 package abi
 
@@ -34,6 +38,13 @@ func TestRDMAUserRxeLayout(t *testing.T) {
 			{"send_flags", unsafe.Offsetof(RxeSendWr{}.SendFlags), 16},
 			{"ex", unsafe.Offsetof(RxeSendWr{}.Ex), 20},
 			{"wr", unsafe.Offsetof(RxeSendWr{}.Wr), 24},
+		}},
+		{"struct rxe_send_wr, member wr.flush", unsafe.Sizeof(RxeSendWrFlush{}), 24, []offset{
+			{"remote_addr", unsafe.Offsetof(RxeSendWrFlush{}.RemoteAddr), 0},
+			{"length", unsafe.Offsetof(RxeSendWrFlush{}.Length), 8},
+			{"rkey", unsafe.Offsetof(RxeSendWrFlush{}.RKey), 12},
+			{"type", unsafe.Offsetof(RxeSendWrFlush{}.Type), 16},
+			{"level", unsafe.Offsetof(RxeSendWrFlush{}.Level), 17},
 		}},
 		{"struct rxe_send_wr, member wr.rdma", unsafe.Sizeof(RxeSendWrRDMA{}), 16, []offset{
 			{"remote_addr", unsafe.Offsetof(RxeSendWrRDMA{}.RemoteAddr), 0},
@@ -146,6 +157,6 @@ func TestRDMAUserRxeConstants(t *testing.T) {
 // fit RxeSendWr.Wr, and that the largest fills it, as in C.
 func TestRxeSendWrUnion(t *testing.T) {
 	checkUnion(t, "struct rxe_send_wr, wr", uintptr(len(RxeSendWr{}.Wr)),
-		unsafe.Sizeof(RxeSendWrRDMA{}), unsafe.Sizeof(RxeSendWrAtomic{}),
+		unsafe.Sizeof(RxeSendWrFlush{}), unsafe.Sizeof(RxeSendWrRDMA{}), unsafe.Sizeof(RxeSendWrAtomic{}),
 		unsafe.Sizeof(RxeSendWrUD{}), unsafe.Sizeof(RxeSendWrMW{}))
 }
