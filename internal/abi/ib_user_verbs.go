@@ -1298,7 +1298,11 @@ const (
 )
 
 // enum ib_wc_opcode: ib_uverbs_wc.opcode. The first eight equal
-// IB_UVERBS_WC_*; a receive completion has IB_WC_RECV set.
+// IB_UVERBS_WC_*; a receive completion has IB_WC_RECV set. REG_MR and the
+// masked atomics are the Linux 6.1 values: 6.2 put IB_WC_ATOMIC_WRITE (9)
+// before them, which moved them to 10, 11 and 12, and IB_WC_FLUSH (8) after
+// them. Only kernel users post REG_MR and masked atomics, so user space
+// never sees those values from the kernel.
 const (
 	IB_WC_SEND               = IB_UVERBS_WC_SEND
 	IB_WC_RDMA_WRITE         = IB_UVERBS_WC_RDMA_WRITE
@@ -1308,6 +1312,8 @@ const (
 	IB_WC_BIND_MW            = IB_UVERBS_WC_BIND_MW
 	IB_WC_LOCAL_INV          = IB_UVERBS_WC_LOCAL_INV
 	IB_WC_LSO                = IB_UVERBS_WC_TSO
+	IB_WC_FLUSH              = IB_UVERBS_WC_FLUSH        // since Linux 6.2
+	IB_WC_ATOMIC_WRITE       = IB_UVERBS_WC_ATOMIC_WRITE // since Linux 6.2
 	IB_WC_REG_MR             = 8
 	IB_WC_MASKED_COMP_SWAP   = 9
 	IB_WC_MASKED_FETCH_ADD   = 10

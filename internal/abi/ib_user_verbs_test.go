@@ -823,6 +823,8 @@ func TestIBUserVerbsConstants(t *testing.T) {
 		{"IB_WC_BIND_MW", uint64(IB_WC_BIND_MW), 5},
 		{"IB_WC_LOCAL_INV", uint64(IB_WC_LOCAL_INV), 6},
 		{"IB_WC_LSO", uint64(IB_WC_LSO), 7},
+		{"IB_WC_FLUSH", uint64(IB_WC_FLUSH), 8},
+		{"IB_WC_ATOMIC_WRITE", uint64(IB_WC_ATOMIC_WRITE), 9},
 		{"IB_WC_REG_MR", uint64(IB_WC_REG_MR), 8},
 		{"IB_WC_MASKED_COMP_SWAP", uint64(IB_WC_MASKED_COMP_SWAP), 9},
 		{"IB_WC_MASKED_FETCH_ADD", uint64(IB_WC_MASKED_FETCH_ADD), 10},

@@ -94,6 +94,14 @@ type SendWR struct {
 	RKey       uint32
 	CompareAdd uint64
 	Swap       uint64
+	// Length, FlushType and FlushLevel describe an IB_UVERBS_WR_FLUSH of
+	// Length bytes at RemoteAddr (IB_FLUSH_*).
+	Length     uint32
+	FlushType  uint8
+	FlushLevel uint8
+	// AtomicData are the 8 bytes an IB_UVERBS_WR_ATOMIC_WRITE writes at
+	// RemoteAddr.
+	AtomicData [8]byte
 	AHNum      uint32 // UD: from Driver.AHNum
 	RemoteQPN  uint32 // UD
 	RemoteQKey uint32 // UD

@@ -53,6 +53,13 @@ func (s *sq) Put(wr *provider.SendWR) error {
 		if total < 8 || wr.RemoteAddr&7 != 0 {
 			return fmt.Errorf("rxe: atomic to %#x with %d bytes of local buffer: %w", wr.RemoteAddr, total, unix.EINVAL)
 		}
+	case abi.IB_UVERBS_WR_FLUSH, abi.IB_UVERBS_WR_ATOMIC_WRITE:
+		// Linux 6.2 and later; the caller has checked the device's
+		// capability bits. Neither carries SGEs: a flush moves no
+		// data, and an atomic write carries its 8 bytes in the WQE.
+		if n != 0 {
+			return fmt.Errorf("rxe: send opcode %d with %d SGEs: %w", wr.Opcode, n, unix.EINVAL)
+		}
 	default:
 		// BIND_MW needs fields SendWR does not have; the rest rxe
 		// does not implement.
@@ -96,6 +103,25 @@ func (s *sq) Put(wr *provider.SendWR) error {
 		u.Swap = wr.Swap
 		u.RKey = wr.RKey
 		w.Iova = wr.RemoteAddr
+	case abi.IB_UVERBS_WR_FLUSH:
+		// As rdma-core's wr_flush: the length goes to the DMA info,
+		// where the kernel's requester reads it for the RETH, and
+		// wr.flush.length stays zero.
+		u := mem.At[abi.RxeSendWrFlush](w.Wr.Wr[:], 0)
+		u.RemoteAddr = wr.RemoteAddr
+		u.RKey = wr.RKey
+		u.Type = wr.FlushType
+		u.Level = wr.FlushLevel
+		w.Iova = wr.RemoteAddr
+	case abi.IB_UVERBS_WR_ATOMIC_WRITE:
+		// As rdma-core's wr_atomic_write: the address and rkey in the
+		// rdma member (the kernel builds the RETH from it), the value
+		// in dma.atomic_wr, where the SGEs would be.
+		u := mem.At[abi.RxeSendWrRDMA](w.Wr.Wr[:], 0)
+		u.RemoteAddr = wr.RemoteAddr
+		u.RKey = wr.RKey
+		w.Iova = wr.RemoteAddr
+		copy(b[sendWQEHdr:], wr.AtomicData[:])
 	default:
 		if ud {
 			u := mem.At[abi.RxeSendWrUD](w.Wr.Wr[:], 0)
@@ -117,6 +143,12 @@ func (s *sq) Put(wr *provider.SendWR) error {
 				LKey:   wr.SGE[i].LKey,
 			}
 		}
+	}
+	switch wr.Opcode {
+	case abi.IB_UVERBS_WR_FLUSH:
+		total = uint64(wr.Length)
+	case abi.IB_UVERBS_WR_ATOMIC_WRITE:
+		total = uint64(len(wr.AtomicData))
 	}
 	w.Dma.Length = uint32(total)
 	w.Dma.Resid = uint32(total)

@@ -50,7 +50,8 @@ func (q *sendQueue) Put(wr *provider.SendWR) error {
 	default:
 		// The kernel's transmit path (siw_qp_prepare_tx) has no
 		// immediate data and no atomics; local invalidate and memory
-		// registration through a user SQ are not in rdma-core either.
+		// registration through a user SQ are not in rdma-core either,
+		// and siw has neither RDMA FLUSH nor ATOMIC WRITE (Linux 6.12).
 		return fmt.Errorf("siw: send opcode %d: %w", wr.Opcode, provider.ErrUnsupported)
 	}
 

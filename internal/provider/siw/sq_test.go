@@ -119,6 +119,9 @@ func TestSQRefused(t *testing.T) {
 		{"TSO", provider.SendWR{Opcode: abi.IB_UVERBS_WR_TSO}, true},
 		{"RDMA_READ_WITH_INV", provider.SendWR{Opcode: abi.IB_UVERBS_WR_RDMA_READ_WITH_INV}, true},
 		{"MASKED_ATOMIC_CMP_AND_SWP", provider.SendWR{Opcode: abi.IB_UVERBS_WR_MASKED_ATOMIC_CMP_AND_SWP}, true},
+		// siw has neither RDMA FLUSH nor ATOMIC WRITE (Linux 6.12).
+		{"FLUSH", provider.SendWR{Opcode: abi.IB_UVERBS_WR_FLUSH, FlushType: abi.IB_FLUSH_GLOBAL}, true},
+		{"ATOMIC_WRITE", provider.SendWR{Opcode: abi.IB_UVERBS_WR_ATOMIC_WRITE, RemoteAddr: 8}, true},
 		{"fenced READ", provider.SendWR{Opcode: abi.IB_UVERBS_WR_RDMA_READ, Flags: abi.IB_SEND_FENCE, SGE: make([]provider.SGE, 1)}, true},
 		{"READ with 2 SGEs", provider.SendWR{Opcode: abi.IB_UVERBS_WR_RDMA_READ, SGE: make([]provider.SGE, 2)}, true},
 		{"READ with no SGE", provider.SendWR{Opcode: abi.IB_UVERBS_WR_RDMA_READ}, true},
