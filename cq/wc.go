@@ -129,6 +129,8 @@ const (
 	OpBindMW          Opcode = abi.IB_WC_BIND_MW
 	OpLocalInv        Opcode = abi.IB_WC_LOCAL_INV
 	OpTSO             Opcode = abi.IB_WC_LSO
+	OpFlush           Opcode = abi.IB_WC_FLUSH        // RDMA FLUSH, Linux 6.2+
+	OpAtomicWrite     Opcode = abi.IB_WC_ATOMIC_WRITE // RDMA ATOMIC WRITE, Linux 6.2+
 	OpRecv            Opcode = abi.IB_WC_RECV
 	OpRecvRDMAWithImm Opcode = abi.IB_WC_RECV_RDMA_WITH_IMM
 )
@@ -136,7 +138,7 @@ const (
 var opcodeNames = map[Opcode]string{
 	OpSend: "SEND", OpRDMAWrite: "RDMA_WRITE", OpRDMARead: "RDMA_READ",
 	OpCompSwap: "COMP_SWAP", OpFetchAdd: "FETCH_ADD", OpBindMW: "BIND_MW",
-	OpLocalInv: "LOCAL_INV", OpTSO: "TSO", OpRecv: "RECV",
+	OpLocalInv: "LOCAL_INV", OpTSO: "TSO", OpFlush: "FLUSH", OpAtomicWrite: "ATOMIC_WRITE", OpRecv: "RECV",
 	OpRecvRDMAWithImm: "RECV_RDMA_WITH_IMM",
 }
 

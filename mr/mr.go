@@ -25,6 +25,11 @@ const (
 	ZeroBased    = uverbs.ZeroBased
 	OnDemand     = uverbs.OnDemand
 	RelaxedOrder = uverbs.RelaxedOrder
+	// FlushGlobal and FlushPersistent admit RDMA FLUSH of that type
+	// (Linux 6.2+; see uverbs.AccessFlushGlobal). Register refuses them
+	// on a device without that flush type.
+	FlushGlobal     = uverbs.AccessFlushGlobal
+	FlushPersistent = uverbs.AccessFlushPersistent
 )
 
 // MR is a registered memory region.
@@ -48,6 +53,9 @@ func Register(pd *uverbs.PD, buf []byte, access Access) (*MR, error) {
 	}
 	if access&(RemoteWrite|RemoteAtomic) != 0 && access&LocalWrite == 0 {
 		return nil, fmt.Errorf("mr: register: remote write and atomic access need LocalWrite: %w", verbs.ErrInvalid)
+	}
+	if err := checkFlushAccess(pd, access); err != nil {
+		return nil, err
 	}
 	mappings.Lock()
 	_, m := find(base(buf), len(buf))
@@ -84,6 +92,27 @@ func Register(pd *uverbs.PD, buf []byte, access Access) (*MR, error) {
 	r := &MR{pd: core, buf: buf, handle: resp.MRHandle, lkey: resp.LKey, rkey: resp.RKey}
 	r.id = core.Ctx.Add(r, func() { r.life.Release(r.release) })
 	return r, nil
+}
+
+// checkFlushAccess refuses the FLUSH access flags on a device without
+// that flush type, before the kernel does: Linux 6.1 says EINVAL, which
+// reads like a bad argument rather than a missing feature.
+func checkFlushAccess(pd *uverbs.PD, access Access) error {
+	var want uint64
+	if access&FlushGlobal != 0 {
+		want |= uverbs.DeviceFlushGlobal
+	}
+	if access&FlushPersistent != 0 {
+		want |= uverbs.DeviceFlushPersistent
+	}
+	if want == 0 || pd == nil {
+		return nil // a nil PD is refused below
+	}
+	if pd.Context().DeviceCapFlags()&want != want {
+		return fmt.Errorf("mr: register: the device has no RDMA FLUSH for access %#x (rxe has it since Linux 6.2): %w",
+			uint32(access&(FlushGlobal|FlushPersistent)), unix.EOPNOTSUPP)
+	}
+	return nil
 }
 
 // release drops one registration of the mapping holding buf.

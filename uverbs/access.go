@@ -17,4 +17,12 @@ const (
 	ZeroBased    Access = abi.IB_UVERBS_ACCESS_ZERO_BASED
 	OnDemand     Access = abi.IB_UVERBS_ACCESS_ON_DEMAND
 	RelaxedOrder Access = abi.IB_UVERBS_ACCESS_RELAXED_ORDERING
+	// AccessFlushGlobal and AccessFlushPersistent let peers send RDMA FLUSH of that
+	// type to a region, or through a QP (QPAttr.Access). Linux 6.2 and
+	// later, only on a device whose DeviceAttr.FlushTypes has the type:
+	// older kernels refuse the bits (EINVAL), newer ones refuse them on
+	// such a device. rxe refuses FlushPersistent for memory that is not
+	// persistent memory (EINVAL).
+	AccessFlushGlobal     Access = abi.IB_UVERBS_ACCESS_FLUSH_GLOBAL
+	AccessFlushPersistent Access = abi.IB_UVERBS_ACCESS_FLUSH_PERSISTENT
 )

@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/testenv"
 	"github.com/purerdma/purerdma/internal/verbstest"
@@ -109,7 +111,22 @@ func TestBadInput(t *testing.T) {
 			addr = netip.MustParseAddr(d.Addr)
 		}
 		tooManySGEs := make([]uverbs.SGE, a.Cap().MaxSendSGE+1)
-		n := testenv.RunBad(t, usable, []testenv.BadCase{
+		// Without the Linux 6.2 operations (siw; rxe before 6.2) they
+		// are refused as unsupported, after the checks of their
+		// arguments, which are the same on every device.
+		var noCaps []testenv.BadCase
+		if attr.FlushTypes() == 0 {
+			noCaps = append(noCaps,
+				testenv.Bad("PostSend: flush on a device without it", unix.EOPNOTSUPP, post(uverbs.SendWR{Opcode: uverbs.WRFlush,
+					FlushType: uverbs.FlushGlobal, RemoteAddr: r.mr.Addr(), RKey: r.mr.RKey(), Length: 8})),
+				testenv.Bad("mr.Register: flush access on a device without flush", unix.EOPNOTSUPP, register(mr.LocalWrite|mr.FlushGlobal)))
+		}
+		if !attr.AtomicWrite() {
+			noCaps = append(noCaps,
+				testenv.Bad("PostSend: atomic write on a device without it", unix.EOPNOTSUPP, post(uverbs.SendWR{Opcode: uverbs.WRAtomicWrite,
+					RemoteAddr: r.mr.Addr(), RKey: r.mr.RKey()})))
+		}
+		n := testenv.RunBad(t, usable, append(noCaps, []testenv.BadCase{
 			testenv.Bad("QueryPort: port 0", uverbs.ErrInvalid, func() error { _, err := r.ctx.QueryPort(0); return err }),
 			testenv.Bad("QueryPort: past the last port", uverbs.ErrInvalid, func() error { _, err := r.ctx.QueryPort(2); return err }),
 			testenv.Bad("GIDTable: port 0", uverbs.ErrInvalid, func() error { _, err := r.ctx.GIDTable(0); return err }),
@@ -157,6 +174,13 @@ func TestBadInput(t *testing.T) {
 				SGE: []uverbs.SGE{r.sge(0, a.Cap().MaxInlineData+1)}})),
 			testenv.Bad("PostSend: atomic with a 4-byte SGE", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: uverbs.WRAtomicFetchAndAdd, SGE: []uverbs.SGE{r.sge(0, 4)}})),
 			testenv.Bad("PostSend: atomic to an unaligned address", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: uverbs.WRAtomicCmpAndSwp, SGE: []uverbs.SGE{r.sge(0, 8)}, RemoteAddr: r.mr.Addr() + 4})),
+			testenv.Bad("PostSend: flush with an SGE", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: uverbs.WRFlush, FlushType: uverbs.FlushGlobal, SGE: []uverbs.SGE{r.sge(0, 8)}})),
+			testenv.Bad("PostSend: inline flush", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: uverbs.WRFlush, FlushType: uverbs.FlushGlobal, Flags: uverbs.SendInline})),
+			testenv.Bad("PostSend: flush of no type", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: uverbs.WRFlush, RemoteAddr: r.mr.Addr()})),
+			testenv.Bad("PostSend: flush of an unknown type", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: uverbs.WRFlush, FlushType: 4})),
+			testenv.Bad("PostSend: flush of an unknown level", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: uverbs.WRFlush, FlushType: uverbs.FlushGlobal, FlushLevel: 2})),
+			testenv.Bad("PostSend: atomic write with an SGE", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: uverbs.WRAtomicWrite, SGE: []uverbs.SGE{r.sge(0, 8)}})),
+			testenv.Bad("PostSend: atomic write to an unaligned address", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: uverbs.WRAtomicWrite, RemoteAddr: r.mr.Addr() + 4})),
 			testenv.Bad("PostRecv: more SGEs than the QP takes", uverbs.ErrInvalid, func() error {
 				_, err := b.PostRecv([]uverbs.RecvWR{{SGE: make([]uverbs.SGE, b.Cap().MaxRecvSGE+1)}})
 				return err
@@ -170,7 +194,7 @@ func TestBadInput(t *testing.T) {
 				_, err := srq.PostRecv([]uverbs.RecvWR{{SGE: make([]uverbs.SGE, srq.MaxSGE()+1)}})
 				return err
 			}),
-		})
+		}...))
 		t.Logf("%d bad inputs tried on %s", n, d.Name)
 	})
 }

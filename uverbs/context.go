@@ -35,6 +35,10 @@ type Context struct {
 	async *os.File // non-blocking, on the runtime poller
 
 	numCompVectors int
+	// caps are the device capability flags QueryDevice reported at Open
+	// (zero if it failed): PostSend and mr.Register check the Linux
+	// 6.2 operations against them without a system call.
+	caps uint64
 }
 
 func init() {
@@ -71,8 +75,13 @@ func Open(dev Device) (*Context, error) {
 	// rdma-core sends write commands through ioctl when the kernel has
 	// INVOKE_WRITE; do the same, so that both paths stay exercised.
 	c.core.FD.UseIoctl(true)
-	if _, err := c.QueryDevice(); err != nil {
+	attr, err := c.QueryDevice()
+	if err != nil {
 		c.core.FD.UseIoctl(false)
+		attr, err = c.QueryDevice()
+	}
+	if err == nil {
+		c.caps = attr.DeviceCapFlags
 	}
 	return c, nil
 }
@@ -119,6 +128,15 @@ func (c *Context) Device() Device {
 		return Device{}
 	}
 	return c.dev
+}
+
+// DeviceCapFlags returns DeviceAttr.DeviceCapFlags as the device reported
+// them when c was opened (0 if that query failed), without a system call.
+func (c *Context) DeviceCapFlags() uint64 {
+	if c == nil {
+		return 0
+	}
+	return c.caps
 }
 
 // NumCompVectors returns how many completion vectors the device has.

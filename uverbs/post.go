@@ -60,6 +60,10 @@ func (qp *QP) putSend(wr *SendWR) error {
 	w.RKey = wr.RKey
 	w.CompareAdd = wr.CompareAdd
 	w.Swap = wr.Swap
+	w.Length = wr.Length
+	w.FlushType = uint8(wr.FlushType)
+	w.FlushLevel = uint8(wr.FlushLevel)
+	w.AtomicData = wr.AtomicData
 	w.AHNum = 0
 	w.RemoteQPN = wr.RemoteQPN
 	w.RemoteQKey = wr.RemoteQKey
@@ -90,6 +94,27 @@ func (qp *QP) putSend(wr *SendWR) error {
 		}
 		if wr.Opcode == WRRDMARead && (qp.typ != RC || wr.Flags&SendInline != 0) {
 			return invalid("RDMA read needs an RC QP and cannot be inline")
+		}
+	case WRFlush:
+		if qp.typ != RC || len(wr.SGE) != 0 || wr.Flags&SendInline != 0 {
+			return invalid("RDMA flush needs an RC QP and takes no SGEs")
+		}
+		if wr.FlushType == 0 || wr.FlushType&^(FlushGlobal|FlushPersistent) != 0 || wr.FlushLevel > FlushMR {
+			return invalid("flush type %s, level %s", wr.FlushType, wr.FlushLevel)
+		}
+		// Checked here because a kernel without the operation fails
+		// the QP instead of the request.
+		if have := flushTypes(qp.caps); wr.FlushType&^have != 0 {
+			return fmt.Errorf("the device has no RDMA FLUSH of type %s (rxe has it since Linux 6.2): %w: %w",
+				wr.FlushType&^have, provider.ErrUnsupported, unix.EOPNOTSUPP)
+		}
+	case WRAtomicWrite:
+		if qp.typ != RC || len(wr.SGE) != 0 || wr.Flags&SendInline != 0 || wr.RemoteAddr%8 != 0 {
+			return invalid("an atomic write needs an RC QP and an 8-byte aligned remote address, and takes no SGEs")
+		}
+		if qp.caps&DeviceAtomicWrite == 0 {
+			return fmt.Errorf("the device has no RDMA ATOMIC WRITE (rxe has it since Linux 6.2): %w: %w",
+				provider.ErrUnsupported, unix.EOPNOTSUPP)
 		}
 	case WRSend, WRSendWithImm, WRSendWithInv, WRLocalInv:
 	default:

@@ -81,6 +81,7 @@ type QP struct {
 	cap    QPCap
 	id     uint64
 	sigAll bool
+	caps   uint64 // the context's DeviceCapFlags
 
 	closed atomic.Bool
 	state  atomic.Uint32 // the last state Modify set
@@ -113,7 +114,7 @@ func (pd *PD) CreateQP(init QPInit) (*QP, error) {
 	if err := checkQPInit(pd.ctx, &init); err != nil {
 		return nil, fmt.Errorf("uverbs: create QP: %w", err)
 	}
-	qp := &QP{pd: pd, core: c, typ: init.Type, sigAll: init.SigAll}
+	qp := &QP{pd: pd, core: c, typ: init.Type, sigAll: init.SigAll, caps: pd.ctx.caps}
 	qp.id = c.Add(qp, func() {
 		qp.quiesce()
 		defer qp.resume()

@@ -47,6 +47,34 @@ type DeviceAttr struct {
 	ODPRCCaps      uint32
 }
 
+// Device capability bits of DeviceAttr.DeviceCapFlags this package acts on.
+// A kernel sets only the bits it knows, and bits with no name here are kept
+// in DeviceCapFlags but never acted on.
+const (
+	DeviceFlushGlobal     uint64 = abi.IB_UVERBS_DEVICE_FLUSH_GLOBAL     // Linux 6.2+
+	DeviceFlushPersistent uint64 = abi.IB_UVERBS_DEVICE_FLUSH_PERSISTENT // Linux 6.2+
+	DeviceAtomicWrite     uint64 = abi.IB_UVERBS_DEVICE_ATOMIC_WRITE     // Linux 6.2+
+)
+
+// FlushTypes returns the RDMA FLUSH types the device does (WRFlush): none
+// before Linux 6.2 or on siw, both on rxe since 6.2.
+func (a *DeviceAttr) FlushTypes() FlushType { return flushTypes(a.DeviceCapFlags) }
+
+// AtomicWrite reports whether the device does RDMA ATOMIC WRITE
+// (WRAtomicWrite): rxe since Linux 6.2.
+func (a *DeviceAttr) AtomicWrite() bool { return a.DeviceCapFlags&DeviceAtomicWrite != 0 }
+
+func flushTypes(caps uint64) FlushType {
+	var t FlushType
+	if caps&DeviceFlushGlobal != 0 {
+		t |= FlushGlobal
+	}
+	if caps&DeviceFlushPersistent != 0 {
+		t |= FlushPersistent
+	}
+	return t
+}
+
 // AtomicCap says whether and how a device does atomic operations.
 type AtomicCap uint32
 

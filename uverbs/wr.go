@@ -29,6 +29,14 @@ const (
 	WRAtomicFetchAndAdd WROpcode = abi.IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD
 	WRLocalInv          WROpcode = abi.IB_UVERBS_WR_LOCAL_INV
 	WRSendWithInv       WROpcode = abi.IB_UVERBS_WR_SEND_WITH_INV
+	// WRFlush (RDMA FLUSH) makes the responder's earlier writes to a
+	// range or a whole region globally visible or persistent; it moves
+	// no data. WRAtomicWrite (RDMA ATOMIC WRITE) writes 8 bytes that the
+	// responder stores at once, after every earlier operation. Both came
+	// in Linux 6.2 for rxe; PostSend refuses them (EOPNOTSUPP) unless
+	// the device reports them (DeviceAttr.FlushTypes, .AtomicWrite).
+	WRFlush       WROpcode = abi.IB_UVERBS_WR_FLUSH
+	WRAtomicWrite WROpcode = abi.IB_UVERBS_WR_ATOMIC_WRITE
 )
 
 var wrOpcodeNames = map[WROpcode]string{
@@ -36,6 +44,54 @@ var wrOpcodeNames = map[WROpcode]string{
 	WRSend: "SEND", WRSendWithImm: "SEND_WITH_IMM", WRRDMARead: "RDMA_READ",
 	WRAtomicCmpAndSwp: "ATOMIC_CMP_AND_SWP", WRAtomicFetchAndAdd: "ATOMIC_FETCH_AND_ADD",
 	WRLocalInv: "LOCAL_INV", WRSendWithInv: "SEND_WITH_INV",
+	WRFlush: "FLUSH", WRAtomicWrite: "ATOMIC_WRITE",
+}
+
+// FlushType is the placement type of an RDMA FLUSH (enum
+// ibv_placement_type): what the responder guarantees for the data.
+type FlushType uint8
+
+// Flush types. A flush may name both.
+const (
+	// FlushGlobal makes the data globally visible at the responder.
+	FlushGlobal FlushType = abi.IB_FLUSH_GLOBAL
+	// FlushPersistent makes the data persistent: rxe allows it only on
+	// regions of persistent memory.
+	FlushPersistent FlushType = abi.IB_FLUSH_PERSISTENT
+)
+
+func (t FlushType) String() string {
+	switch t {
+	case FlushGlobal:
+		return "GLOBAL"
+	case FlushPersistent:
+		return "PERSISTENT"
+	case FlushGlobal | FlushPersistent:
+		return "GLOBAL|PERSISTENT"
+	}
+	return fmt.Sprintf("FlushType(%d)", uint8(t))
+}
+
+// FlushLevel is the selectivity level of an RDMA FLUSH (enum
+// ibv_selectivity_level): what it covers.
+type FlushLevel uint8
+
+// Flush levels.
+const (
+	// FlushRange flushes SendWR.Length bytes at SendWR.RemoteAddr.
+	FlushRange FlushLevel = abi.IB_FLUSH_RANGE
+	// FlushMR flushes the whole region RKey names.
+	FlushMR FlushLevel = abi.IB_FLUSH_MR
+)
+
+func (l FlushLevel) String() string {
+	switch l {
+	case FlushRange:
+		return "RANGE"
+	case FlushMR:
+		return "MR"
+	}
+	return fmt.Sprintf("FlushLevel(%d)", uint8(l))
 }
 
 // String returns the name of the IBV_WR_ constant without its prefix.
@@ -85,6 +141,16 @@ type SendWR struct {
 	// atomic receives the remote value before the operation: 8 bytes.
 	CompareAdd uint64
 	Swap       uint64
+	// Length, FlushType and FlushLevel describe a WRFlush, which takes
+	// no SGEs: at FlushRange it covers Length bytes at RemoteAddr (as
+	// ibv_wr_flush's len), at FlushMR the whole region of RKey.
+	Length     uint32
+	FlushType  FlushType
+	FlushLevel FlushLevel
+	// AtomicData are the 8 bytes a WRAtomicWrite stores at RemoteAddr
+	// (8-byte aligned), copied into the queue at post time as
+	// ibv_wr_atomic_write copies them; it takes no SGEs.
+	AtomicData [8]byte
 	// AH, RemoteQPN and RemoteQKey address a UD send.
 	AH         *AH
 	RemoteQPN  uint32
