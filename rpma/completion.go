@@ -32,8 +32,9 @@ type Completion struct {
 
 // GetCompletion returns the next completion in librpma 0.11's form
 // (rpma_cq_get_completion, deprecated there): GetWC of one completion,
-// translated. A flush is an RDMA read on the wire, so its completion
-// reports OpRead. When the status is not success only OpContext is
+// translated. An emulated flush is an RDMA read on the wire, so its
+// completion reports OpRead; a native one reports OpFlush, and a native
+// atomic write OpWrite. When the status is not success only OpContext is
 // valid. An opcode with no Op is ErrNoSupp.
 func (c *CQ) GetCompletion() (Completion, error) {
 	if c == nil {
@@ -51,8 +52,10 @@ func (c *CQ) GetCompletion() (Completion, error) {
 	switch w.Opcode {
 	case cq.OpRDMARead:
 		cmpl.Op = OpRead
-	case cq.OpRDMAWrite:
+	case cq.OpRDMAWrite, cq.OpAtomicWrite:
 		cmpl.Op = OpWrite
+	case cq.OpFlush:
+		cmpl.Op = OpFlush
 	case cq.OpSend:
 		cmpl.Op = OpSend
 	case cq.OpRecv:

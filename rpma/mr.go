@@ -3,7 +3,10 @@ package rpma
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"sync/atomic"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/uverbs"
@@ -29,10 +32,23 @@ const (
 const usageAll = 1<<8 - 1
 
 // access returns the verbs access flags librpma registers a region of
-// usage u with (rpma_peer_usage2access, without native flush).
+// usage u with (rpma_peer_usage2access). With native flush, librpma 1.3
+// gives the flush usages the FLUSH access flags and no longer remote
+// read, which only the emulated flush needs.
 func (p *Peer) access(u Usage) uverbs.Access {
 	var a uverbs.Access
-	if u&(UsageReadSrc|UsageFlushTypeVisibility|UsageFlushTypePersistent) != 0 {
+	if u&UsageReadSrc != 0 {
+		a |= uverbs.RemoteRead
+	}
+	switch {
+	case p.nativeFlush:
+		if u&UsageFlushTypeVisibility != 0 {
+			a |= uverbs.AccessFlushGlobal
+		}
+		if u&UsageFlushTypePersistent != 0 {
+			a |= uverbs.AccessFlushPersistent
+		}
+	case u&(UsageFlushTypeVisibility|UsageFlushTypePersistent) != 0:
 		a |= uverbs.RemoteRead
 	}
 	if u&UsageReadDst != 0 {
@@ -73,9 +89,15 @@ func (p *Peer) RegisterMR(buf []byte, usage Usage) (*MR, error) {
 	case usage == 0 || usage&^usageAll != 0:
 		return nil, inval("register with usage %#x", uint8(usage))
 	}
-	r, err := mr.Register(p.pd, buf, p.access(usage))
+	access := p.access(usage)
+	r, err := mr.Register(p.pd, buf, access)
 	if errors.Is(err, mr.ErrNotMapped) {
 		return nil, inval("%v", err)
+	}
+	if err != nil && access&uverbs.AccessFlushPersistent != 0 && errors.Is(err, unix.EINVAL) {
+		// librpma 1.3 fails the same way; say why.
+		return nil, provider("register", fmt.Errorf("%w (rxe grants FLUSH_PERSISTENT access only to persistent memory: "+
+			"register without UsageFlushTypePersistent, or use a peer with FlushEmulated)", err))
 	}
 	if err != nil {
 		return nil, provider("register", err)

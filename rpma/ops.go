@@ -1,6 +1,10 @@
 package rpma
 
-import "github.com/purerdma/purerdma/uverbs"
+import (
+	"math"
+
+	"github.com/purerdma/purerdma/uverbs"
+)
 
 // CompletionFlags say when an operation reports a completion
 // (RPMA_F_COMPLETION_*).
@@ -131,8 +135,11 @@ func (c *Conn) WriteWithImm(dst *RemoteMR, doff int, src *MR, soff, n int, flags
 
 // AtomicWrite writes 8 bytes to an 8-byte aligned offset of the peer's
 // dst so that the peer never sees a partial value (rpma_atomic_write).
-// Like librpma without native atomic write, it is an inline RDMA write
-// fenced behind earlier reads (and so behind a Flush).
+// Like librpma 1.2 and 1.3, it is a native RDMA ATOMIC WRITE when the
+// device has it (Peer.NativeAtomicWrite; completion opcode
+// cq.OpAtomicWrite), which the responder performs after every earlier
+// operation; otherwise an inline RDMA write fenced behind earlier reads
+// (and so behind an emulated Flush), completing as cq.OpRDMAWrite.
 func (c *Conn) AtomicWrite(dst *RemoteMR, doff int, src [8]byte, flags CompletionFlags, opCtx uint64) error {
 	if c == nil {
 		return ErrInval
@@ -147,6 +154,13 @@ func (c *Conn) AtomicWrite(dst *RemoteMR, doff int, src [8]byte, flags Completio
 	raddr, err := dst.at(doff, 8)
 	if err != nil {
 		return err
+	}
+	if c.peer.nativeAtomicWrite {
+		// The 8 bytes travel in the request; no scratch page.
+		return c.post(uverbs.SendWR{
+			ID: opCtx, Opcode: uverbs.WRAtomicWrite, Flags: f,
+			RemoteAddr: raddr, RKey: dst.rkey, AtomicData: src,
+		}, uverbs.SGE{})
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -165,10 +179,14 @@ func (c *Conn) AtomicWrite(dst *RemoteMR, doff int, src [8]byte, flags Completio
 // Flush makes earlier writes to the peer's dst persistent or visible
 // (rpma_flush). It needs the region registered with the matching flush
 // usage; FlushPersistent also needs the peer's DirectWriteToPMem
-// (ApplyRemotePeerConfig). Otherwise it returns ErrNoSupp. Like librpma on
-// devices without native flush, it is an 8-byte RDMA read of the region,
-// which completes only after the writes before it; n is not used on the
-// wire.
+// (ApplyRemotePeerConfig). Otherwise it returns ErrNoSupp. Like librpma
+// 1.3, it is a native RDMA FLUSH of n bytes at doff when the peer flushes
+// natively (Peer.NativeFlush; completion opcode cq.OpFlush), which needs
+// the peer's region registered with the FLUSH access flags (a C librpma
+// 1.2 peer's are not: see FlushEmulated). Otherwise, like librpma 1.2, it
+// is an 8-byte RDMA read of the region, which completes (as
+// cq.OpRDMARead) only after the writes before it; n is then not used on
+// the wire.
 func (c *Conn) Flush(dst *RemoteMR, doff, n int, typ FlushType, flags CompletionFlags, opCtx uint64) error {
 	if c == nil {
 		return ErrInval
@@ -183,21 +201,35 @@ func (c *Conn) Flush(dst *RemoteMR, doff, n int, typ FlushType, flags Completion
 	c.mu.Lock()
 	direct := c.directWrite
 	c.mu.Unlock()
+	var native uverbs.FlushType
 	switch typ {
 	case FlushPersistent:
 		if !direct || dst.usage&UsageFlushTypePersistent == 0 {
 			return ErrNoSupp
 		}
+		native = uverbs.FlushPersistent
 	case FlushVisibility:
 		if dst.usage&UsageFlushTypeVisibility == 0 {
 			return ErrNoSupp
 		}
+		native = uverbs.FlushGlobal
 	default:
 		return inval("flush type %d", typ)
 	}
 	raddr, err := dst.at(doff, n)
 	if err != nil {
 		return err
+	}
+	if c.peer.nativeFlush {
+		if uint64(n) > math.MaxUint32 {
+			// The WQE's length is 32 bits (rdma-core truncates).
+			return inval("native flush of %d bytes", n)
+		}
+		return c.post(uverbs.SendWR{
+			ID: opCtx, Opcode: uverbs.WRFlush, Flags: f,
+			RemoteAddr: raddr, RKey: dst.rkey, Length: uint32(n),
+			FlushType: native, FlushLevel: uverbs.FlushRange,
+		}, uverbs.SGE{})
 	}
 	return c.post(uverbs.SendWR{
 		ID: opCtx, Opcode: uverbs.WRRDMARead, Flags: f,

@@ -31,17 +31,29 @@ type side struct {
 
 func newSide(t *testing.T, d testenv.Dev, typ rpma.ContextType, usage rpma.Usage) *side {
 	t.Helper()
-	r := rpmatest.NewSide(t, ctxT(t), netip.MustParseAddr(d.Addr), typ, 4096, usage)
+	return newSideOpts(t, d, typ, usage, rpma.PeerOptions{})
+}
+
+func newSideOpts(t *testing.T, d testenv.Dev, typ rpma.ContextType, usage rpma.Usage, opts rpma.PeerOptions) *side {
+	t.Helper()
+	r := rpmatest.NewSideWithOptions(t, ctxT(t), netip.MustParseAddr(d.Addr), typ, 4096, usage, opts)
 	return &side{peer: r.Peer, buf: r.Buf, mr: r.MR}
 }
+
+// emulated makes connect's peers flush the librpma 1.2 way on every
+// kernel: its server registers UsageFlushTypePersistent, which rxe with
+// native flush (Linux 6.2+) refuses for memory that is not persistent
+// memory, as it does to librpma 1.3. flush_vm_test.go covers native
+// flush.
+var emulated = rpma.PeerOptions{Flush: rpma.FlushEmulated}
 
 // connect makes a connection on d: the server sends its region's
 // descriptor as private data, as librpma's examples do. cfg applies to
 // both sides.
 func connect(t *testing.T, d testenv.Dev, cfg *rpma.ConnConfig) (client, server *side) {
 	t.Helper()
-	server = newSide(t, d, rpma.ContextLocal, rpma.UsageReadSrc|rpma.UsageWriteDst|rpma.UsageFlushTypeVisibility|rpma.UsageFlushTypePersistent|rpma.UsageRecv|rpma.UsageSend)
-	client = newSide(t, d, rpma.ContextRemote, rpma.UsageReadDst|rpma.UsageWriteSrc|rpma.UsageSend|rpma.UsageRecv)
+	server = newSideOpts(t, d, rpma.ContextLocal, rpma.UsageReadSrc|rpma.UsageWriteDst|rpma.UsageFlushTypeVisibility|rpma.UsageFlushTypePersistent|rpma.UsageRecv|rpma.UsageSend, emulated)
+	client = newSideOpts(t, d, rpma.ContextRemote, rpma.UsageReadDst|rpma.UsageWriteSrc|rpma.UsageSend|rpma.UsageRecv, emulated)
 	join(t, d, client, server, cfg, cfg)
 	return client, server
 }

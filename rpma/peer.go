@@ -1,6 +1,8 @@
 package rpma
 
 import (
+	"fmt"
+
 	"github.com/purerdma/purerdma/uverbs"
 )
 
@@ -10,21 +12,102 @@ type Peer struct {
 	ctx   *uverbs.Context
 	pd    *uverbs.PD
 	iwarp bool
+	// nativeFlush and nativeAtomicWrite are librpma 1.3's
+	// is_native_flush_supported and is_native_atomic_write_supported:
+	// what the device reports, less what PeerOptions turn off.
+	nativeFlush       bool
+	nativeAtomicWrite bool
+}
+
+// FlushMode chooses how a peer's connections flush, and so which access
+// its regions with flush usages get.
+type FlushMode int
+
+// Flush modes.
+const (
+	// FlushAuto does what librpma 1.3 does: native RDMA FLUSH when the
+	// device has both flush types (rxe since Linux 6.2), and regions
+	// with flush usages registered with the FLUSH access flags in place
+	// of remote read; otherwise the 8-byte read of FlushEmulated.
+	FlushAuto FlushMode = iota
+	// FlushEmulated does what librpma 1.2 does, and 1.3 built against
+	// rdma-core before 45 (Debian 12 ships librpma 1.2.0 and rdma-core
+	// 44): Flush is an 8-byte RDMA read, and regions with flush usages
+	// get remote read. Peers of C librpma 1.2 need it on a kernel with
+	// native flush: a native FLUSH to their regions, which lack the
+	// FLUSH access flags, fails with a remote access error, and their
+	// emulated flush of a region registered the FlushAuto way (no
+	// remote read unless UsageReadSrc) fails the same way. See
+	// docs/librpma-mapping.md.
+	FlushEmulated
+)
+
+func (m FlushMode) String() string {
+	switch m {
+	case FlushAuto:
+		return "auto"
+	case FlushEmulated:
+		return "emulated"
+	}
+	return fmt.Sprintf("FlushMode(%d)", int(m))
+}
+
+// PeerOptions are choices librpma makes when it is built; the zero value
+// is librpma 1.3's.
+type PeerOptions struct {
+	Flush FlushMode
 }
 
 // NewPeer creates a peer on an opened device (rpma_peer_new); the
 // context stays the caller's. ContextByAddr finds the device of an
-// address.
+// address. It is NewPeerWithOptions with the zero PeerOptions.
 func NewPeer(ctx *uverbs.Context) (*Peer, error) {
+	return NewPeerWithOptions(ctx, PeerOptions{})
+}
+
+// NewPeerWithOptions creates a peer as NewPeer does, with opts. As
+// librpma 1.3's rpma_peer_new, it reads the device's capability flags:
+// native atomic write needs IB_UVERBS_DEVICE_ATOMIC_WRITE, native flush
+// both IB_UVERBS_DEVICE_FLUSH_GLOBAL and _FLUSH_PERSISTENT; other bits
+// are ignored.
+func NewPeerWithOptions(ctx *uverbs.Context, opts PeerOptions) (*Peer, error) {
 	if ctx == nil {
 		return nil, inval("nil context")
+	}
+	if opts.Flush != FlushAuto && opts.Flush != FlushEmulated {
+		return nil, inval("flush mode %d", int(opts.Flush))
+	}
+	caps := ctx.DeviceCapFlags()
+	p := &Peer{
+		ctx:               ctx,
+		iwarp:             ctx.Device().NodeType == uverbs.NodeRNIC,
+		nativeAtomicWrite: caps&uverbs.DeviceAtomicWrite != 0,
+		nativeFlush: opts.Flush == FlushAuto &&
+			caps&(uverbs.DeviceFlushGlobal|uverbs.DeviceFlushPersistent) == uverbs.DeviceFlushGlobal|uverbs.DeviceFlushPersistent,
+	}
+	if !p.nativeAtomicWrite {
+		logf(LogInfo, "rpma: Native atomic write is not supported - ordinary RDMA write will be used instead.")
+	}
+	if !p.nativeFlush {
+		logf(LogInfo, "rpma: Native flush is not supported - ordinary RDMA read will be used instead.", "mode", opts.Flush.String())
 	}
 	pd, err := ctx.AllocPD()
 	if err != nil {
 		return nil, provider("peer", err)
 	}
-	return &Peer{ctx: ctx, pd: pd, iwarp: ctx.Device().NodeType == uverbs.NodeRNIC}, nil
+	p.pd = pd
+	return p, nil
 }
+
+// NativeFlush reports whether the peer's connections flush with RDMA
+// FLUSH (completion opcode cq.OpFlush) rather than an 8-byte RDMA read
+// (cq.OpRDMARead).
+func (p *Peer) NativeFlush() bool { return p != nil && p.nativeFlush }
+
+// NativeAtomicWrite reports whether the peer's connections write atomically
+// with RDMA ATOMIC WRITE (completion opcode cq.OpAtomicWrite) rather than
+// a fenced inline RDMA write (cq.OpRDMAWrite).
+func (p *Peer) NativeAtomicWrite() bool { return p != nil && p.nativeAtomicWrite }
 
 // Context returns the peer's device context.
 func (p *Peer) Context() *uverbs.Context {

@@ -91,6 +91,12 @@ func (r *rig) qp(t *testing.T, typ uverbs.QPType, srq *uverbs.SRQ) *uverbs.QP {
 // connect moves an RC QP to RTS towards the QP remote on the same device.
 func (r *rig) connect(t *testing.T, qp *uverbs.QP, remote uint32) {
 	t.Helper()
+	r.connectAccess(t, qp, remote, rigAccess)
+}
+
+// connectAccess is connect with the QP's remote access flags.
+func (r *rig) connectAccess(t *testing.T, qp *uverbs.QP, remote uint32, access uverbs.Access) {
+	t.Helper()
 	gids, err := r.ctx.GIDTable(1)
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +111,7 @@ func (r *rig) connect(t *testing.T, qp *uverbs.QP, remote uint32) {
 		attr uverbs.QPAttr
 		mask uverbs.QPAttrMask
 	}{
-		{uverbs.QPAttr{State: uverbs.QPSInit, Port: 1, Access: rigAccess},
+		{uverbs.QPAttr{State: uverbs.QPSInit, Port: 1, Access: access},
 			uverbs.QPAttrState | uverbs.QPAttrPKeyIndex | uverbs.QPAttrPort | uverbs.QPAttrAccessFlags},
 		{uverbs.QPAttr{
 			State: uverbs.QPSRTR, PathMTU: uverbs.MTU1024, DestQPNum: remote, RQPSN: 0x1234,

@@ -28,6 +28,12 @@ type Side struct {
 // new peer for usage. All of it is freed at the end of the test.
 func NewSide(t testing.TB, ctx context.Context, addr netip.Addr, typ rpma.ContextType, size int, usage rpma.Usage) *Side {
 	t.Helper()
+	return NewSideWithOptions(t, ctx, addr, typ, size, usage, rpma.PeerOptions{})
+}
+
+// NewSideWithOptions is NewSide with a peer made with opts.
+func NewSideWithOptions(t testing.TB, ctx context.Context, addr netip.Addr, typ rpma.ContextType, size int, usage rpma.Usage, opts rpma.PeerOptions) *Side {
+	t.Helper()
 	s := &Side{}
 	var err error
 	if s.Ctx, err = rpma.ContextByAddr(ctx, addr, typ); err != nil {
@@ -38,7 +44,7 @@ func NewSide(t testing.TB, ctx context.Context, addr netip.Addr, typ rpma.Contex
 			t.Errorf("context close: %v", err)
 		}
 	})
-	if s.Peer, err = rpma.NewPeer(s.Ctx); err != nil {
+	if s.Peer, err = rpma.NewPeerWithOptions(s.Ctx, opts); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {

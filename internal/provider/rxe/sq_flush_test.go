@@ -175,3 +175,21 @@ func TestSQPutFlushAtomicWriteErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestSQFlushAtomicWriteAllocs(t *testing.T) {
+	_, s, _, sqBuf, _ := newQP(t, rcInit, 8, 4)
+	flush := &provider.SendWR{Opcode: abi.IB_UVERBS_WR_FLUSH, Flags: abi.IB_SEND_SIGNALED, RemoteAddr: 0x1000, RKey: 2,
+		Length: 64, FlushType: abi.IB_FLUSH_GLOBAL}
+	aw := &provider.SendWR{Opcode: abi.IB_UVERBS_WR_ATOMIC_WRITE, Flags: abi.IB_SEND_SIGNALED, RemoteAddr: 0x1008, RKey: 2,
+		AtomicData: [8]byte{1, 2, 3, 4, 5, 6, 7, 8}}
+	var sqi provider.SQ = s
+	allocs := testing.AllocsPerRun(100, func() {
+		if sqi.Put(flush) != nil || sqi.Put(aw) != nil || sqi.Flush() != nil {
+			panic("Put/Flush failed")
+		}
+		setConsumer(sqBuf, producer(sqBuf)) // the kernel keeps up
+	})
+	if allocs != 0 {
+		t.Errorf("Put+Flush allocates %v times per run", allocs)
+	}
+}
