@@ -126,6 +126,10 @@ func TestErrCasesHost(t *testing.T) {
 			_, err := rpma.NewPeer(nil)
 			return err
 		}, rpma.ErrInval},
+		{"Go: NewPeerWithOptions: ibv_ctx is NULL", func() error {
+			_, err := rpma.NewPeerWithOptions(nil, rpma.PeerOptions{Flush: rpma.FlushEmulated})
+			return err
+		}, rpma.ErrInval},
 
 		// rpma_mr_remote_from_descriptor(3)
 		{"rpma_mr_remote_from_descriptor: desc is NULL", func() error {

@@ -192,6 +192,15 @@ func TestErrCasesPeer(t *testing.T) {
 				return err
 			}, rpma.ErrProvider},
 
+			// rpma_peer_new(3) with options
+			{"Go: NewPeerWithOptions: unknown flush mode", func() error {
+				p, err := rpma.NewPeerWithOptions(s.peer.Context(), rpma.PeerOptions{Flush: 7})
+				if err == nil {
+					p.Close()
+				}
+				return err
+			}, rpma.ErrInval},
+
 			// rpma_srq_new(3)
 			{"Go: rpma_srq_new: rq_size 0", func() error {
 				q, err := s.peer.NewSRQ(&rpma.SRQConfig{RQSize: 0, RCQSize: 1})

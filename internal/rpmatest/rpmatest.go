@@ -150,6 +150,16 @@ func WantEvent(ctx context.Context, c *rpma.Conn, want rpma.ConnEvent) error {
 // successful op of id.
 func Complete(t testing.TB, ctx context.Context, q *rpma.CQ, id uint64, op cq.Opcode) cq.WC {
 	t.Helper()
+	wc := Next(t, ctx, q)
+	if wc.Status != cq.Success || wc.ID != id || wc.Opcode != op {
+		t.Fatalf("completion %+v, want ID %d %s success", wc, id, op)
+	}
+	return wc
+}
+
+// Next waits for one completion on q and returns it.
+func Next(t testing.TB, ctx context.Context, q *rpma.CQ) cq.WC {
+	t.Helper()
 	var wc [1]cq.WC
 	for {
 		err := q.GetWC(1, wc[:], nil)
@@ -162,9 +172,6 @@ func Complete(t testing.TB, ctx context.Context, q *rpma.CQ, id uint64, op cq.Op
 		if err := q.Wait(ctx); err != nil && !errors.Is(err, rpma.ErrNoCompletion) {
 			t.Fatal(err)
 		}
-	}
-	if wc[0].Status != cq.Success || wc[0].ID != id || wc[0].Opcode != op {
-		t.Fatalf("completion %+v, want ID %d %s success", wc[0], id, op)
 	}
 	return wc[0]
 }

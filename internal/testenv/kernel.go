@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"fmt"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -27,4 +28,18 @@ func NeedKernelFeature(t testing.TB, d Dev, have bool, feature, since string) {
 	if !have {
 		t.Skipf("%s on Linux %s has no %s: it came in %s", d.Driver, KernelRelease(), feature, since)
 	}
+}
+
+// KernelAtLeast reports whether the running kernel's release is at least
+// major.minor. Tests use it to know which driver features to expect
+// independently of what the device reports, which is what the code under
+// test reads.
+func KernelAtLeast(t testing.TB, major, minor int) bool {
+	t.Helper()
+	rel := KernelRelease()
+	var ma, mi int
+	if _, err := fmt.Sscanf(rel, "%d.%d", &ma, &mi); err != nil {
+		t.Fatalf("kernel release %q: %v", rel, err)
+	}
+	return ma > major || ma == major && mi >= minor
 }
