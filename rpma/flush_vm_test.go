@@ -75,7 +75,9 @@ func TestNativeChoice(t *testing.T) {
 			name string
 			post func() error
 		}{
-			{"Flush", func() error { return client.conn.Flush(remote, 100, 12, rpma.FlushVisibility, rpma.CompletionAlways, 4) }},
+			{"Flush", func() error {
+				return client.conn.Flush(remote, 100, 12, rpma.FlushVisibility, rpma.CompletionAlways, 4)
+			}},
 			{"AtomicWrite", func() error { return client.conn.AtomicWrite(remote, 16, [8]byte{1}, rpma.CompletionAlways, 5) }},
 		} {
 			allocs := testing.AllocsPerRun(100, func() {
