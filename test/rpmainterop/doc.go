@@ -14,7 +14,17 @@
 // bytes as "server memory: ..." (NULs and unprintable bytes as '.'). The
 // client decodes the server's common_data, reads 16 bytes from offset 0
 // (printing "read: ..."), writes "written by C" at offset 100, flushes it
-// for visibility, waits for the flush's completion and disconnects.
+// for visibility, waits for the flush's completion, writes "C atomic" at
+// offset 120 with rpma_atomic_write, prints its completion's opcode
+// ("atomic write opcode: N": 9 native, 1 emulated) and disconnects.
+//
+// Debian 12 ships librpma 1.2.0 and rdma-core 44: native ATOMIC WRITE
+// where the device has it (rxe since Linux 6.2), never native FLUSH
+// (ibv_wr_flush came in rdma-core 45, librpma's native flush in 1.3).
+// The Go client therefore flushes a C server's memory with a
+// FlushEmulated peer; TestCServerGoClientNativeFlush shows what a default
+// peer's native flush gets instead. docs/librpma-mapping.md has the
+// details.
 //
 // hack/vm compiles testdata/peer.c with the host's gcc against -lrpma
 // when it packs the C tools (-ctools, as make vm-test does) and puts it

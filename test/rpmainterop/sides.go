@@ -148,13 +148,27 @@ func (p *CPeer) Wait(t testing.TB) {
 	t.Logf("%s", p)
 }
 
+// ClientResult is what GoClient's flush and atomic write completed with.
+type ClientResult struct {
+	Flush       cq.WC
+	AtomicWrite cq.WC // zero when the flush failed and it was not tried
+}
+
 // GoClient is the Go client of TestCServerGoClient: it connects to the C
-// server at server from local, reads the first 16 bytes of its memory,
-// writes "written by Go" at writeOffset, flushes it for visibility and
-// disconnects. srv describes the server for failure messages.
-func GoClient(t testing.TB, ctx context.Context, local netip.Addr, server netip.AddrPort, srv fmt.Stringer) {
+// server at server from local with a peer made with opts, reads the first
+// 16 bytes of its memory, writes "written by Go" at writeOffset, flushes
+// it for visibility and, if the flush succeeds, writes goAtomic at
+// atomicOffset with AtomicWrite; then it disconnects. It returns the
+// flush's and the atomic write's completions, whose opcodes say how rpma
+// carried them out. srv describes the server for failure messages.
+//
+// Against Debian 12's C librpma 1.2, opts must be FlushEmulated on a
+// kernel with native flush (rxe since 6.2): librpma 1.2 registers the
+// server's memory without the FLUSH access flags, and a native flush of
+// it completes with a remote access error.
+func GoClient(t testing.TB, ctx context.Context, local netip.Addr, server netip.AddrPort, srv fmt.Stringer, opts rpma.PeerOptions) ClientResult {
 	t.Helper()
-	me := rpmatest.NewSide(t, ctx, local, rpma.ContextRemote, bufSize, rpma.UsageReadDst|rpma.UsageWriteSrc)
+	me := rpmatest.NewSideWithOptions(t, ctx, local, rpma.ContextRemote, bufSize, rpma.UsageReadDst|rpma.UsageWriteSrc, opts)
 	req, err := me.Peer.NewConnRequest(ctx, server, nil)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, srv)
@@ -210,7 +224,20 @@ func GoClient(t testing.TB, ctx context.Context, local netip.Addr, server netip.
 	if err := conn.Flush(remote, writeOffset, len(goWrites), rpma.FlushVisibility, rpma.CompletionAlways, 3); err != nil {
 		t.Fatal(err)
 	}
-	rpmatest.Complete(t, ctx, q, 3, cq.OpRDMARead)
+	var res ClientResult
+	res.Flush = rpmatest.Next(t, ctx, q)
+	if res.Flush.ID != 3 {
+		t.Fatalf("flush completion %+v, want ID 3", res.Flush)
+	}
+	if res.Flush.Status == cq.Success {
+		if err := conn.AtomicWrite(remote, atomicOffset, goAtomic, rpma.CompletionAlways, 4); err != nil {
+			t.Fatal(err)
+		}
+		res.AtomicWrite = rpmatest.Next(t, ctx, q)
+		if res.AtomicWrite.ID != 4 || res.AtomicWrite.Status != cq.Success {
+			t.Fatalf("atomic write completion %+v, want ID 4 success", res.AtomicWrite)
+		}
+	}
 
 	if err := conn.Disconnect(); err != nil {
 		t.Fatal(err)
@@ -219,17 +246,29 @@ func GoClient(t testing.TB, ctx context.Context, local netip.Addr, server netip.
 		t.Errorf("client event after disconnect %v, %v", ev, err)
 	}
 	closed = true
+	return res
 }
+
+// atomicOffset is where both clients write atomically: 8-byte aligned,
+// inside the C server's 128-byte window and past the write at
+// writeOffset.
+const atomicOffset = 120
+
+// goAtomic is what GoClient writes with AtomicWrite.
+var goAtomic = [8]byte{'G', 'o', ' ', 'a', 't', 'o', 'm', '!'}
 
 // goWrites is what GoClient writes into the C server's memory.
 const goWrites = "written by Go"
 
 // CheckCServerMemory checks the C server's "server memory: " line after
-// GoClient's visit.
-func CheckCServerMemory(t testing.TB, line string) {
+// GoClient's visit; atomic says whether GoClient's atomic write ran.
+func CheckCServerMemory(t testing.TB, line string, atomic bool) {
 	t.Helper()
 	mem := strings.TrimPrefix(line, "server memory: ")
 	want := "C server memory" + strings.Repeat(".", writeOffset-15) + goWrites
+	if atomic {
+		want += strings.Repeat(".", atomicOffset-writeOffset-len(goWrites)) + string(goAtomic[:])
+	}
 	if !strings.HasPrefix(mem, want) {
 		t.Errorf("C server's memory:\n%q\nwant it to start with\n%q", mem, want)
 	}
@@ -249,7 +288,9 @@ type GoServer struct {
 const goServerMemory = "Go server memory"
 
 // ListenGo starts the Go server on addr, on a port of the kernel's
-// choice.
+// choice, with its memory registered for usageServer by a default peer:
+// READ_SRC gives the region remote read, which the C librpma 1.2
+// client's reads and emulated flush need whatever the flush mode.
 func ListenGo(t testing.TB, ctx context.Context, addr netip.Addr) *GoServer {
 	t.Helper()
 	s := rpmatest.NewSide(t, ctx, addr, rpma.ContextLocal, bufSize, usageServer)
@@ -274,6 +315,21 @@ func ListenGo(t testing.TB, ctx context.Context, addr netip.Addr) *GoServer {
 // cli describes the client for failure messages.
 func (s *GoServer) Serve(t testing.TB, ctx context.Context, cli fmt.Stringer) {
 	t.Helper()
+	if ev := s.serve(t, ctx, cli); ev != rpma.ConnClosed {
+		t.Errorf("server event %v, want the client's disconnect\n%s", ev, cli)
+	}
+}
+
+// ServeUntilGone is Serve for a client that may fail and exit instead of
+// disconnecting: it returns the connection's last event, which is
+// ConnClosed or ConnLost.
+func (s *GoServer) ServeUntilGone(t testing.TB, ctx context.Context, cli fmt.Stringer) rpma.ConnEvent {
+	t.Helper()
+	return s.serve(t, ctx, cli)
+}
+
+func (s *GoServer) serve(t testing.TB, ctx context.Context, cli fmt.Stringer) rpma.ConnEvent {
+	t.Helper()
 	req, err := s.ep.NextConnRequest(ctx, nil)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, cli)
@@ -291,12 +347,13 @@ func (s *GoServer) Serve(t testing.TB, ctx context.Context, cli fmt.Stringer) {
 		t.Fatalf("server event %v, %v\n%s", ev, err, cli)
 	}
 	ev, err := conn.NextEvent(ctx)
-	if err != nil || ev != rpma.ConnClosed {
+	if err != nil {
 		t.Errorf("server event %v, %v, want the client's disconnect\n%s", ev, err, cli)
 	}
 	if err := conn.Disconnect(); err != nil {
 		t.Errorf("disconnect: %v", err)
 	}
+	return ev
 }
 
 // Check checks the server's memory after the C client's visit.
@@ -308,13 +365,28 @@ func (s *GoServer) Check(t testing.TB) {
 	if got, want := string(s.buf[:16]), goServerMemory; got != want {
 		t.Errorf("Go server's memory at 0: %q, want %q", got, want)
 	}
+	if got, want := string(s.buf[atomicOffset:atomicOffset+8]), "C atomic"; got != want {
+		t.Errorf("Go server's memory at %d: %q, want %q (the C client's atomic write)", atomicOffset, got, want)
+	}
 }
 
 // CheckCClient checks the C client's output after its visit to a Go
-// server.
-func CheckCClient(t testing.TB, out string) {
+// server, and returns the opcode of its atomic write's completion as it
+// printed it: IBV_WC_ATOMIC_WRITE (9) when librpma used native atomic
+// write, IBV_WC_RDMA_WRITE (1) when it emulated it.
+func CheckCClient(t testing.TB, out string) cq.Opcode {
 	t.Helper()
 	if !strings.Contains(out, "read: "+goServerMemory+"\n") {
 		t.Errorf("C client did not print %q:\n%s", "read: "+goServerMemory, out)
 	}
+	const prefix = "atomic write opcode: "
+	i := strings.Index(out, prefix)
+	if i < 0 {
+		t.Fatalf("C client did not print %q:\n%s", prefix, out)
+	}
+	var op int
+	if _, err := fmt.Sscanf(out[i+len(prefix):], "%d", &op); err != nil {
+		t.Fatalf("C client's %q line: %v\n%s", prefix, err, out)
+	}
+	return cq.Opcode(op)
 }

@@ -15,7 +15,9 @@
  * The client connects, decodes the server's common_data, reads the first
  * 16 bytes of the server's memory (printing "read: ..."), writes "written
  * by C" at offset 100, flushes it for visibility, waits for the flush's
- * completion and disconnects.
+ * completion, writes "C atomic" at offset 120 with rpma_atomic_write,
+ * prints the opcode of its completion as "atomic write opcode: N" and
+ * disconnects.
  *
  * Every failure is printed to stderr; the exit status is then 1.
  */
@@ -33,6 +35,40 @@
 #define BUF_SIZE 4096
 #define WINDOW 128
 #define WRITE_OFFSET 100
+#define ATOMIC_OFFSET 120	/* 8-byte aligned, inside the printed window */
+
+/*
+ * wait_wc waits for one successful completion and returns its opcode, for
+ * operations whose opcode says how librpma carried them out.
+ */
+static enum ibv_wc_opcode
+wait_wc(struct rpma_conn *conn, const char *what)
+{
+	struct rpma_cq *cq = NULL;
+	struct ibv_wc wc;
+	int ret;
+
+	CHECK(rpma_conn_get_cq(conn, &cq));
+	while ((ret = rpma_cq_get_wc(cq, 1, &wc, NULL)) != 0) {
+		if (ret != RPMA_E_NO_COMPLETION) {
+			fprintf(stderr, "rpma_cq_get_wc (%s): %s\n", what,
+				rpma_err_2str(ret));
+			exit(1);
+		}
+		ret = rpma_cq_wait(cq);
+		if (ret && ret != RPMA_E_NO_COMPLETION) {
+			fprintf(stderr, "rpma_cq_wait (%s): %s\n", what,
+				rpma_err_2str(ret));
+			exit(1);
+		}
+	}
+	if (wc.status != IBV_WC_SUCCESS) {
+		fprintf(stderr, "%s completion: %s\n", what,
+			ibv_wc_status_str(wc.status));
+		exit(1);
+	}
+	return wc.opcode;
+}
 
 /* wait_completion waits for one completion and checks it. */
 static void
@@ -131,6 +167,7 @@ static int
 client(const char *addr, const char *port)
 {
 	static const char msg[] = "written by C";
+	static const char atomic_msg[8] = {'C', ' ', 'a', 't', 'o', 'm', 'i', 'c'};
 	struct ibv_context *ibv_ctx = NULL;
 	struct rpma_peer *peer = NULL;
 	struct rpma_mr_local *mr = NULL;
@@ -193,6 +230,16 @@ client(const char *addr, const char *port)
 		RPMA_FLUSH_TYPE_VISIBILITY, RPMA_F_COMPLETION_ALWAYS, NULL));
 	wait_completion(conn, IBV_WC_RDMA_READ, "flush");
 	printf("written and flushed\n");
+	fflush(stdout);
+
+	/*
+	 * librpma 1.2 uses native atomic write when the device has it
+	 * (opcode IBV_WC_ATOMIC_WRITE, 9), else a fenced inline RDMA write
+	 * (IBV_WC_RDMA_WRITE, 1): the Go test checks which.
+	 */
+	CHECK(rpma_atomic_write(conn, remote, ATOMIC_OFFSET, atomic_msg,
+		RPMA_F_COMPLETION_ALWAYS, NULL));
+	printf("atomic write opcode: %d\n", (int)wait_wc(conn, "atomic write"));
 	fflush(stdout);
 
 	CHECK(rpma_conn_disconnect(conn));
