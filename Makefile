@@ -14,7 +14,7 @@ FUZZFLAGS ?=
 # whole amd64 device suite on. hack/vm resolves the newest kernel of each
 # series through apt and caches every version apart.
 KERNEL    ?= 6.1
-KERNELS   ?= 6.1
+KERNELS   ?= 6.1 6.12
 # ARM64_PKGS are the packages whose device tests make test runs in the
 # arm64 guest: the verbs, connection manager and rpma suites, with the ring
 # stress test (rdmacm). The rest is mostly interop with the C tools, which

@@ -1,0 +1,38 @@
+package testenv
+
+import (
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// KernelRelease is the running kernel's release (uname -r), e.g.
+// "6.12.117+deb12-amd64".
+func KernelRelease() string {
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		return ""
+	}
+	return unix.ByteSliceToString(u.Release[:])
+}
+
+// KernelAtLeast reports whether the running kernel is major.minor or
+// newer. Tests use it only where a kernel's behaviour, not a capability the
+// device reports, differs between the kernels the VM boots (see
+// docs/kernel-notes.md); features are asked of the device.
+func KernelAtLeast(major, minor int) bool {
+	m, n, ok := parseRelease(KernelRelease())
+	return ok && (m > major || m == major && n >= minor)
+}
+
+// parseRelease reads the major and minor numbers of a kernel release.
+func parseRelease(r string) (major, minor int, ok bool) {
+	f := strings.FieldsFunc(r, func(c rune) bool { return c < '0' || c > '9' })
+	if len(f) < 2 {
+		return 0, 0, false
+	}
+	major, err1 := strconv.Atoi(f[0])
+	minor, err2 := strconv.Atoi(f[1])
+	return major, minor, err1 == nil && err2 == nil
+}
