@@ -8,6 +8,13 @@ TESTFLAGS ?=
 FUZZTIME  ?= 30s
 FUZZSHORT ?= 2s
 FUZZFLAGS ?=
+# KERNEL is the kernel series a single guest run boots (demo, bench,
+# profile, shell, the arm64, race and two-host runs): Debian 12's 6.1, or
+# 6.12 from its security suite. KERNELS are the series make test runs the
+# whole amd64 device suite on. hack/vm resolves the newest kernel of each
+# series through apt and caches every version apart.
+KERNEL    ?= 6.1
+KERNELS   ?= 6.1 6.12
 # ARM64_PKGS are the packages whose device tests make test runs in the
 # arm64 guest: the verbs, connection manager and rpma suites, with the ring
 # stress test (rdmacm). The rest is mostly interop with the C tools, which
@@ -43,16 +50,20 @@ fuzz-short:
 	GO=$(GO) FUZZFLAGS='$(FUZZFLAGS)' sh hack/fuzz.sh $(FUZZSHORT)
 
 ## vm-test: the integration tests in QEMU guests: every package in an
-## amd64 guest with rxe0, siw0 and the C tools, then ARM64_PKGS in an arm64
-## guest with rxe0. Each run's lines name its architecture.
-## TESTFLAGS go to the test binaries, e.g. make vm-test TESTFLAGS='-run Discovery'.
-vm-test: vm-test-amd64 vm-test-arm64
+## amd64 guest with rxe0, siw0 and the C tools on each of KERNELS, then
+## ARM64_PKGS in an arm64 guest with rxe0 on KERNEL. Each run's lines name
+## its architecture and kernel. TESTFLAGS go to the test binaries, e.g.
+## make vm-test TESTFLAGS='-run Discovery'.
+vm-test: $(addprefix vm-test-amd64-,$(KERNELS)) vm-test-arm64
 
-vm-test-amd64:
-	$(GO) run ./hack/vm test -arch amd64 -ctools $(VMFLAGS) -- $(TESTFLAGS)
+## vm-test-amd64: the amd64 suite on KERNEL; vm-test-amd64-6.12 on 6.12.
+vm-test-amd64: vm-test-amd64-$(KERNEL)
+
+vm-test-amd64-%:
+	$(GO) run ./hack/vm test -arch amd64 -kernel $* -ctools $(VMFLAGS) -- $(TESTFLAGS)
 
 vm-test-arm64:
-	$(GO) run ./hack/vm test -arch arm64 $(VMFLAGS) $(ARM64_PKGS) -- $(TESTFLAGS)
+	$(GO) run ./hack/vm test -arch arm64 -kernel $(KERNEL) $(VMFLAGS) $(ARM64_PKGS) -- $(TESTFLAGS)
 
 ## vm-test-race: the shared-connection, close-race and ring stress tests
 ## with the race detector (test binaries built with cgo, the host's libc in
@@ -61,7 +72,7 @@ vm-test-arm64:
 ## in make test-all.
 RACE_TESTS ?= TestLoadSharedConn|TestCloseRacesDataPath|TestRingStress
 vm-test-race:
-	$(GO) run ./hack/vm test -race $(VMFLAGS) ./uverbs ./rdmacm ./rpma -- -test.run '$(RACE_TESTS)' $(TESTFLAGS)
+	$(GO) run ./hack/vm test -race -kernel $(KERNEL) $(VMFLAGS) ./uverbs ./rdmacm ./rpma -- -test.run '$(RACE_TESTS)' $(TESTFLAGS)
 
 ## vm-test-all: vm-test with every package on arm64 too.
 vm-test-all:
@@ -71,12 +82,12 @@ vm-test-all:
 ## virtual wire, each test's server in a and its client in b, with the
 ## fault cases (loss, delay, link down, peer powered off).
 test-pair:
-	$(GO) run ./hack/vm pair -ctools $(VMFLAGS) -- $(TESTFLAGS)
+	$(GO) run ./hack/vm pair -ctools -kernel $(KERNEL) $(VMFLAGS) -- $(TESTFLAGS)
 
 ## test-pair-ci: the two-host suite in -short mode, which leaves out what
 ## only repeats the rest at length (see docs/two-hosts.md).
 test-pair-ci:
-	$(GO) run ./hack/vm pair -ctools $(VMFLAGS) -- -test.short $(TESTFLAGS)
+	$(GO) run ./hack/vm pair -ctools -kernel $(KERNEL) $(VMFLAGS) -- -test.short $(TESTFLAGS)
 
 ## test: build, vet, unit tests, a brief fuzz run, the VM tests on amd64
 ## and arm64, the race-detector run, then the two-host suite's CI subset
@@ -93,24 +104,26 @@ test-native:
 
 ## demo: boot the VM and run an rpma server and client on rxe and siw.
 demo:
-	$(GO) run ./hack/vm demo -ctools $(VMFLAGS)
+	$(GO) run ./hack/vm demo -ctools -kernel $(KERNEL) $(VMFLAGS)
 
-## bench: compare rperf with perftest's C tools in the VM, write BENCHMARKS.md.
+## bench: compare rperf with perftest's C tools in the VM, write
+## BENCHMARKS.md (which names the kernel); make bench KERNEL=6.12 writes
+## docs/benchmarks-linux-6.12.md instead.
 bench:
-	$(GO) run ./hack/vm bench -timeout 45m $(VMFLAGS)
+	$(GO) run ./hack/vm bench -timeout 45m -kernel $(KERNEL) $(VMFLAGS)
 
 ## profile: rperf and perftest under perf record in the VM, write PROFILE.md.
 profile:
-	$(GO) run ./hack/vm profile -timeout 30m $(VMFLAGS)
+	$(GO) run ./hack/vm profile -timeout 30m -kernel $(KERNEL) $(VMFLAGS)
 
 ## vm-shell: boot the VM with a shell on the console, for debugging.
 vm-shell:
-	$(GO) run ./hack/vm shell -ctools $(VMFLAGS)
+	$(GO) run ./hack/vm shell -ctools -kernel $(KERNEL) $(VMFLAGS)
 
 ## fetch: download the kernels, build siw.ko and install QEMU, then stop.
 fetch:
-	$(GO) run ./hack/vm fetch -arch amd64 $(VMFLAGS)
-	$(GO) run ./hack/vm fetch -arch arm64 $(VMFLAGS)
+	for k in $(KERNELS); do $(GO) run ./hack/vm fetch -arch amd64 -kernel $$k $(VMFLAGS) || exit 1; done
+	$(GO) run ./hack/vm fetch -arch arm64 -kernel $(KERNEL) $(VMFLAGS)
 
 ## clean: remove the VM cache (kernels, modules, images).
 clean:

@@ -238,9 +238,24 @@ func (c *Conn) Wait(ctx context.Context) (q *CQ, isRCQ bool, err error) {
 
 // Disconnect starts tearing the connection down (rpma_conn_disconnect);
 // ConnClosed follows.
+//
+// Unlike rpma_conn_disconnect, it first gives the operations posted
+// before it up to the connection's timeout (ConnConfig.Timeout) to leave
+// the send queue: the disconnect moves the QP to ERR, which flushes what
+// is still queued. On Linux 6.1 rxe sent inside the post call, so a send
+// just before a disconnect always went out; from 6.12 the post only queues
+// rxe's requester, and without the wait the last message (librpma's
+// examples send I_M_DONE unsignaled, then disconnect) was lost.
 func (c *Conn) Disconnect() error {
 	if c == nil {
 		return ErrInval
+	}
+	if qp := c.id.QP(); qp != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), c.req.cfg.Timeout)
+		// Best effort: a peer that stopped answering keeps the queue
+		// busy, and the disconnect then flushes what is left.
+		qp.DrainSend(ctx)
+		cancel()
 	}
 	return provider("disconnect", c.id.Disconnect())
 }

@@ -17,7 +17,7 @@ import (
 // siw. The tests take it from the kernel release rather than from the
 // device's capability flags, which is what rpma itself reads.
 func rxeNative(t *testing.T, d testenv.Dev) bool {
-	return d.Driver == "rxe" && testenv.KernelAtLeast(t, 6, 2)
+	return d.Driver == "rxe" && testenv.KernelAtLeast(6, 2)
 }
 
 // TestNativeChoice checks that a peer made with the default options

@@ -14,6 +14,7 @@ type countSQ struct{ puts, flushes int }
 
 func (s *countSQ) Put(wr *provider.SendWR) error { s.puts++; return nil }
 func (s *countSQ) Flush() error                  { s.flushes++; return nil }
+func (s *countSQ) Idle() bool                    { return true }
 func (s *countSQ) Close() error                  { return nil }
 
 func benchQP() (*QP, *countSQ) {

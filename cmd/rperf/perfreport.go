@@ -50,6 +50,7 @@ type sideProfile struct {
 	comms   []share // by command: all samples
 	threads []share // by thread: the tool's samples
 	syms    []share // by dso and symbol: the tool's samples
+	allSyms []share // by dso and symbol: every thread's samples
 }
 
 // A category sorts the tool's samples by what ran.
@@ -91,7 +92,7 @@ func isRuntime(dso, sym string) bool { return strings.HasPrefix(sym, "[.] runtim
 
 // categories are checked in order; the first that matches takes a symbol.
 var categories = []category{
-	{"kernel: rxe (transport work in the doorbell and completions)", isRXE},
+	{"kernel: rxe (transport work in the tool's system calls)", isRXE},
 	{"kernel: scheduler (context switches, wake-ups, futexes)", isSched},
 	{"kernel: other (system calls, memory, interrupts)", isKernel},
 	{"user: Go runtime (runtime.*)", isRuntime},
@@ -135,7 +136,13 @@ func (sp sideProfile) rows() []float64 {
 			}
 		}
 	}
-	return append(append([]float64{tool}, cats...), softirq, kworker, idle, rest)
+	var rxe float64
+	for _, s := range sp.allSyms {
+		if len(s.keys) >= 2 && isRXE(s.keys[0], s.keys[1]) {
+			rxe += s.pct
+		}
+	}
+	return append(append([]float64{tool}, cats...), softirq, kworker, idle, rest, rxe)
 }
 
 var profileRowNames = append(append([]string{
@@ -147,10 +154,15 @@ var profileRowNames = append(append([]string{
 	}
 	return n
 }()...),
-	"ksoftirqd (rxe's deferred work)", "kworker", "idle (swapper)", "everything else (perf, init...)")
+	"ksoftirqd (rxe's deferred work)", "kworker", "idle (swapper)", "everything else (perf, init...)",
+	"rxe's work in any thread (the per-message clock)")
 
-// rxeRow is the row of rxe's kernel work in rows.
-const rxeRow = 1
+// rxeRow is the row of rxe's kernel work in every thread: the tool's
+// system calls on Linux 6.1, where the send doorbell runs rxe's requester
+// in the caller's system call, but mostly kworkers from 6.12, where the
+// doorbell queues it on a workqueue (rxe_sched_task), and ksoftirqd for
+// deferred responder work on either.
+var rxeRow = len(profileRowNames) - 1
 
 // perMessage compares what Go and C spend on one row per message, with
 // rxe's work as the clock: it is the same per message whichever stack

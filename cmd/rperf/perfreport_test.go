@@ -47,9 +47,15 @@ func TestProfileRows(t *testing.T) {
 			sh(7, "rperf", "[.] main.(*session).latWrite"),
 			sh(5, "[vdso]", "[.] __vdso_clock_gettime"),
 		},
+		allSyms: []share{
+			sh(12, "[rdma_rxe]", "[k] rxe_requester"),
+			sh(3, "[kernel.kallsyms]", "[k] rxe_post"),
+			sh(4, "[rdma_rxe]", "[k] rxe_completer"), // in a kworker
+			sh(2, "[kernel.kallsyms]", "[k] finish_task_switch.isra.0"),
+		},
 	}
 	got := sp.rows()
-	want := []float64{60, 15, 2, 6, 5, 7, 20, 5, 10, 6, 20, 4}
+	want := []float64{60, 15, 2, 6, 5, 7, 20, 5, 10, 6, 20, 4, 19}
 	if len(got) != len(profileRowNames) {
 		t.Fatalf("%d rows, %d names", len(got), len(profileRowNames))
 	}
@@ -60,7 +66,7 @@ func TestProfileRows(t *testing.T) {
 	c := sideProfile{comm: "ib_write_lat", syms: []share{
 		sh(30, "librxe-rdmav34.so", "[.] rxe_poll_cq"),
 		sh(10, "ib_write_lat", "[.] run_iter_lat_write"),
-	}}
+	}, allSyms: []share{sh(38, "[rdma_rxe]", "[k] rxe_requester")}}
 	cr := c.rows()
 	if cr[5] != 10 || cr[6] != 30 {
 		t.Errorf("C rows %v", cr)
@@ -76,7 +82,9 @@ func TestProfileRows(t *testing.T) {
 		t.Errorf("%d busy threads, want 3", n)
 	}
 	writeProfile(&b, "write_lat", 64, [2]sideProfile{sp, c}, 2)
-	for _, s := range []string{"### write_lat, 64 bytes", "| … kernel: rxe (transport work in the doorbell and completions) | 15.0 % | 0.0 % | n/a |",
+	for _, s := range []string{"### write_lat, 64 bytes", "| … kernel: rxe (transport work in the tool's system calls) | 15.0 % | 0.0 % | Go only |",
+		"| … user: RDMA stack (purerdma packages; libibverbs, rxe provider, librpma) | 20.0 % | 30.0 % | 1.33 |",
+		"| rxe's work in any thread (the per-message clock) | 19.0 % | 38.0 % | 1.00 |",
 		"- 20.0 % `[.] github.com/purerdma/purerdma/cq.(*CQ).Poll` (rperf)", "Threads with at least 1 % of the samples: Go 3, C 0.", "- 30.0 % `[.] rxe_poll_cq` (librxe-rdmav34.so)"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("no %q in\n%s", s, b.String())

@@ -212,6 +212,7 @@ func (p *profileOpts) record(ctx context.Context, w workload, side string, comm 
 		{"comm", &sp.comms, false},
 		{"pid", &sp.threads, true},
 		{"dso,sym", &sp.syms, true},
+		{"dso,sym", &sp.allSyms, false},
 	} {
 		args := []string{"report", "-i", data, "--stdio", "--time", p.window, "-t", ";", "--sort", r.sort}
 		if r.self {

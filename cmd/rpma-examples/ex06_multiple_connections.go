@@ -28,7 +28,7 @@ var names = []string{"Andy", "Chet", "Derek", "Janek", "Kacper", "Lukasz", "Oksa
 
 // multiIdle is how long the server waits for any event before it ends
 // (TIMEOUT_15S); tests shorten it.
-var multiIdle = timeout15s
+var multiIdle = 15 * time.Second
 
 // glibcRand returns the first rand() after srand(seed) of glibc, whose
 // generator the C client picks its name with.

@@ -22,16 +22,20 @@ func rcqConfig(scch bool) *rpma.ConnConfig {
 }
 
 // rcqValidate is get_wc_and_validate on the CQ that gets op's
-// completions, or wait_and_validate_completion in the scch variant.
+// completions (sends on the CQ, receives on the RCQ), or
+// wait_and_validate_completion in the scch variant.
 func rcqValidate(ctx context.Context, conn *rpma.Conn, scch bool, op cq.Opcode, stderr io.Writer) error {
-	if scch {
-		return waitAndValidateCompletion(ctx, conn, op, stderr)
-	}
 	q, what := conn.CQ(), "rpma_send()"
 	if op == cq.OpRecv {
 		q, what = conn.RCQ(), "rpma_recv()"
 	}
-	wc, err := getOneWC(ctx, q)
+	var wc cq.WC
+	var err error
+	if scch {
+		wc, err = connWaitOneWC(ctx, conn, q)
+	} else {
+		wc, err = getOneWC(ctx, q)
+	}
 	if err != nil {
 		return err
 	}

@@ -23,8 +23,16 @@ const (
 	benchInfo  = "BENCH-INFO: "
 )
 
-// benchFile is what bench writes at the top of the repository.
-const benchFile = "BENCHMARKS.md"
+// benchFile is where bench writes its report, relative to the top of the
+// repository: BENCHMARKS.md for Debian 12's own kernel, and a file per
+// series under docs/ for the others (make bench KERNEL=6.12), so that one
+// kernel's run does not replace another's.
+func benchFile(series string) string {
+	if series == "" || series == fetch.DefaultSeries {
+		return "BENCHMARKS.md"
+	}
+	return filepath.Join("docs", "benchmarks-linux-"+series+".md")
+}
 
 // bench boots the guest with the C tools, runs rperf compare (with args,
 // the flags after "--") and writes BENCHMARKS.md from its table.
@@ -39,7 +47,7 @@ func bench(env *fetch.Env, o options, args []string) error {
 	}
 	host := hostInfo()
 	md := renderBench(time.Now().UTC(), host, info, table, elapsed)
-	path := filepath.Join(repoRoot(), benchFile)
+	path := filepath.Join(repoRoot(), benchFile(o.kernel))
 	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
 		return err
 	}

@@ -101,3 +101,15 @@ func TestBetween(t *testing.T) {
 		})
 	}
 }
+
+func TestBenchFile(t *testing.T) {
+	for series, want := range map[string]string{
+		"":     "BENCHMARKS.md",
+		"6.1":  "BENCHMARKS.md",
+		"6.12": "docs/benchmarks-linux-6.12.md",
+	} {
+		if got := benchFile(series); got != want {
+			t.Errorf("benchFile(%q) = %q, want %q", series, got, want)
+		}
+	}
+}

@@ -94,7 +94,11 @@ func (im *image) modules(w *cpio.Writer) error {
 		return err
 	}
 	for _, m := range mods {
-		if err := w.CopyFile(filepath.Join(plan.ModulesDir, m.Name+".ko"), m.Path); err != nil {
+		data, err := kmod.Contents(m.Path)
+		if err != nil {
+			return err
+		}
+		if err := w.File(filepath.Join(plan.ModulesDir, m.Name+".ko"), 0o644, data); err != nil {
 			return err
 		}
 	}

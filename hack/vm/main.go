@@ -22,6 +22,7 @@ import (
 
 type options struct {
 	arch    string
+	kernel  string // kernel series, e.g. "6.12"
 	cache   string
 	timeout time.Duration
 	ctools  bool
@@ -38,6 +39,7 @@ func main() {
 	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
 	var o options
 	fs.StringVar(&o.arch, "arch", "amd64", "guest architecture")
+	fs.StringVar(&o.kernel, "kernel", fetch.DefaultSeries, "kernel series (6.1, 6.12): the newest Debian kernel of it that apt offers")
 	fs.StringVar(&o.cache, "cache", defaultCache(), "cache directory (kernels, siw.ko, images)")
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Minute, "time limit for the whole guest run")
 	fs.BoolVar(&o.ctools, "ctools", false, "pack rdma-core's C tools and libraries into the guest")
@@ -72,7 +74,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: vm test|pair|demo|bench|profile|shell|fetch [-arch amd64] [-cache dir] [-timeout d] [-ctools] [packages] [-- test flags]")
+	fmt.Fprintln(os.Stderr, "usage: vm test|pair|demo|bench|profile|shell|fetch [-arch amd64] [-kernel 6.1] [-cache dir] [-timeout d] [-ctools] [packages] [-- test flags]")
 	os.Exit(2)
 }
 
@@ -95,5 +97,5 @@ func prepare(env *fetch.Env, o options) (*fetch.Kernel, error) {
 	if _, err := env.EnsureQEMU(o.arch); err != nil {
 		return nil, err
 	}
-	return env.Kernel(o.cache, o.arch)
+	return env.Kernel(o.cache, o.arch, o.kernel)
 }

@@ -140,6 +140,11 @@ type SQ interface {
 	// Flush hands the slots Put since the last Flush to the device and
 	// rings the doorbell once.
 	Flush() error
+	// Idle reports whether the device is done with every slot handed to
+	// it: a request still in the ring when the QP moves to ERR is flushed
+	// rather than sent, and from Linux 6.12 rxe's doorbell returns before
+	// the requester has sent anything.
+	Idle() bool
 	// Close unmaps the queue.
 	Close() error
 }

@@ -30,7 +30,7 @@ func port(d testenv.Dev) uint16 {
 // rdma-core 44) then writes atomically in the native way, and flushes by
 // reading, as it always does; rpma's default peer does both natively.
 func native(t *testing.T, d testenv.Dev) bool {
-	return d.Driver == "rxe" && testenv.KernelAtLeast(t, 6, 2)
+	return d.Driver == "rxe" && testenv.KernelAtLeast(6, 2)
 }
 
 // atomicOp is the completion opcode of an atomic write on d.

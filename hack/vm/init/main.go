@@ -139,6 +139,9 @@ func environ(p *plan.Plan) []string {
 		"TERM":             "dumb",
 		"PURERDMA_VM":      "1",
 		"PURERDMA_VM_ARCH": runtime.GOARCH,
+		// The running kernel, for skip messages that name a missing
+		// kernel feature.
+		"PURERDMA_VM_KERNEL": kernelRelease(),
 	}
 	for _, d := range plan.DevicesFor(runtime.GOARCH) {
 		key := "PURERDMA_" + strings.ToUpper(d.Type)

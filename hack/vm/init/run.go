@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/purerdma/purerdma/hack/vm/internal/plan"
 )
 
@@ -27,8 +29,22 @@ func run(p *plan.Plan) int {
 	return status
 }
 
+// guestLabel names the architecture and the running kernel in every step's
+// start and result lines, so that a run over several kernels says which one
+// each result came from: "amd64, Linux 6.12.117+deb12-amd64".
+var guestLabel = runtime.GOARCH + ", Linux " + kernelRelease()
+
+// kernelRelease is uname -r.
+func kernelRelease() string {
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		return "unknown"
+	}
+	return unix.ByteSliceToString(u.Release[:])
+}
+
 func runStep(s plan.Step, env []string) int {
-	fmt.Printf("=== purerdma-vm: run %s (%s)\n", s.Name, runtime.GOARCH)
+	fmt.Printf("=== purerdma-vm: run %s (%s)\n", s.Name, guestLabel)
 	start := time.Now()
 	cmd := exec.Command(s.Path, s.Args...)
 	cmd.Dir = s.Dir
@@ -42,6 +58,6 @@ func runStep(s plan.Step, env []string) int {
 		}
 		fmt.Printf("purerdma-vm: %s: %v\n", s.Name, err)
 	}
-	fmt.Printf("=== purerdma-vm: %s exit %d (%s, %v)\n", s.Name, code, runtime.GOARCH, time.Since(start).Round(time.Millisecond))
+	fmt.Printf("=== purerdma-vm: %s exit %d (%s, %v)\n", s.Name, code, guestLabel, time.Since(start).Round(time.Millisecond))
 	return code
 }

@@ -179,4 +179,9 @@ func (s *sq) Flush() error {
 	return s.q.dev.Doorbell(s.init.Handle)
 }
 
+// Idle reports whether the kernel has moved the consumer index up to the
+// last published slot. rxe's completer advances it when a request is
+// done (acknowledged, for RC), signaled or not.
+func (s *sq) Idle() bool { return s.q.buf == nil || s.q.cons.Load() == s.published }
+
 func (s *sq) Close() error { return s.q.close() }

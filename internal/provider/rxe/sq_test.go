@@ -315,3 +315,34 @@ func TestSQAllocs(t *testing.T) {
 		t.Errorf("Put+Flush allocates %v times per run", allocs)
 	}
 }
+
+// The SQ is idle once the kernel's consumer index reaches the last
+// published slot; Puts not yet flushed do not count, since the kernel has
+// not been handed them.
+func TestSQIdle(t *testing.T) {
+	_, s, _, sqBuf, _ := newQP(t, rcInit, 8, 4)
+	steps := []struct {
+		what string
+		do   func() error
+		want bool
+	}{
+		{"new", func() error { return nil }, true},
+		{"Put", func() error { return s.Put(&provider.SendWR{Opcode: abi.IB_UVERBS_WR_SEND}) }, true},
+		{"Flush", s.Flush, false},
+		{"kernel takes it", func() error { setConsumer(sqBuf, 1); return nil }, true},
+		{"two more", func() error {
+			wr := provider.SendWR{Opcode: abi.IB_UVERBS_WR_SEND}
+			return errors.Join(s.Put(&wr), s.Put(&wr), s.Flush())
+		}, false},
+		{"kernel takes one", func() error { setConsumer(sqBuf, 2); return nil }, false},
+		{"and the other", func() error { setConsumer(sqBuf, 3); return nil }, true},
+	}
+	for _, st := range steps {
+		if err := st.do(); err != nil {
+			t.Fatalf("%s: %v", st.what, err)
+		}
+		if got := s.Idle(); got != st.want {
+			t.Errorf("%s: Idle() = %v, want %v", st.what, got, st.want)
+		}
+	}
+}

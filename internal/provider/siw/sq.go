@@ -172,4 +172,20 @@ func (q *sendQueue) Flush() error {
 	return nil
 }
 
+// Idle reports whether the kernel has taken the last element handed to
+// it: siw takes elements in order and clears an element's valid flag when
+// it moves it into its transmit context (siw_activate_tx_from_sq), which
+// for a user QP happens in the doorbell's system call.
+func (q *sendQueue) Idle() bool {
+	if q.buf == nil {
+		return true
+	}
+	last := q.put
+	if last == 0 {
+		last = q.num
+	}
+	last--
+	return mem.Uint32(q.buf, int(last)*sqeSize+flagsWord).Load()&abi.SIW_WQE_VALID == 0
+}
+
 func (q *sendQueue) Close() error { return unmap(q.dev, &q.buf) }

@@ -257,3 +257,33 @@ func TestSQNoAllocs(t *testing.T) {
 		t.Errorf("%d doorbells", dev.doorbells)
 	}
 }
+
+// The SQ is idle once the kernel has cleared the valid flag of the last
+// element Put, including across the ring's wrap.
+func TestSQIdle(t *testing.T) {
+	_, sq, _ := newQP(t, 2, 2)
+	send := func() error {
+		return errors.Join(sq.Put(&provider.SendWR{Opcode: abi.IB_UVERBS_WR_SEND}), sq.Flush())
+	}
+	steps := []struct {
+		what string
+		do   func() error
+		want bool
+	}{
+		{"new", func() error { return nil }, true},
+		{"send into slot 0", send, false},
+		{"kernel takes slot 0", func() error { sq.consume(0); return nil }, true},
+		{"send into slot 1", send, false},
+		{"kernel takes slot 1", func() error { sq.consume(1); return nil }, true},
+		{"send into slot 0 again", send, false},
+		{"kernel takes it", func() error { sq.consume(0); return nil }, true},
+	}
+	for _, st := range steps {
+		if err := st.do(); err != nil {
+			t.Fatalf("%s: %v", st.what, err)
+		}
+		if got := sq.Idle(); got != st.want {
+			t.Errorf("%s: Idle() = %v, want %v", st.what, got, st.want)
+		}
+	}
+}

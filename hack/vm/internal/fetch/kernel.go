@@ -12,31 +12,41 @@ import (
 
 // Kernel is an unpacked Debian kernel in the cache.
 type Kernel struct {
-	Version string // uname -r, e.g. "6.1.0-48-amd64"
+	Series  string // the series asked for, e.g. "6.12"
+	Version string // uname -r, e.g. "6.1.0-48-amd64" or "6.12.117+deb12-amd64"
 	Dir     string // the cache directory of this version
 	Vmlinuz string
 	Modules string // lib/modules/<version>
 	Siw     string // siw.ko built for this kernel
 }
 
-// Kernel returns the cached kernel for arch, downloading and building it on
-// the first run. The version is the one linux-image-<arch> depends on when
-// the cache is first filled; after that the cache answers without apt.
-func (e *Env) Kernel(cache, arch string) (*Kernel, error) {
+// DefaultSeries is the kernel series a guest boots when none is asked
+// for: Debian 12's own.
+const DefaultSeries = "6.1"
+
+// Kernel returns the cached kernel of a series ("6.1", "6.12") for arch,
+// downloading and building it on the first run. The version is the newest
+// of the series that apt offers when the cache is first filled (see
+// metapackage); after that the cache answers without apt. Each version has
+// its own directory, and .cache/vm/<arch>/current-<series> names it.
+func (e *Env) Kernel(cache, arch, series string) (*Kernel, error) {
+	if series == "" {
+		series = DefaultSeries
+	}
 	archDir := filepath.Join(cache, arch)
-	current := filepath.Join(archDir, "current")
+	current := filepath.Join(archDir, "current-"+series)
 	if b, err := os.ReadFile(current); err == nil {
-		k := layout(archDir, strings.TrimSpace(string(b)))
+		k := layout(archDir, series, strings.TrimSpace(string(b)))
 		if k.complete() {
 			e.Logf("kernel %s from the cache", k.Version)
 			return k, nil
 		}
 	}
-	version, err := e.kernelVersion(arch)
+	version, err := e.kernelVersion(arch, series)
 	if err != nil {
 		return nil, err
 	}
-	k := layout(archDir, version)
+	k := layout(archDir, series, version)
 	if err := e.unpackKernel(k, arch); err != nil {
 		return nil, err
 	}
@@ -51,9 +61,10 @@ func (e *Env) Kernel(cache, arch string) (*Kernel, error) {
 	return k, nil
 }
 
-func layout(archDir, version string) *Kernel {
+func layout(archDir, series, version string) *Kernel {
 	dir := filepath.Join(archDir, version)
 	return &Kernel{
+		Series:  series,
 		Version: version,
 		Dir:     dir,
 		Vmlinuz: filepath.Join(dir, "root", "boot", "vmlinuz-"+version),
@@ -79,9 +90,30 @@ func (k *Kernel) complete() bool {
 // architecture's is qualified with it (linux-image-6.1.0-56-arm64:arm64).
 var imageDep = regexp.MustCompile(`Depends: linux-image-([^\s:]+)`)
 
-// kernelVersion asks apt which kernel the linux-image metapackage installs.
-func (e *Env) kernelVersion(arch string) (string, error) {
-	meta := "linux-image-" + arch
+// metapackage names the Debian package that always depends on the newest
+// kernel of a series: Debian 12's own series is linux-image-<arch>, a newer
+// one from its security and backports suites is linux-image-<series>-<arch>
+// (linux-image-6.12-amd64 depends on linux-image-6.12.117+deb12-amd64).
+// Resolving through it, never a hard-coded patch version, follows the
+// security updates.
+func metapackage(arch, series string) string {
+	if series == DefaultSeries {
+		return "linux-image-" + arch
+	}
+	return "linux-image-" + series + "-" + arch
+}
+
+// inSeries reports whether a kernel version (uname -r) belongs to series:
+// "6.1.0-56-amd64" is 6.1, "6.12.117+deb12-amd64" is 6.12, and neither is
+// the other.
+func inSeries(version, series string) bool {
+	rest, ok := strings.CutPrefix(version, series)
+	return ok && (rest == "" || rest[0] == '.' || rest[0] == '-' || rest[0] == '+')
+}
+
+// kernelVersion asks apt which kernel the series' metapackage installs.
+func (e *Env) kernelVersion(arch, series string) (string, error) {
+	meta := metapackage(arch, series)
 	if arch != hostArch() {
 		if err := e.foreignArch(arch); err != nil {
 			return "", err
@@ -102,12 +134,19 @@ func (e *Env) kernelVersion(arch string) (string, error) {
 	if m == nil {
 		return "", fmt.Errorf("apt-cache depends %s names no kernel:\n%s", meta, out)
 	}
+	if !inSeries(m[1], series) {
+		return "", fmt.Errorf("%s depends on %s, which is not a %s kernel", meta, m[1], series)
+	}
 	return m[1], nil
 }
 
 func (e *Env) unpackKernel(k *Kernel, arch string) error {
 	if _, err := os.Stat(k.Vmlinuz); err == nil {
 		return nil
+	}
+	// xz decompresses 6.12's .ko.xz modules when an image is packed.
+	if err := e.Install("xz-utils"); err != nil {
+		return err
 	}
 	dl := filepath.Join(k.Dir, "deb")
 	if err := os.MkdirAll(dl, 0o755); err != nil {
@@ -131,19 +170,21 @@ func (e *Env) unpackKernel(k *Kernel, arch string) error {
 	return os.RemoveAll(dl)
 }
 
-// buildSiw builds SoftiWARP out of tree: Debian's 6.1 kernel does not
-// enable CONFIG_RDMA_SIW, but its source and headers build it in seconds.
+// buildSiw builds SoftiWARP out of tree: no Debian kernel enables
+// CONFIG_RDMA_SIW, but the series' source package and the version's headers
+// build it in seconds.
 func (e *Env) buildSiw(k *Kernel) error {
 	if _, err := os.Stat(k.Siw); err == nil {
 		return nil
 	}
 	headers := "linux-headers-" + k.Version
-	if err := e.Install(headers, "linux-source-6.1", "make", "xz-utils"); err != nil {
+	source := "linux-source-" + k.Series
+	if err := e.Install(headers, source, "make", "xz-utils"); err != nil {
 		return err
 	}
-	srcs, _ := filepath.Glob("/usr/src/linux-source-6.1.tar.xz")
-	if len(srcs) == 0 {
-		return fmt.Errorf("linux-source-6.1 installed no /usr/src/linux-source-6.1.tar.xz")
+	tarball := "/usr/src/" + source + ".tar.xz"
+	if _, err := os.Stat(tarball); err != nil {
+		return fmt.Errorf("%s installed no %s", source, tarball)
 	}
 	work := filepath.Join(k.Dir, "siw-build")
 	os.RemoveAll(work)
@@ -151,7 +192,7 @@ func (e *Env) buildSiw(k *Kernel) error {
 		return err
 	}
 	e.Logf("building siw.ko for %s", k.Version)
-	if err := e.run(work, "tar", "-xJf", srcs[0], "--wildcards", "*/drivers/infiniband/sw/siw/*"); err != nil {
+	if err := e.run(work, "tar", "-xJf", tarball, "--wildcards", "*/drivers/infiniband/sw/siw/*"); err != nil {
 		return err
 	}
 	dirs, _ := filepath.Glob(filepath.Join(work, "*", "drivers", "infiniband", "sw", "siw"))

@@ -7,6 +7,8 @@ import (
 	"debug/elf"
 	"fmt"
 	"io/fs"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -20,22 +22,62 @@ type Module struct {
 	Vermagic string // the kernel release and options it was built for
 }
 
-// Read parses the .modinfo section of the .ko file at path.
-func Read(path string) (Module, error) {
-	f, err := elf.Open(path)
+// compressors are the suffixes Debian's kernels compress modules with
+// (6.12 and later ship .ko.xz) and the host command that undoes each. The
+// guest's init loads plain ELF files, so modules are decompressed when the
+// initramfs is packed rather than relying on the kernel's
+// MODULE_INIT_COMPRESSED_FILE, which 6.1 does not have.
+var compressors = map[string][]string{
+	".xz":  {"xz", "-dc"},
+	".zst": {"zstd", "-dcq"},
+}
+
+// Contents returns the ELF bytes of the module file at path, decompressing
+// a .ko.xz or .ko.zst.
+func Contents(path string) ([]byte, error) {
+	cmd, ok := compressors[filepath.Ext(path)]
+	if !ok {
+		return os.ReadFile(path)
+	}
+	var stderr bytes.Buffer
+	c := exec.Command(cmd[0], append(cmd[1:], path)...)
+	c.Stderr = &stderr
+	out, err := c.Output()
 	if err != nil {
-		return Module{}, fmt.Errorf("kmod: %w", err)
+		return nil, fmt.Errorf("kmod: %s %s: %w: %s", strings.Join(cmd, " "), path, err, stderr.String())
+	}
+	return out, nil
+}
+
+// isModule reports whether a file name is a kernel module, compressed or
+// not.
+func isModule(name string) bool {
+	if _, ok := compressors[filepath.Ext(name)]; ok {
+		name = strings.TrimSuffix(name, filepath.Ext(name))
+	}
+	return strings.HasSuffix(name, ".ko")
+}
+
+// Read parses the .modinfo section of the module file at path.
+func Read(path string) (Module, error) {
+	data, err := Contents(path)
+	if err != nil {
+		return Module{}, err
+	}
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return Module{}, fmt.Errorf("kmod: %s: %w", path, err)
 	}
 	defer f.Close()
 	sec := f.Section(".modinfo")
 	if sec == nil {
 		return Module{}, fmt.Errorf("kmod: %s: no .modinfo section", path)
 	}
-	data, err := sec.Data()
+	info, err := sec.Data()
 	if err != nil {
 		return Module{}, fmt.Errorf("kmod: %s: %w", path, err)
 	}
-	m := ParseModinfo(data)
+	m := ParseModinfo(info)
 	m.Path = path
 	if m.Name == "" {
 		m.Name = NameOf(path)
@@ -68,10 +110,15 @@ func ParseModinfo(data []byte) Module {
 	return m
 }
 
-// NameOf returns the module name of a .ko path: the base name without the
-// suffix, with dashes as underscores, as the kernel names modules.
+// NameOf returns the module name of a .ko, .ko.xz or .ko.zst path: the
+// base name without the suffixes, with dashes as underscores, as the kernel
+// names modules.
 func NameOf(path string) string {
-	return normalize(strings.TrimSuffix(filepath.Base(path), ".ko"))
+	base := filepath.Base(path)
+	if _, ok := compressors[filepath.Ext(base)]; ok {
+		base = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	return normalize(strings.TrimSuffix(base, ".ko"))
 }
 
 func normalize(name string) string { return strings.ReplaceAll(name, "-", "_") }
@@ -83,7 +130,7 @@ func Index(dir string) (map[string]string, error) {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && strings.HasSuffix(p, ".ko") {
+		if !d.IsDir() && isModule(p) {
 			idx[NameOf(p)] = p
 		}
 		return nil

@@ -23,9 +23,27 @@ func TestNameOf(t *testing.T) {
 		"/lib/modules/x/kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko": "rdma_rxe",
 		"ip6_udp_tunnel.ko": "ip6_udp_tunnel",
 		"crc32-generic.ko":  "crc32_generic",
+		"/lib/modules/6.12.117+deb12-amd64/kernel/drivers/infiniband/core/ib_core.ko.xz": "ib_core",
+		"crc32c-generic.ko.zst": "crc32c_generic",
 	} {
 		if got := NameOf(in); got != want {
 			t.Errorf("NameOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestIsModule(t *testing.T) {
+	for name, want := range map[string]bool{
+		"rdma_rxe.ko":            true,
+		"ib_core.ko.xz":          true,
+		"crc32c-generic.ko.zst":  true,
+		"modules.dep":            false,
+		"siw.ko.gz":              false, // no Debian kernel uses gzip
+		"kernel/drivers/foo.xz":  false,
+		"kernel/drivers/foo.zst": false,
+	} {
+		if got := isModule(name); got != want {
+			t.Errorf("isModule(%q) = %v, want %v", name, got, want)
 		}
 	}
 }
