@@ -18,10 +18,15 @@
 // offset 120 with rpma_atomic_write, prints its completion's opcode
 // ("atomic write opcode: N": 9 native, 1 emulated) and disconnects.
 //
-// Debian 12 ships librpma 1.2.0 and rdma-core 44: native ATOMIC WRITE
-// where the device has it (rxe since Linux 6.2), never native FLUSH
-// (ibv_wr_flush came in rdma-core 45, librpma's native flush in 1.3).
-// The Go client therefore flushes a C server's memory with a
+// Debian 12 ships librpma 1.2.0 and rdma-core 44. librpma 1.2's source
+// has native ATOMIC WRITE, but Debian's librpma0 1.2.0-1 was built
+// without it (before rdma-core 44 reached Debian): the C client's atomic
+// write is a fenced inline RDMA write on every kernel, and librpma says
+// so ("Native atomic write is not supported", printed with the client's
+// log threshold at INFO). No librpma 1.2 has native FLUSH (ibv_wr_flush
+// came in rdma-core 45, librpma's native flush in 1.3). So the native
+// operations between Go and C are the Go client's ATOMIC WRITE into the
+// C server's memory, and the Go client flushes C memory with a
 // FlushEmulated peer; TestCServerGoClientNativeFlush shows what a default
 // peer's native flush gets instead. docs/librpma-mapping.md has the
 // details.

@@ -370,11 +370,23 @@ func (s *GoServer) Check(t testing.TB) {
 	}
 }
 
+// CAtomicWrite is how the C client's librpma carried out its atomic
+// write.
+type CAtomicWrite struct {
+	// Opcode is its completion's opcode as the C client printed it:
+	// IBV_WC_ATOMIC_WRITE (9) for a native atomic write,
+	// IBV_WC_RDMA_WRITE (1) for librpma's fenced inline write.
+	Opcode cq.Opcode
+	// Emulating says that rpma_peer_new logged "Native atomic write is
+	// not supported": librpma decided to emulate, for want of the
+	// device's capability or of ibv_wr_atomic_write in the libibverbs it
+	// was built against.
+	Emulating bool
+}
+
 // CheckCClient checks the C client's output after its visit to a Go
-// server, and returns the opcode of its atomic write's completion as it
-// printed it: IBV_WC_ATOMIC_WRITE (9) when librpma used native atomic
-// write, IBV_WC_RDMA_WRITE (1) when it emulated it.
-func CheckCClient(t testing.TB, out string) cq.Opcode {
+// server, and returns what it reported of its atomic write.
+func CheckCClient(t testing.TB, out string) CAtomicWrite {
 	t.Helper()
 	if !strings.Contains(out, "read: "+goServerMemory+"\n") {
 		t.Errorf("C client did not print %q:\n%s", "read: "+goServerMemory, out)
@@ -388,5 +400,8 @@ func CheckCClient(t testing.TB, out string) cq.Opcode {
 	if _, err := fmt.Sscanf(out[i+len(prefix):], "%d", &op); err != nil {
 		t.Fatalf("C client's %q line: %v\n%s", prefix, err, out)
 	}
-	return cq.Opcode(op)
+	return CAtomicWrite{
+		Opcode:    cq.Opcode(op),
+		Emulating: strings.Contains(out, "Native atomic write is not supported"),
+	}
 }
