@@ -20,9 +20,9 @@
 //
 // Debian 12 ships librpma 1.2.0 and rdma-core 44. librpma 1.2's source
 // has native ATOMIC WRITE, but Debian's librpma0 1.2.0-1 was built
-// without it (before rdma-core 44 reached Debian): the C client's atomic
-// write is a fenced inline RDMA write on every kernel, and librpma says
-// so ("Native atomic write is not supported", printed with the client's
+// without it (IBV_WR_ATOMIC_WRITE_SUPPORTED undefined): the C client's
+// atomic write is a fenced inline RDMA write on every kernel, and librpma
+// says so ("Native atomic write is not supported", printed with the client's
 // log threshold at INFO). No librpma 1.2 has native FLUSH (ibv_wr_flush
 // came in rdma-core 45, librpma's native flush in 1.3). So the native
 // operations between Go and C are the Go client's ATOMIC WRITE into the

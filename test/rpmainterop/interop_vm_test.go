@@ -106,9 +106,9 @@ func TestCServerGoClientNativeFlush(t *testing.T) {
 // atomic write's opcode and librpma's own decision.
 //
 // Debian 12's librpma0 1.2.0-1 was built without
-// IBV_WR_ATOMIC_WRITE_SUPPORTED (it was built in January 2023, before
-// rdma-core 44; its librpma.so.0 imports no ibv_qp_to_qp_ex and has no
-// "ibv_wr_complete()" string): it emulates atomic write on every kernel,
+// IBV_WR_ATOMIC_WRITE_SUPPORTED (its librpma.so.0 imports no
+// ibv_qp_to_qp_ex and has no "ibv_wr_complete()" string, both of the
+// native path): it emulates atomic write on every kernel,
 // and says so even where the device reports native atomic write. The test
 // pins that, so that a librpma that writes natively shows up here.
 func TestGoServerCClient(t *testing.T) {
