@@ -48,7 +48,11 @@ var rpmaTests = []string{"read", "write_flush", "sendrecv"}
 
 // rpmaArgs are rperf rpma's parsed arguments.
 type rpmaArgs struct {
-	server bool
+	// emulatedFlush makes the peer flush as librpma 1.2 does (an 8-byte
+	// read; rpma.FlushEmulated), the work the C peer of rperf compare
+	// does on every kernel: Debian's librpma has no native flush.
+	emulatedFlush bool
+	server        bool
 	addr   netip.Addr
 	port   uint16
 	test   string // client only
@@ -57,12 +61,15 @@ type rpmaArgs struct {
 }
 
 const rpmaUsage = `Usage:
-  rperf rpma server <addr> <port> <size>
-  rperf rpma client <addr> <port> read|write_flush|sendrecv <size> <iters>
+  rperf rpma [-emulated-flush] server <addr> <port> <size>
+  rperf rpma [-emulated-flush] client <addr> <port> read|write_flush|sendrecv <size> <iters>
 `
 
 func parseRPMAArgs(args []string) (rpmaArgs, error) {
 	var a rpmaArgs
+	if len(args) > 0 && args[0] == "-emulated-flush" {
+		a.emulatedFlush, args = true, args[1:]
+	}
 	switch {
 	case len(args) == 4 && args[0] == "server":
 		a.server = true
@@ -197,13 +204,17 @@ type rpmaPeer struct {
 	mr   *rpma.MR
 }
 
-func openRPMAPeer(ctx context.Context, addr netip.Addr, typ rpma.ContextType, n int, usage rpma.Usage) (*rpmaPeer, error) {
-	uctx, err := rpma.ContextByAddr(ctx, addr, typ)
+func openRPMAPeer(ctx context.Context, a rpmaArgs, typ rpma.ContextType, n int, usage rpma.Usage) (*rpmaPeer, error) {
+	uctx, err := rpma.ContextByAddr(ctx, a.addr, typ)
 	if err != nil {
 		return nil, err
 	}
 	p := &rpmaPeer{uctx: uctx}
-	if p.peer, err = rpma.NewPeer(uctx); err != nil {
+	opts := rpma.PeerOptions{}
+	if a.emulatedFlush {
+		opts.Flush = rpma.FlushEmulated
+	}
+	if p.peer, err = rpma.NewPeerWithOptions(uctx, opts); err != nil {
 		p.close()
 		return nil, err
 	}
@@ -267,7 +278,7 @@ func nextEvent(ctx context.Context, c *rpma.Conn, want rpma.ConnEvent) error {
 
 func rpmaServer(ctx context.Context, a rpmaArgs, stdout io.Writer) (err error) {
 	size := a.size
-	p, err := openRPMAPeer(ctx, a.addr, rpma.ContextLocal, 2*size, rpmaServerUsage)
+	p, err := openRPMAPeer(ctx, a, rpma.ContextLocal, 2*size, rpmaServerUsage)
 	if err != nil {
 		return err
 	}
@@ -346,7 +357,7 @@ func rpmaServer(ctx context.Context, a rpmaArgs, stdout io.Writer) (err error) {
 func rpmaClient(ctx context.Context, a rpmaArgs) (res rpmaResult, err error) {
 	size, iters := a.size, a.iters
 	warm := rpmaWarmup(iters)
-	p, err := openRPMAPeer(ctx, a.addr, rpma.ContextRemote, 2*size, rpmaClientUsage)
+	p, err := openRPMAPeer(ctx, a, rpma.ContextRemote, 2*size, rpmaClientUsage)
 	if err != nil {
 		return res, err
 	}

@@ -78,8 +78,12 @@ func TestParseRPMAArgs(t *testing.T) {
 		t.Errorf("server: %+v, %v", a, err)
 	}
 	a, err = parseRPMAArgs([]string{"client", "192.168.77.1", "7204", "rpma_write_flush", "64", "100"})
-	if err != nil || a.server || a.test != "write_flush" || a.size != 64 || a.iters != 100 {
+	if err != nil || a.server || a.test != "write_flush" || a.size != 64 || a.iters != 100 || a.emulatedFlush {
 		t.Errorf("client: %+v, %v", a, err)
+	}
+	a, err = parseRPMAArgs([]string{"-emulated-flush", "client", "192.168.77.1", "7204", "write_flush", "64", "100"})
+	if err != nil || !a.emulatedFlush || a.test != "write_flush" {
+		t.Errorf("client -emulated-flush: %+v, %v", a, err)
 	}
 	for _, args := range [][]string{
 		nil,
@@ -91,6 +95,8 @@ func TestParseRPMAArgs(t *testing.T) {
 		{"client", "192.168.77.1", "7204", "read", "64", "0"},
 		{"client", "192.168.77.1", "7204", "read", "x", "10"},
 		{"both", "192.168.77.1", "7204", "64"},
+		{"-emulated-flush"},
+		{"server", "-emulated-flush", "192.168.77.1", "7204", "64"},
 	} {
 		if _, err := parseRPMAArgs(args); err == nil {
 			t.Errorf("%q accepted", args)

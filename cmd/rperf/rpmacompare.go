@@ -123,7 +123,10 @@ func (c *compareOpts) runRPMAPairOnce(ctx context.Context, srvSide, cliSide, tes
 	defer cancel()
 	prog := func(side string, args ...string) program {
 		if side == stackGo {
-			return c.goSide(append([]string{"rpma"}, args...)...)
+			// The same work as the C peer: Debian's librpma flushes
+			// with a read on every kernel, where the Go peer would use
+			// native RDMA FLUSH on 6.12.
+			return c.goSide(append([]string{"rpma", "-emulated-flush"}, args...)...)
 		}
 		return program{path: c.rpmaPeer, args: args}
 	}
