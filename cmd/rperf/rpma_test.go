@@ -106,7 +106,7 @@ func TestParseRPMAArgs(t *testing.T) {
 
 func TestRPMAUsage(t *testing.T) {
 	var o, e bytes.Buffer
-	if code := run(t.Context(), []string{"rpma", "client"}, &o, &e); code != 2 || !strings.Contains(e.String(), "rperf rpma server") {
+	if code := run(t.Context(), []string{"rpma", "client"}, &o, &e); code != 2 || !strings.Contains(e.String(), "rperf rpma [-emulated-flush] server") {
 		t.Errorf("exit %d, stderr %q", code, e.String())
 	}
 }
