@@ -33,6 +33,14 @@ vet:
 unit:
 	CGO_ENABLED=0 $(GO) test $(TESTFLAGS) ./...
 
+## conformance: our rxe and siw providers against rdma-core's own, byte for
+## byte (docs/conformance.md): builds the C harness into .cache/conformance
+## (hack/conformance.sh) and runs the conformance tests against it.
+.PHONY: conformance
+conformance:
+	h=$$(sh hack/conformance.sh) && PURERDMA_CONFORMANCE_C=$(CURDIR)/$$h CGO_ENABLED=0 \
+		$(GO) test $(TESTFLAGS) -count=1 -run 'Conformance' ./internal/provider/...
+
 ## fuzz: every fuzz target for FUZZTIME each, one after the other
 ## (hack/fuzz.sh finds them); e.g. make fuzz FUZZTIME=60s FUZZFLAGS=-parallel=1.
 fuzz:
@@ -81,7 +89,7 @@ test-pair-ci:
 ## test: build, vet, unit tests, a brief fuzz run, the VM tests on amd64
 ## and arm64, the race-detector run, then the two-host suite's CI subset
 ## (what CI runs).
-test: build vet unit fuzz-short vm-test vm-test-race test-pair-ci
+test: build vet unit conformance fuzz-short vm-test vm-test-race test-pair-ci
 
 ## test-all: the same with every package on arm64 and the whole two-host suite.
 test-all: build vet unit fuzz-short vm-test-all test-pair
