@@ -273,9 +273,11 @@ func Diff(what string, goLines, cLines []string, name Namer, ignore func(q, fiel
 		if i < len(cLines) {
 			c = cLines[i]
 		}
-		if strings.HasPrefix(c, "op ") {
-			f := strings.Fields(c)
+		switch f := strings.Fields(c); {
+		case len(f) > 2 && f[0] == "op":
 			after = "op " + f[1] + " (" + f[2] + ")"
+		case len(f) > 1 && f[0] == "polled":
+			after = "a poll"
 		}
 		if g == c {
 			continue
@@ -297,7 +299,7 @@ func Diff(what string, goLines, cLines []string, name Namer, ignore func(q, fiel
 				diffs = append(diffs, fmt.Sprintf("%s line %d: Go %q, C %q", what, i, g, c))
 				continue
 			}
-			diffs = append(diffs, fmt.Sprintf("%s line %d: work completion differs (-Go +C):\n%s", what, i, cmp.Diff(gw, cw)))
+			diffs = append(diffs, fmt.Sprintf("%s line %d, after %s: work completion differs (-Go +C):\n%s", what, i, after, cmp.Diff(gw, cw)))
 		default:
 			diffs = append(diffs, fmt.Sprintf("%s line %d: Go %q, C %q", what, i, g, c))
 		}

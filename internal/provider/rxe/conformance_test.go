@@ -252,7 +252,8 @@ func sgeName(off int) string {
 	return fmt.Sprintf("sge[%d].%s", i, conformance.Name(conformance.Fields(abi.RxeSGE{}, 0, ""), off%sgeSize))
 }
 
-// published rewrites the slot records of both transcripts that lie outside
+// published rewrites the slot records of both transcripts' work queues
+// (the CQ's slots are the fake kernel's, compared whole) that lie outside
 // the published window [consumer, producer) of their queue to a marker:
 // the kernel never reads them. The Go side's must be zero there (Go writes
 // a slot only to publish it, and consume zeroes what it takes); the C
@@ -271,7 +272,7 @@ func published(t testing.TB, goLines, cLines []string) {
 			fmt.Sscan(f[2], &prod)
 			fmt.Sscan(f[3], &cons)
 			mask = uint32(len(bufSlots(goLines[i+1:], q))) - 1
-		case len(f) == 4 && f[0] == "slot" && f[1] == q:
+		case len(f) == 4 && f[0] == "slot" && f[1] == q && q != "cq":
 			var idx uint32
 			fmt.Sscan(f[2], &idx)
 			if (idx-cons)&mask < (prod-cons)&mask {
