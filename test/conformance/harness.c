@@ -67,6 +67,18 @@ struct ring {
 };
 static struct ring sq, rq, srq, cq;
 
+// siw: the fake kernel's cursors, the slot it takes next from each work
+// queue and the slot it writes the next completion into.
+static uint32_t kget_sq, kget_rq, kget_srq, kput_cq;
+
+static uint32_t *kcursor(struct ring *r)
+{
+	if (r == &sq) return &kget_sq;
+	if (r == &rq) return &kget_rq;
+	if (r == &srq) return &kget_srq;
+	return &kput_cq;
+}
+
 // QP and SRQ limits the fake kernel grants.
 static uint32_t max_send_sge, max_recv_sge, max_inline, srq_max_sge;
 
@@ -414,6 +426,8 @@ static void dump(const char *what, struct ring *r)
 {
 	if (prov == PROV_RXE)
 		printf("index %s %u %u\n", what, *idx(r, 1), *idx(r, 0));
+	else if (r == &cq)
+		printf("ctrl %u\n", ((struct siw_cq_ctrl *)slot(&cq, cq.n))->flags);
 	for (uint32_t i = 0; i < r->n; i++)
 		hexdump(what, r, i);
 }
@@ -553,7 +567,21 @@ static void cqe(char **save)
 		w->port_num = num(save);
 		__atomic_store_n(idx(&cq, 1), (p + 1) & (cq.n - 1), __ATOMIC_RELEASE);
 	} else {
-		die("siw cqe not yet");
+		// id flags opcode status bytes imm qp_id: the body first, the
+		// flags byte (with SIW_WQE_VALID) last, as siw_cq.c does.
+		struct siw_cqe *c = (void *)slot(&cq, kput_cq);
+		uint8_t flags;
+
+		memset(c, 0, sizeof(*c));
+		c->id = num(save);
+		flags = num(save);
+		c->opcode = num(save);
+		c->status = num(save);
+		c->bytes = num(save);
+		c->imm_data = num(save);
+		c->qp_id = num(save);
+		__atomic_store_n(&c->flags, flags, __ATOMIC_RELEASE);
+		kput_cq = (kput_cq + 1) % cq.n;
 	}
 }
 
@@ -695,6 +723,15 @@ int main(void)
 			uint32_t k = num(&save);
 
 			for (uint32_t j = 0; j < k; j++) {
+				if (prov == PROV_SIW) {
+					// siw hands a slot back by clearing its
+					// flags; the rest is zeroed too.
+					uint32_t *c = kcursor(r);
+
+					memset(slot(r, *c), 0, r->esz);
+					*c = (*c + 1) % r->n;
+					continue;
+				}
 				uint32_t c = *idx(r, 0);
 
 				memset(slot(r, c), 0, r->esz);
@@ -702,6 +739,9 @@ int main(void)
 			}
 		} else if (!strcmp(t, "cqe")) {
 			cqe(&save);
+		} else if (!strcmp(t, "arm")) {
+			if (ibv_req_notify_cq(ibcq, num(&save)))
+				die("ibv_req_notify_cq: %s", strerror(errno));
 		} else if (!strcmp(t, "poll")) {
 			poll(num(&save));
 		} else if (!strcmp(t, "dump")) {

@@ -25,6 +25,7 @@
 //	cqe ...     the fake kernel writes one completion into the CQ and
 //	            publishes it (fields: see the provider's test).
 //	poll N      polls the CQ for up to N completions.
+//	arm S       requests a completion event (solicited only if S is 1).
 //	dump Q      prints queue Q: its indices (rxe) and every slot.
 //
 // The transcript is one record per line:
@@ -34,6 +35,7 @@
 //	polled N
 //	wc ID STATUS OPCODE VENDORERR BYTELEN IMM QPNUM SRCQP FLAGS PKEYINDEX SLID SL DLIDPATHBITS
 //	index Q PRODUCER CONSUMER
+//	ctrl FLAGS                         (siw: the CQ's notification word)
 //	slot Q I HEX
 package conformance
 
@@ -78,11 +80,11 @@ type Setup struct {
 
 // Op is one command after the setup.
 type Op struct {
-	Kind  string // send, recv, srecv, consume, cqe, poll, dump
+	Kind  string // send, recv, srecv, consume, cqe, poll, arm, dump
 	Send  []provider.SendWR
 	Recv  []provider.RecvWR
 	Queue string   // consume, dump
-	N     uint32   // consume, poll
+	N     uint32   // consume, poll, arm
 	CQE   []uint64 // cqe: the provider's fields in order
 }
 
@@ -129,6 +131,8 @@ func (s *Script) Text() string {
 			b.WriteByte('\n')
 		case "poll":
 			fmt.Fprintf(&b, "poll %d\n", op.N)
+		case "arm":
+			fmt.Fprintf(&b, "arm %d\n", op.N)
 		case "dump":
 			fmt.Fprintf(&b, "dump %s\n", op.Queue)
 		default:

@@ -82,8 +82,12 @@ func (q *completionQueue) Next(wc *provider.WC) bool {
 		wc.ImmData = uint32(cqe.ImmData) // inval_stag, first 4 bytes of the union
 	}
 
-	// Hand the element back only after it has been copied.
-	word.Store(0)
+	// Hand the element back only after it has been copied, clearing the
+	// flags byte alone as rdma-core's siw_poll_cq does: opcode and status
+	// keep the values just loaded (the kernel does not write an element
+	// that is still valid), so the ring holds the same bytes as under
+	// rdma-core.
+	word.Store(w &^ 0xff)
 	q.get++
 	if q.get == q.num {
 		q.get = 0
