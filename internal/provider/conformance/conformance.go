@@ -305,10 +305,22 @@ func Diff(what string, goLines, cLines []string, name Namer, ignore func(q, fiel
 			}
 			diffs = append(diffs, fmt.Sprintf("%s line %d, after %s: work completion differs (-Go +C):\n%s", what, i, after, cmp.Diff(gw, cw)))
 		default:
-			diffs = append(diffs, fmt.Sprintf("%s line %d: Go %q, C %q", what, i, g, c))
+			diffs = append(diffs, fmt.Sprintf("%s line %d, after %s: Go %q, C %q", what, i, after, short(g), short(c)))
+			if len(gf) == 0 || len(cf) == 0 || gf[0] != cf[0] {
+				// The transcripts no longer line up; what follows
+				// would only repeat this.
+				return append(diffs, fmt.Sprintf("%s: the transcripts diverge at line %d", what, i))
+			}
 		}
 	}
 	return diffs
+}
+
+func short(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "..."
+	}
+	return s
 }
 
 // slotDiff names each differing field of one slot once.
@@ -384,3 +396,36 @@ func ParseWC(line string) (provider.WC, error) {
 func Slot(q string, i int, b []byte) string {
 	return fmt.Sprintf("slot %s %d %s", q, i, hex.EncodeToString(b))
 }
+
+// Bytes hands out a fuzzer's input a little at a time; past its end it
+// gives zeros, so every input makes a whole script.
+type Bytes struct {
+	b []byte
+}
+
+// NewBytes reads from b.
+func NewBytes(b []byte) *Bytes { return &Bytes{b: b} }
+
+// Left reports whether input remains.
+func (r *Bytes) Left() bool { return len(r.b) > 0 }
+
+// U8 returns the next byte.
+func (r *Bytes) U8() uint8 {
+	if len(r.b) == 0 {
+		return 0
+	}
+	v := r.b[0]
+	r.b = r.b[1:]
+	return v
+}
+
+// N returns a number in [0, n).
+func (r *Bytes) N(n int) int { return int(r.U8()) % n }
+
+// U32 returns the next four bytes, little-endian.
+func (r *Bytes) U32() uint32 {
+	return uint32(r.U8()) | uint32(r.U8())<<8 | uint32(r.U8())<<16 | uint32(r.U8())<<24
+}
+
+// U64 returns the next eight bytes, little-endian.
+func (r *Bytes) U64() uint64 { return uint64(r.U32()) | uint64(r.U32())<<32 }
