@@ -684,6 +684,114 @@ static void setup(char **save)
 	printf("ready\n");
 }
 
+// ---- host cost -----------------------------------------------------------
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+// kernel_take plays the kernel taking every published slot of r.
+static void kernel_take(struct ring *r)
+{
+	__atomic_store_n(idx(r, 0), __atomic_load_n(idx(r, 1), __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
+}
+
+// cq_refill makes the rxe CQ full again, of the entries already in it.
+static void cq_refill(void)
+{
+	__atomic_store_n(idx(&cq, 1), (*idx(&cq, 0) + cq.n - 1) & (cq.n - 1), __ATOMIC_RELEASE);
+}
+
+// bench times iters operations of one row of the host cost table (rxe),
+// as the Go side's rows in uverbs/hostcost_test.go and cq/hostcost_test.go
+// do, and prints the time per operation.
+static void bench(const char *row, long iters)
+{
+	static struct ibv_send_wr w[16];
+	static struct ibv_sge sg = { .addr = 0x10000, .length = 4096, .lkey = 0x55 };
+	struct ibv_send_wr *bad;
+	struct ibv_recv_wr rw = { .wr_id = 1, .sg_list = &sg, .num_sge = 1 }, *rbad;
+	struct ibv_wc wc[16];
+	double t0, t1;
+	long i;
+
+	if (prov != PROV_RXE)
+		die("bench: rxe only");
+	for (int k = 0; k < 16; k++) {
+		w[k] = (struct ibv_send_wr){ .wr_id = k, .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+			.sg_list = &sg, .num_sge = 1, .wr.rdma = { .remote_addr = 0xdead0000, .rkey = 0x77 },
+			.next = k < 15 ? &w[k + 1] : NULL };
+	}
+	if (!strncmp(row, "poll", 4) && strcmp(row, "pollempty")) {
+		// Every slot holds a receive with immediate data.
+		for (uint32_t k = 0; k < cq.n; k++) {
+			struct ib_uverbs_wc *e = (void *)slot(&cq, k);
+
+			memset(e, 0, sizeof(*e));
+			e->wr_id = 9;
+			e->opcode = IBV_WC_RECV;
+			e->byte_len = 4096;
+			e->qp_num = 0x11;
+			e->wc_flags = IBV_WC_WITH_IMM;
+			e->ex.imm_data = htonl(0x01020304);
+		}
+		cq_refill();
+	}
+	t0 = now_ns();
+	if (!strcmp(row, "send1")) {
+		struct ibv_send_wr one = w[15];
+
+		for (i = 0; i < iters; i++) {
+			one.wr_id = i;
+			if (ibv_post_send(qp, &one, &bad))
+				die("post send");
+			if (i % 256 == 255)
+				kernel_take(&sq);
+		}
+	} else if (!strcmp(row, "send16")) {
+		for (i = 0; i < iters; i++) {
+			if (ibv_post_send(qp, &w[0], &bad))
+				die("post send");
+			if (i % 16 == 15)
+				kernel_take(&sq);
+		}
+	} else if (!strcmp(row, "recv1")) {
+		for (i = 0; i < iters; i++) {
+			rw.wr_id = i;
+			if (ibv_post_recv(qp, &rw, &rbad))
+				die("post recv");
+			if (i % 256 == 255)
+				kernel_take(&rq);
+		}
+	} else if (!strcmp(row, "pollempty")) {
+		for (i = 0; i < iters; i++)
+			if (ibv_poll_cq(ibcq, 1, wc) != 0)
+				die("poll of an empty CQ");
+	} else if (!strcmp(row, "poll1") || !strcmp(row, "poll16")) {
+		int k = row[4] == '1' && row[5] == '6' ? 16 : 1;
+
+		for (i = 0; i < iters; i++) {
+			int got = ibv_poll_cq(ibcq, k, wc);
+
+			if (got < k) {
+				cq_refill();
+				if (ibv_poll_cq(ibcq, k - got, wc + got) != k - got)
+					die("poll after refill");
+			}
+		}
+		if (wc[0].wr_id != 9 || ntohl(wc[0].imm_data) != 0x01020304)
+			die("poll: wrong completion");
+	} else {
+		die("bench: no row %s", row);
+	}
+	t1 = now_ns();
+	printf("bench %s %.3f\n", row, (t1 - t0) / iters);
+}
+
 int main(void)
 {
 	char *save, *t;
@@ -739,6 +847,12 @@ int main(void)
 			}
 		} else if (!strcmp(t, "cqe")) {
 			cqe(&save);
+		} else if (!strcmp(t, "bench")) {
+			char *row = strtok_r(NULL, " \t\n", &save);
+
+			if (!row)
+				die("bench what?");
+			bench(row, num(&save));
 		} else if (!strcmp(t, "arm")) {
 			if (ibv_req_notify_cq(ibcq, num(&save)))
 				die("ibv_req_notify_cq: %s", strerror(errno));

@@ -1,0 +1,100 @@
+package uverbs
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/provider/conformance"
+)
+
+// The send and receive rows of the host cost table (make bench-host,
+// docs/benchmarks-host.md): PostSend and PostRecv through the real rxe
+// provider over Go rings laid out as conformance.BenchSetup, against
+// ibv_post_send and ibv_post_recv through rdma-core's librxe over the
+// harness's rings. Both doorbells are counted by a fake kernel, not made.
+
+// hostQP is a QP in INIT whose queues are the rxe provider's over Go
+// rings, and those rings.
+func hostQP(tb testing.TB) (*QP, *conformance.FakeDevice, []byte, []byte) {
+	tb.Helper()
+	u := conformance.BenchSetup
+	sqBuf, rqBuf := conformance.RxeRing(9, u.SQ), conformance.RxeRing(7, u.RQ)
+	dev := &conformance.FakeDevice{Maps: map[uint64][]byte{1 << 12: rqBuf, 2 << 12: sqBuf}}
+	var resp [32]byte // struct rxe_create_qp_resp: rq_mi, sq_mi (offset u64, size u32, pad)
+	binary.NativeEndian.PutUint64(resp[0:], 1<<12)
+	binary.NativeEndian.PutUint32(resp[8:], uint32(len(rqBuf)))
+	binary.NativeEndian.PutUint64(resp[16:], 2<<12)
+	binary.NativeEndian.PutUint32(resp[24:], uint32(len(sqBuf)))
+	d, ok := provider.Lookup(abi.RDMA_DRIVER_RXE)
+	if !ok {
+		tb.Fatal("no rxe provider")
+	}
+	sq, rq, err := d.NewQP(dev, provider.QPInit{Handle: 7, QPNum: 0x11, Type: abi.IB_UVERBS_QPT_RC,
+		MaxSendWR: u.SQ - 1, MaxRecvWR: u.RQ - 1, MaxSendSGE: u.MaxSendSGE, MaxRecvSGE: u.MaxRecvSGE,
+		MaxInline: u.MaxInline}, resp[:])
+	if err != nil {
+		tb.Fatal(err)
+	}
+	qp := &QP{typ: RC, sq: sq, rq: rq,
+		cap:  QPCap{MaxSendWR: int(u.SQ - 1), MaxRecvWR: int(u.RQ - 1), MaxSendSGE: 4, MaxRecvSGE: 4, MaxInlineData: 64},
+		ssge: make([]provider.SGE, 4), rsge: make([]provider.SGE, 4)}
+	qp.state.Store(uint32(QPSInit))
+	return qp, dev, sqBuf, rqBuf
+}
+
+// kernelTake plays the kernel taking every published slot.
+func kernelTake(b []byte) {
+	conformance.RxeIndex(b, false).Store(conformance.RxeIndex(b, true).Load())
+}
+
+var hostSGE = []SGE{{Addr: 0x10000, Length: 4096, LKey: 0x55}}
+
+func hostSend(n int) func(b *testing.B) {
+	return func(b *testing.B) {
+		qp, dev, sqBuf, _ := hostQP(b)
+		wrs := make([]SendWR, n)
+		for i := range wrs {
+			wrs[i] = SendWR{ID: uint64(i), Opcode: WRRDMAWrite, Flags: SendSignaled, SGE: hostSGE, RemoteAddr: 0xdead0000, RKey: 0x77}
+		}
+		b.ReportAllocs()
+		posts := 0
+		for i := 0; b.Loop(); i++ {
+			wrs[0].ID = uint64(i)
+			if k, err := qp.PostSend(wrs); k != n || err != nil {
+				b.Fatal(k, err)
+			}
+			posts += n
+			if posts%256 == 0 {
+				kernelTake(sqBuf)
+			}
+		}
+		if dev.Doorbells == 0 {
+			b.Fatal("no doorbell")
+		}
+	}
+}
+
+func hostRecv(b *testing.B) {
+	qp, _, _, rqBuf := hostQP(b)
+	wrs := []RecvWR{{ID: 1, SGE: hostSGE}}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		wrs[0].ID = uint64(i)
+		if k, err := qp.PostRecv(wrs); k != 1 || err != nil {
+			b.Fatal(k, err)
+		}
+		if i%256 == 255 {
+			kernelTake(rqBuf)
+		}
+	}
+}
+
+func TestHostCostPost(t *testing.T) {
+	conformance.HostCost(t, []conformance.CostRow{
+		{Name: "send1", What: "post one send (RDMA write, 1 SGE, signaled) + doorbell", Iters: 2000000, Go: hostSend(1)},
+		{Name: "send16", What: "post 16 sends in one call, one doorbell", Iters: 200000, Go: hostSend(16)},
+		{Name: "recv1", What: "post one receive (1 SGE)", Iters: 2000000, Go: hostRecv},
+	}, 5)
+}
