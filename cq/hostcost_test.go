@@ -76,3 +76,8 @@ func TestHostCostPoll(t *testing.T) {
 		{Name: "poll16", What: "poll 16 completions", Iters: 500000, Go: hostPoll(16)},
 	}, 5)
 }
+
+// The rows as benchmarks, for profiling: go test -bench HostPoll ./cq.
+func BenchmarkHostPoll16(b *testing.B)    { hostPoll(16)(b) }
+func BenchmarkHostPoll1(b *testing.B)     { hostPoll(1)(b) }
+func BenchmarkHostPollEmpty(b *testing.B) { hostPollEmpty(b) }

@@ -95,6 +95,16 @@ func (q *completionQueue) Next(wc *provider.WC) bool {
 	return true
 }
 
+// Poll is Next in a loop: every siw element carries its own valid flag,
+// cleared one by one, as rdma-core's siw_poll_cq does.
+func (q *completionQueue) Poll(wcs []provider.WC) int {
+	n := 0
+	for n < len(wcs) && q.Next(&wcs[n]) {
+		n++
+	}
+	return n
+}
+
 // Arm stores what rdma-core's siw_notify_cq stores: the kernel disarms
 // the CQ (back to SIW_NOTIFY_NOT) when it signals, in siw_cq_notify_now,
 // and the next completion event then needs a new Arm.
