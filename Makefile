@@ -103,6 +103,13 @@ test-native:
 demo:
 	$(GO) run ./hack/vm demo -ctools $(VMFLAGS)
 
+## bench-host: user-space cost per operation, Go against rdma-core's librxe
+## over the same fake rings, on the host; writes the table into
+## docs/benchmarks-host.md (hack/benchhost.sh).
+.PHONY: bench-host
+bench-host:
+	GO=$(GO) sh hack/benchhost.sh
+
 ## bench: compare rperf with perftest's C tools in the VM, write BENCHMARKS.md.
 bench:
 	$(GO) run ./hack/vm bench -timeout 45m $(VMFLAGS)

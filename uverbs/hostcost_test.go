@@ -98,3 +98,8 @@ func TestHostCostPost(t *testing.T) {
 		{Name: "recv1", What: "post one receive (1 SGE)", Iters: 2000000, Go: hostRecv},
 	}, 5)
 }
+
+// The rows as benchmarks, for profiling: go test -bench Host ./uverbs.
+func BenchmarkHostSend1(b *testing.B)  { hostSend(1)(b) }
+func BenchmarkHostSend16(b *testing.B) { hostSend(16)(b) }
+func BenchmarkHostRecv1(b *testing.B)  { hostRecv(b) }
