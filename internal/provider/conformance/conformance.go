@@ -347,7 +347,7 @@ func slotDiff(what, q, idx string, gb, cb []byte, name Namer, ignore func(q, fie
 			start--
 		}
 		diffs = append(diffs, fmt.Sprintf("%s %s slot %s: %s at offset %d: Go %s C %s",
-			what, q, idx, f, off, hexLE(gb[start:end]), hexLE(cb[start:end])))
+			what, q, idx, f, start, hexLE(gb[start:end]), hexLE(cb[start:end])))
 	}
 	return diffs
 }

@@ -1,6 +1,7 @@
 package rxe
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/purerdma/purerdma/internal/abi"
@@ -216,4 +217,37 @@ func TestConformanceCQ(t *testing.T) {
 	h := conformance.Harness(t)
 	t.Logf("%d completions", len(cqeRows()))
 	check(t, h, cqScript())
+}
+
+// TestConformanceNamesField is the comparison's own check: one byte of
+// one Go slot changed (what a one-byte slip in Put would write) must make
+// exactly one difference, naming the slot and the field. The byte is in
+// the remote address of the first request, an RDMA write.
+func TestConformanceNamesField(t *testing.T) {
+	h := conformance.Harness(t)
+	s := sendScript()
+	cLines := conformance.RunC(t, h, s)
+	goLines := newGoSide(t, s.Setup).run(t, s)
+	published(t, goLines, cLines)
+	knownDoorbells(goLines, cLines)
+	for i, l := range goLines {
+		if strings.HasPrefix(l, "slot sq 0 ") {
+			// The record is "slot sq 0 " then the hex: byte 26 of the
+			// slot is the third byte of wr.rdma.remote_addr (0xdead0000
+			// + 64*1000 = 0xdeadfa00, so 0xad).
+			b := []byte(l)
+			at := len("slot sq 0 ") + 2*26
+			if string(b[at:at+2]) != "ad" {
+				t.Fatalf("byte 26 of the first WQE is %s, want ad", b[at:at+2])
+			}
+			b[at+1] = 'c'
+			goLines[i] = string(b)
+			break
+		}
+	}
+	diffs := conformance.Diff("rxe", goLines, cLines, nameField, nil)
+	want := "rxe after op 0 (send): sq slot 0: Wr.Wr.rdma.RemoteAddr at offset 24: Go 0xdeacfa00 C 0xdeadfa00"
+	if len(diffs) != 1 || diffs[0] != want {
+		t.Errorf("differences %q, want [%q]", diffs, want)
+	}
 }
