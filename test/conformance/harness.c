@@ -53,6 +53,10 @@
 
 enum { PROV_RXE = 1, PROV_SIW = 2 };
 static int prov;
+static int ud; // rxe-ud: the QP is UD, and sends name an address handle
+
+// The address handle number the fake kernel gives (rxe_create_ah_resp).
+#define AH_NUM 0x33
 
 // Mapping keys (mmap offsets) the fake kernel hands out.
 enum { KEY_CQ = 1 << 12, KEY_RQ = 2 << 12, KEY_SQ = 3 << 12, KEY_SRQ = 4 << 12 };
@@ -302,6 +306,13 @@ static ssize_t kernel_write(const void *buf, size_t n)
 		}
 		break;
 	}
+	case IB_USER_VERBS_CMD_CREATE_AH: {
+		struct ib_uverbs_create_ah_resp r = { .ah_handle = 4 };
+		struct rxe_create_ah_resp d = { .ah_num = AH_NUM };
+
+		put_resp(resp, &r, sizeof(r), &d, sizeof(d));
+		break;
+	}
 	case IB_USER_VERBS_CMD_MODIFY_QP:
 		break; // no response
 	case IB_USER_VERBS_CMD_POST_SEND: {
@@ -403,6 +414,7 @@ static struct ibv_pd *pd;
 static struct ibv_cq *ibcq;
 static struct ibv_qp *qp;
 static struct ibv_srq *ibsrq;
+static struct ibv_ah *ah;
 
 static void hexdump(const char *what, struct ring *r, uint32_t i)
 {
@@ -503,11 +515,16 @@ static int post_send(int n)
 		uint64_t raddr = num(&save);
 		uint32_t rkey = num(&save);
 		uint64_t cmp = num(&save), swap = num(&save);
+		uint32_t rqpn = num(&save), rqkey = num(&save);
 		if (w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || w->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
 			w->wr.atomic.remote_addr = raddr;
 			w->wr.atomic.rkey = rkey;
 			w->wr.atomic.compare_add = cmp;
 			w->wr.atomic.swap = swap;
+		} else if (ud && (w->opcode == IBV_WR_SEND || w->opcode == IBV_WR_SEND_WITH_IMM)) {
+			w->wr.ud.ah = ah;
+			w->wr.ud.remote_qpn = rqpn;
+			w->wr.ud.remote_qkey = rqkey;
 		} else {
 			w->wr.rdma.remote_addr = raddr;
 			w->wr.rdma.rkey = rkey;
@@ -659,6 +676,13 @@ static void setup(char **save)
 	ibcq = ibv_create_cq(ctx, cqn - 1, NULL, NULL, 0);
 	if (!ibcq)
 		die("ibv_create_cq: %s", strerror(errno));
+	if (ud) {
+		struct ibv_ah_attr aa = { .dlid = 1, .port_num = 1 };
+
+		ah = ibv_create_ah(pd, &aa);
+		if (!ah)
+			die("ibv_create_ah: %s", strerror(errno));
+	}
 	if (srqn) {
 		struct ibv_srq_init_attr sa = { .attr = { .max_wr = srqn - 1, .max_sge = srq_max_sge } };
 
@@ -671,7 +695,7 @@ static void setup(char **save)
 		.cap = { .max_send_wr = sqn - 1, .max_recv_wr = rqn ? rqn - 1 : 0,
 			 .max_send_sge = max_send_sge, .max_recv_sge = max_recv_sge,
 			 .max_inline_data = max_inline },
-		.qp_type = IBV_QPT_RC,
+		.qp_type = ud ? IBV_QPT_UD : IBV_QPT_RC,
 	};
 	qp = ibv_create_qp(pd, &qa);
 	if (!qp)
@@ -807,8 +831,9 @@ int main(void)
 		t = strtok_r(line, " \t\n", &save);
 		if (!t || t[0] == '#')
 			continue;
-		if (!strcmp(t, "rxe") || !strcmp(t, "siw")) {
-			prov = !strcmp(t, "rxe") ? PROV_RXE : PROV_SIW;
+		if (!strcmp(t, "rxe") || !strcmp(t, "rxe-ud") || !strcmp(t, "siw")) {
+			prov = t[0] == 'r' ? PROV_RXE : PROV_SIW;
+			ud = !strcmp(t, "rxe-ud");
 			setup(&save);
 		} else if (!strcmp(t, "send")) {
 			int n = num(&save);

@@ -9,11 +9,12 @@
 //
 // A script is text, one command per line:
 //
-//	rxe|siw SQ RQ SRQ CQ MAXSENDSGE MAXRECVSGE MAXINLINE SRQMAXSGE
-//	    sets up the provider's QP, SRQ (if SRQ > 0) and CQ with rings of
-//	    SQ, RQ, SRQ and CQ slots. RQ 0 makes the QP take its receives
+//	rxe|rxe-ud|siw SQ RQ SRQ CQ MAXSENDSGE MAXRECVSGE MAXINLINE SRQMAXSGE
+//	    sets up the provider's QP (RC; UD for rxe-ud, with one address
+//	    handle whose number is 0x33), SRQ (if SRQ > 0) and CQ with rings
+//	    of SQ, RQ, SRQ and CQ slots. RQ 0 makes the QP take its receives
 //	    from the SRQ.
-//	send N      followed by N lines "w ID OPCODE FLAGS IMM RADDR RKEY CMPADD SWAP NSGE (ADDR LEN LKEY)*"
+//	send N      followed by N lines "w ID OPCODE FLAGS IMM RADDR RKEY CMPADD SWAP RQPN RQKEY NSGE (ADDR LEN LKEY)*"
 //	            posts the N send work requests in one call. IMM is in
 //	            host order (the rkey to invalidate for SEND_WITH_INV and
 //	            LOCAL_INV). With IBV_SEND_INLINE, each ADDR is an offset
@@ -73,7 +74,7 @@ var Pattern = func() []byte {
 
 // Setup is a script's first line.
 type Setup struct {
-	Provider                                     string // "rxe" or "siw"
+	Provider                                     string // "rxe", "rxe-ud" or "siw"
 	SQ, RQ, SRQ, CQ                              uint32 // slots
 	MaxSendSGE, MaxRecvSGE, MaxInline, SRQMaxSGE uint32
 }
@@ -105,8 +106,8 @@ func (s *Script) Text() string {
 		case "send":
 			fmt.Fprintf(&b, "send %d\n", len(op.Send))
 			for _, w := range op.Send {
-				fmt.Fprintf(&b, "w %d %d %d %#x %#x %#x %#x %#x %d", w.ID, w.Opcode, w.Flags, w.Imm,
-					w.RemoteAddr, w.RKey, w.CompareAdd, w.Swap, len(w.SGE))
+				fmt.Fprintf(&b, "w %d %d %d %#x %#x %#x %#x %#x %#x %#x %d", w.ID, w.Opcode, w.Flags, w.Imm,
+					w.RemoteAddr, w.RKey, w.CompareAdd, w.Swap, w.RemoteQPN, w.RemoteQKey, len(w.SGE))
 				for _, g := range w.SGE {
 					fmt.Fprintf(&b, " %#x %d %#x", g.Addr, g.Length, g.LKey)
 				}

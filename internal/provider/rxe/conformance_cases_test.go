@@ -251,3 +251,38 @@ func TestConformanceNamesField(t *testing.T) {
 		t.Errorf("differences %q, want [%q]", diffs, want)
 	}
 }
+
+// udSendCases: SEND and SEND_WITH_IMM on a UD QP with each of the 16 flag
+// combinations and 0 to 4 SGEs or 1 to 3 inline pieces, to a remote QP
+// number and Q_Key that change with the request.
+func udSendCases() []provider.SendWR {
+	var wrs []provider.SendWR
+	id := uint64(5000)
+	for _, w := range sendCases() {
+		if w.Opcode != abi.IB_UVERBS_WR_SEND && w.Opcode != abi.IB_UVERBS_WR_SEND_WITH_IMM {
+			continue
+		}
+		w.ID = id
+		w.RemoteQPN, w.RemoteQKey = 0x100+uint32(id), 0x11110000|uint32(id)
+		wrs = append(wrs, w)
+		id++
+	}
+	return wrs
+}
+
+func TestConformanceUDSend(t *testing.T) {
+	h := conformance.Harness(t)
+	setup := confSetup
+	setup.Provider = "rxe-ud"
+	s := &conformance.Script{Setup: setup}
+	wrs := udSendCases()
+	t.Logf("%d UD send work requests", len(wrs))
+	for i := 0; len(wrs) > 0; i++ {
+		n := min(len(wrs), 1+i%15)
+		s.Ops = append(s.Ops, conformance.Op{Kind: "send", Send: wrs[:n]},
+			conformance.Op{Kind: "dump", Queue: "sq"},
+			conformance.Op{Kind: "consume", Queue: "sq", N: uint32(n)})
+		wrs = wrs[n:]
+	}
+	check(t, h, s)
+}
