@@ -33,6 +33,12 @@ func FuzzConformance(f *testing.F) {
 func fuzzScript(data []byte) *conformance.Script {
 	r := conformance.NewBytes(data)
 	s := &conformance.Script{Setup: confSetup}
+	// One input in four runs on a UD QP, whose sends are SEND and
+	// SEND_WITH_IMM to an address handle.
+	ud := r.N(4) == 0
+	if ud {
+		s.Provider = "rxe-ud"
+	}
 	out := map[string]uint32{}
 	capacity := map[string]uint32{"sq": confSetup.SQ - 1, "rq": confSetup.RQ - 1, "srq": confSetup.SRQ - 1}
 	id := uint64(1)
@@ -42,7 +48,15 @@ func fuzzScript(data []byte) *conformance.Script {
 			n := 1 + r.N(20)
 			var wrs []provider.SendWR
 			for range n {
-				wrs = append(wrs, fuzzSend(r, id))
+				w := fuzzSend(r, id)
+				if ud {
+					w = provider.SendWR{ID: id, Opcode: abi.IB_UVERBS_WR_SEND, Flags: w.Flags, SGE: w.SGE,
+						RemoteQPN: r.U32() & 0xffffff, RemoteQKey: r.U32()}
+					if w.Flags&abi.IB_SEND_INLINE == 0 && r.N(2) == 1 {
+						w.Opcode, w.Imm = abi.IB_UVERBS_WR_SEND_WITH_IMM, r.U32()
+					}
+				}
+				wrs = append(wrs, w)
 				id++
 			}
 			s.Ops = append(s.Ops, conformance.Op{Kind: "send", Send: wrs})
