@@ -14,7 +14,8 @@
 //     under test. The sysfs fallback cannot work for siw, whose match table
 //     has only a driver id, which only netlink reports. SYSFS_PATH points at
 //     a temporary directory holding class/infiniband_verbs/abi_version, the
-//     one sysfs file libibverbs still reads;
+//     one sysfs file libibverbs still reads, removed as soon as the device
+//     list is read;
 //   - open("/dev/infiniband/...") returns a descriptor of /dev/null (a
 //     character device, as open_cdev checks), which is the command fd;
 //   - ioctl on it fails with ENOTTY, so every command takes the legacy
@@ -384,27 +385,47 @@ int __wrap_rdmacore44_0_find_sysfs_devs_nl(struct list_node_ *head)
 	return 0;
 }
 
+// sysfs_dir is the fake sysfs root, removed once the device is open.
+static char sysfs_dir[] = "/tmp/purerdma-conformance-XXXXXX";
+
+static void sysfs_path(char *path, size_t n, const char *rel)
+{
+	snprintf(path, n, "%s/%s", sysfs_dir, rel);
+}
+
 static void fake_sysfs(void)
 {
-	char dir[] = "/tmp/purerdma-conformance-XXXXXX", path[256];
+	char path[256];
 	FILE *f;
 
-	if (!mkdtemp(dir))
+	if (!mkdtemp(sysfs_dir))
 		die("mkdtemp: %s", strerror(errno));
-	snprintf(path, sizeof(path), "%s/class", dir);
+	sysfs_path(path, sizeof(path), "class");
 	mkdir(path, 0700);
-	snprintf(path, sizeof(path), "%s/class/infiniband_verbs", dir);
+	sysfs_path(path, sizeof(path), "class/infiniband_verbs");
 	mkdir(path, 0700);
-	snprintf(path, sizeof(path), "%s/class/infiniband_verbs/abi_version", dir);
+	sysfs_path(path, sizeof(path), "class/infiniband_verbs/abi_version");
 	f = fopen(path, "w");
 	if (!f)
 		die("%s: %s", path, strerror(errno));
 	fprintf(f, "%d\n", IB_USER_VERBS_ABI_VERSION);
 	fclose(f);
-	setenv("SYSFS_PATH", dir, 1);
-	// The directory is removed at exit; libibverbs reads it once.
-	static char keep[sizeof(dir)];
-	strcpy(keep, dir);
+	setenv("SYSFS_PATH", sysfs_dir, 1);
+}
+
+// rm_fake_sysfs removes the fake sysfs: libibverbs reads it only while it
+// lists the devices.
+static void rm_fake_sysfs(void)
+{
+	char path[256];
+
+	sysfs_path(path, sizeof(path), "class/infiniband_verbs/abi_version");
+	unlink(path);
+	sysfs_path(path, sizeof(path), "class/infiniband_verbs");
+	rmdir(path);
+	sysfs_path(path, sizeof(path), "class");
+	rmdir(path);
+	rmdir(sysfs_dir);
 }
 
 // ---- the script --------------------------------------------------------
@@ -664,7 +685,9 @@ static void setup(char **save)
 		ring_init(&cq, cqn, sizeof(struct siw_cqe), 0);
 	}
 
+	fake_sysfs();
 	list = ibv_get_device_list(&n);
+	rm_fake_sysfs();
 	if (!list || n != 1)
 		die("ibv_get_device_list: %d devices (%s)", n, strerror(errno));
 	ctx = ibv_open_device(list[0]);
@@ -824,7 +847,6 @@ int main(void)
 	for (size_t i = 0; i < sizeof(pattern); i++)
 		pattern[i] = (uint8_t)(i * 7 + 3);
 	async_fd = __real_open("/dev/null", O_RDONLY | O_CLOEXEC, 0);
-	fake_sysfs();
 	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
 
 	while (fgets(line, sizeof(line), stdin)) {
