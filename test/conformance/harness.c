@@ -747,13 +747,34 @@ static void kernel_take(struct ring *r)
 	__atomic_store_n(idx(r, 0), __atomic_load_n(idx(r, 1), __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
 }
 
+static void take_sq_rxe(void) { kernel_take(&sq); }
+static void take_rq_rxe(void) { kernel_take(&rq); }
+static void siw_take(struct ring *r);
+static void take_sq_siw(void) { siw_take(&sq); }
+static void take_rq_siw(void) { siw_take(&rq); }
+
 // cq_refill makes the rxe CQ full again, of the entries already in it.
 static void cq_refill(void)
 {
 	__atomic_store_n(idx(&cq, 1), (*idx(&cq, 0) + cq.n - 1) & (cq.n - 1), __ATOMIC_RELEASE);
 }
 
-// bench times iters operations of one row of the host cost table (rxe),
+// siw_take plays the kernel taking every valid element of a siw work
+// queue: it clears their flags.
+static void siw_take(struct ring *r)
+{
+	for (uint32_t k = 0; k < r->n; k++)
+		__atomic_store_n((uint16_t *)(slot(r, k) + 8), 0, __ATOMIC_RELEASE);
+}
+
+// siw_cq_refill makes every element of the siw CQ valid again.
+static void siw_cq_refill(void)
+{
+	for (uint32_t k = 0; k < cq.n; k++)
+		__atomic_store_n(&((struct siw_cqe *)slot(&cq, k))->flags, SIW_WQE_VALID, __ATOMIC_RELEASE);
+}
+
+// bench times iters operations of one row of the host cost table,
 // as the Go side's rows in uverbs/hostcost_test.go and cq/hostcost_test.go
 // do, and prints the time per operation.
 static void bench(const char *row, long iters)
@@ -766,14 +787,35 @@ static void bench(const char *row, long iters)
 	double t0, t1;
 	long i;
 
-	if (prov != PROV_RXE)
-		die("bench: rxe only");
+	void (*take_sq)(void), (*take_rq)(void), (*refill)(void);
+
+	if (prov == PROV_RXE) {
+		take_sq = take_sq_rxe;
+		take_rq = take_rq_rxe;
+		refill = cq_refill;
+	} else {
+		take_sq = take_sq_siw;
+		take_rq = take_rq_siw;
+		refill = siw_cq_refill;
+	}
 	for (int k = 0; k < 16; k++) {
 		w[k] = (struct ibv_send_wr){ .wr_id = k, .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
 			.sg_list = &sg, .num_sge = 1, .wr.rdma = { .remote_addr = 0xdead0000, .rkey = 0x77 },
 			.next = k < 15 ? &w[k + 1] : NULL };
 	}
-	if (!strncmp(row, "poll", 4) && strcmp(row, "pollempty")) {
+	if (!strncmp(row, "poll", 4) && strcmp(row, "pollempty") && prov == PROV_SIW) {
+		// Every element holds a receive.
+		for (uint32_t k = 0; k < cq.n; k++) {
+			struct siw_cqe *e = (void *)slot(&cq, k);
+
+			memset(e, 0, sizeof(*e));
+			e->id = 9;
+			e->opcode = SIW_OP_RECEIVE;
+			e->bytes = 4096;
+			e->qp_id = 0x11;
+		}
+		siw_cq_refill();
+	} else if (!strncmp(row, "poll", 4) && strcmp(row, "pollempty")) {
 		// Every slot holds a receive with immediate data.
 		for (uint32_t k = 0; k < cq.n; k++) {
 			struct ib_uverbs_wc *e = (void *)slot(&cq, k);
@@ -797,14 +839,14 @@ static void bench(const char *row, long iters)
 			if (ibv_post_send(qp, &one, &bad))
 				die("post send");
 			if (i % 256 == 255)
-				kernel_take(&sq);
+				take_sq();
 		}
 	} else if (!strcmp(row, "send16")) {
 		for (i = 0; i < iters; i++) {
 			if (ibv_post_send(qp, &w[0], &bad))
 				die("post send");
 			if (i % 16 == 15)
-				kernel_take(&sq);
+				take_sq();
 		}
 	} else if (!strcmp(row, "recv1")) {
 		for (i = 0; i < iters; i++) {
@@ -812,7 +854,7 @@ static void bench(const char *row, long iters)
 			if (ibv_post_recv(qp, &rw, &rbad))
 				die("post recv");
 			if (i % 256 == 255)
-				kernel_take(&rq);
+				take_rq();
 		}
 	} else if (!strcmp(row, "pollempty")) {
 		for (i = 0; i < iters; i++)
@@ -825,12 +867,12 @@ static void bench(const char *row, long iters)
 			int got = ibv_poll_cq(ibcq, k, wc);
 
 			if (got < k) {
-				cq_refill();
+				refill();
 				if (ibv_poll_cq(ibcq, k - got, wc + got) != k - got)
 					die("poll after refill");
 			}
 		}
-		if (wc[0].wr_id != 9 || ntohl(wc[0].imm_data) != 0x01020304)
+		if (wc[0].wr_id != 9 || (prov == PROV_RXE && ntohl(wc[0].imm_data) != 0x01020304))
 			die("poll: wrong completion");
 	} else {
 		die("bench: no row %s", row);

@@ -30,9 +30,13 @@ const (
 	EnvBenchHostOut = "PURERDMA_BENCH_HOST_OUT"
 )
 
-// BenchSetup is the QP both sides time: rings of 1024 slots, send slots of
-// 512 bytes (4 SGEs or 64 inline bytes), receive slots for 4 SGEs.
-var BenchSetup = Setup{Provider: "rxe", SQ: 1024, RQ: 1024, CQ: 1024, MaxSendSGE: 4, MaxRecvSGE: 4, MaxInline: 64}
+// BenchSetup is the rxe QP both sides time: rings of 1024 slots, send
+// slots of 512 bytes (4 SGEs or 64 inline bytes), receive slots for 4
+// SGEs. SiwBenchSetup is the same for siw.
+var (
+	BenchSetup    = Setup{Provider: "rxe", SQ: 1024, RQ: 1024, CQ: 1024, MaxSendSGE: 4, MaxRecvSGE: 4, MaxInline: 64}
+	SiwBenchSetup = Setup{Provider: "siw", SQ: 1024, RQ: 1024, CQ: 1024, MaxSendSGE: 4, MaxRecvSGE: 4, MaxInline: 64}
+)
 
 // CostRow is one row of the table.
 type CostRow struct {
@@ -42,10 +46,10 @@ type CostRow struct {
 	Go    func(b *testing.B)
 }
 
-// HostCost times rows in rounds, C then Go, and appends the medians to
-// the file named by EnvBenchHostOut (or logs them). It skips unless
-// EnvBenchHost is set.
-func HostCost(t *testing.T, rows []CostRow, rounds int) {
+// HostCost times rows on the provider of u in rounds, C then Go, and
+// appends the medians to the file named by EnvBenchHostOut (or logs
+// them). It skips unless EnvBenchHost is set.
+func HostCost(t *testing.T, u Setup, rows []CostRow, rounds int) {
 	if os.Getenv(EnvBenchHost) == "" {
 		t.Skipf("host cost table: set %s=1 (make bench-host)", EnvBenchHost)
 	}
@@ -58,7 +62,6 @@ func HostCost(t *testing.T, rows []CostRow, rounds int) {
 	allocs := map[string]int64{}
 	for range rounds {
 		var script strings.Builder
-		u := BenchSetup
 		fmt.Fprintf(&script, "%s %d %d %d %d %d %d %d %d\n", u.Provider, u.SQ, u.RQ, u.SRQ, u.CQ,
 			u.MaxSendSGE, u.MaxRecvSGE, u.MaxInline, u.SRQMaxSGE)
 		for _, r := range rows {
@@ -96,8 +99,8 @@ func HostCost(t *testing.T, rows []CostRow, rounds int) {
 		if c == 0 {
 			t.Fatalf("no C time for %s", r.Name)
 		}
-		lines = append(lines, fmt.Sprintf("%s\t%s\t%.1f\t%.1f\t%.2f\t%d", r.Name, r.What, g, c, g/c, allocs[r.Name]))
-		t.Logf("%-10s Go %7.1f ns  C %7.1f ns  Go/C %.2f  %d allocs/op", r.Name, g, c, g/c, allocs[r.Name])
+		lines = append(lines, fmt.Sprintf("%s %s\t%s\t%.1f\t%.1f\t%.2f\t%d", u.Provider, r.Name, r.What, g, c, g/c, allocs[r.Name]))
+		t.Logf("%s %-10s Go %7.1f ns  C %7.1f ns  Go/C %.2f  %d allocs/op", u.Provider, r.Name, g, c, g/c, allocs[r.Name])
 	}
 	if p := os.Getenv(EnvBenchHostOut); p != "" {
 		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -185,3 +188,35 @@ func (d *FakeDevice) Munmap([]byte) error { return nil }
 
 // Doorbell counts.
 func (d *FakeDevice) Doorbell(uint32) error { d.Doorbells++; return nil }
+
+// SiwTake plays the kernel taking every element of a siw work queue of
+// elements of size bytes: it clears their flags. The benchmarks are one
+// goroutine, so the fake kernel writes plainly, as the harness's does
+// (a release store, a plain MOV on amd64): an atomic Store per element,
+// an XCHG, would charge the Go rows for the fake kernel.
+func SiwTake(b []byte, size int) {
+	for off := 0; off+size <= len(b); off += size {
+		binary.NativeEndian.PutUint16(b[off+8:], 0)
+	}
+}
+
+// SiwFillCQ writes the receive completion the bench rows poll into every
+// element of a siw CQ of n elements and makes them all valid.
+func SiwFillCQ(b []byte, n int) {
+	for i := range n {
+		e := b[i*32 : i*32+32]
+		clear(e)
+		binary.NativeEndian.PutUint64(e[0:], 9)
+		binary.NativeEndian.PutUint32(e[12:], 4096)
+		binary.NativeEndian.PutUint64(e[24:], 0x11)
+	}
+	SiwRefillCQ(b, n)
+}
+
+// SiwRefillCQ makes every element of a siw CQ valid again: flags VALID,
+// opcode RECEIVE, status 0; written plainly, as SiwTake.
+func SiwRefillCQ(b []byte, n int) {
+	for i := range n {
+		binary.NativeEndian.PutUint32(b[i*32+8:], abi.SIW_WQE_VALID|abi.SIW_OP_RECEIVE<<8)
+	}
+}
