@@ -40,6 +40,14 @@ vet:
 unit:
 	CGO_ENABLED=0 $(GO) test $(TESTFLAGS) ./...
 
+## conformance: our rxe and siw providers against rdma-core's own, byte for
+## byte (docs/conformance.md): builds the C harness into .cache/conformance
+## (hack/conformance.sh) and runs the conformance tests against it.
+.PHONY: conformance
+conformance:
+	h=$$(sh hack/conformance.sh) && PURERDMA_CONFORMANCE_C=$(CURDIR)/$$h CGO_ENABLED=0 \
+		$(GO) test $(TESTFLAGS) -count=1 -run 'Conformance' ./internal/provider/...
+
 ## fuzz: every fuzz target for FUZZTIME each, one after the other
 ## (hack/fuzz.sh finds them); e.g. make fuzz FUZZTIME=60s FUZZFLAGS=-parallel=1.
 fuzz:
@@ -92,7 +100,7 @@ test-pair-ci:
 ## test: build, vet, unit tests, a brief fuzz run, the VM tests on amd64
 ## and arm64, the race-detector run, then the two-host suite's CI subset
 ## (what CI runs).
-test: build vet unit fuzz-short vm-test vm-test-race test-pair-ci
+test: build vet unit conformance fuzz-short vm-test vm-test-race test-pair-ci
 
 ## test-all: the same with every package on arm64 and the whole two-host suite.
 test-all: build vet unit fuzz-short vm-test-all test-pair
@@ -105,6 +113,13 @@ test-native:
 ## demo: boot the VM and run an rpma server and client on rxe and siw.
 demo:
 	$(GO) run ./hack/vm demo -ctools -kernel $(KERNEL) $(VMFLAGS)
+
+## bench-host: user-space cost per operation, Go against rdma-core's librxe
+## over the same fake rings, on the host; writes the table into
+## docs/benchmarks-host.md (hack/benchhost.sh).
+.PHONY: bench-host
+bench-host:
+	GO=$(GO) sh hack/benchhost.sh
 
 ## bench: compare rperf with perftest's C tools in the VM, write
 ## BENCHMARKS.md (which names the kernel); make bench KERNEL=6.12 writes

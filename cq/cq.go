@@ -21,7 +21,7 @@ type CQ struct {
 	cqe     int
 	id      uint64 // user handle: names the CQ in events
 	ring    provider.CQ
-	scratch provider.WC // the provider writes here, never into the caller's slice
+	scratch [pollBatch]provider.WC // the provider writes here, never into the caller's slice
 
 	events atomic.Uint64 // completion events delivered for this CQ
 
@@ -160,15 +160,26 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 	return n, nil
 }
 
-// drain moves up to len(wc) completions from the ring into wc.
+// pollBatch is how many completions drain takes from the provider in one
+// call: the provider hands their slots back to the kernel once per call.
+const pollBatch = 16
+
+// drain moves up to len(wc) completions from the ring into wc, up to
+// pollBatch at a time.
 func (c *CQ) drain(wc []WC) int {
-	for i := range wc {
-		if !c.ring.Next(&c.scratch) {
-			return i
+	done := 0
+	for done < len(wc) {
+		k := min(len(wc)-done, pollBatch)
+		n := c.ring.Poll(c.scratch[:k])
+		for i := range n {
+			wc[done+i].fill(&c.scratch[i])
 		}
-		wc[i].fill(&c.scratch)
+		done += n
+		if n < k {
+			break
+		}
 	}
-	return len(wc)
+	return done
 }
 
 // ReqNotify arms the CQ: the next completion (with solicitedOnly, the next

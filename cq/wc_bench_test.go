@@ -45,7 +45,13 @@ type fakeRing struct{ wc provider.WC }
 
 func (r *fakeRing) Next(wc *provider.WC) bool { *wc = r.wc; return true }
 func (r *fakeRing) Arm(bool) bool             { return false }
-func (r *fakeRing) Close() error              { return nil }
+func (r *fakeRing) Poll(wc []provider.WC) int {
+	for i := range wc {
+		wc[i] = r.wc
+	}
+	return len(wc)
+}
+func (r *fakeRing) Close() error { return nil }
 
 // BenchmarkPoll16 is Poll of 16 completions from a ring that never runs
 // dry: the lock, the interface calls and the copies, without the ring.
@@ -65,6 +71,7 @@ type emptyRing struct{}
 
 func (emptyRing) Next(*provider.WC) bool { return false }
 func (emptyRing) Arm(bool) bool          { return false }
+func (emptyRing) Poll([]provider.WC) int { return 0 }
 func (emptyRing) Close() error           { return nil }
 
 // BenchmarkPollEmpty is the busy-wait's turn: Poll of an empty CQ.

@@ -16,6 +16,12 @@ type sq struct {
 	init      provider.QPInit
 	pending   uint32 // producer including unflushed Puts
 	published uint32 // producer the kernel has seen
+	// ssn numbers the requests as rdma-core's init_send_wqe does: from 0,
+	// counting also a valid request the full ring refused, which
+	// rdma-core numbers before it finds the ring full. The kernel does
+	// not read it from a user's ring; it is written so that the ring
+	// holds the same bytes as under rdma-core (docs/conformance.md).
+	ssn uint32
 }
 
 // Put fills the next slot the way rdma-core's init_send_wqe does, but
@@ -72,6 +78,8 @@ func (s *sq) Put(wr *provider.SendWR) error {
 		// instead; they are not supported.
 		return fmt.Errorf("rxe: UD send without an address handle number: %w", unix.EINVAL)
 	}
+	ssn := s.ssn
+	s.ssn++
 	if !s.q.take(s.pending) {
 		return provider.ErrFull
 	}
@@ -153,6 +161,7 @@ func (s *sq) Put(wr *provider.SendWR) error {
 	w.Dma.Length = uint32(total)
 	w.Dma.Resid = uint32(total)
 	w.Dma.NumSGE = uint32(n)
+	w.SSN = ssn
 	// cur_sge, sge_offset and state (0 = posted) stay zero from clear.
 	s.pending = next
 	return nil

@@ -82,13 +82,65 @@ func (q *completionQueue) Next(wc *provider.WC) bool {
 		wc.ImmData = uint32(cqe.ImmData) // inval_stag, first 4 bytes of the union
 	}
 
-	// Hand the element back only after it has been copied.
-	word.Store(0)
+	// Hand the element back only after it has been copied, clearing the
+	// flags byte alone as rdma-core's siw_poll_cq does: opcode and status
+	// keep the values just loaded (the kernel does not write an element
+	// that is still valid), so the ring holds the same bytes as under
+	// rdma-core.
+	word.Store(w &^ 0xff)
 	q.get++
 	if q.get == q.num {
 		q.get = 0
 	}
 	return true
+}
+
+// Poll takes up to len(wcs) completions as Next does, each element handed
+// back as soon as it is copied (every siw element has its own valid flag,
+// cleared one by one, as rdma-core's siw_poll_cq does). The loop is Next
+// written out with the fields set one by one: a call and a composite
+// literal per completion were half of a poll of many.
+func (q *completionQueue) Poll(wcs []provider.WC) int {
+	buf, get, num := q.buf, q.get, q.num
+	n := 0
+	for ; n < len(wcs); n++ {
+		off := int(get) * cqeSize
+		word := mem.Uint32(buf, off+flagsWord)
+		w := word.Load()
+		if w&abi.SIW_WQE_VALID == 0 {
+			break
+		}
+		flags, opcode, status := uint8(w), uint8(w>>8), uint16(w>>16)
+		cqe := mem.At[abi.SiwCQE](buf, off)
+		wc := &wcs[n]
+		wc.ID = cqe.ID
+		wc.Status = abi.IB_WC_GENERAL_ERR
+		if int(status) < len(wcStatus) {
+			wc.Status = wcStatus[status]
+		}
+		wc.Opcode = abi.IB_WC_SEND
+		if int(opcode) < len(wcOpcode) {
+			wc.Opcode = wcOpcode[opcode]
+		}
+		wc.VendorErr = 0
+		wc.ByteLen = cqe.Bytes
+		wc.ImmData = 0
+		wc.QPNum = uint32(cqe.QPID)
+		wc.SrcQP = 0
+		wc.Flags = 0
+		if flags&abi.SIW_WQE_REM_INVAL != 0 {
+			wc.Flags = abi.IB_WC_WITH_INVALIDATE
+			wc.ImmData = uint32(cqe.ImmData)
+		}
+		wc.PKeyIndex, wc.SLID, wc.SL, wc.DLIDPathBits, wc.PortNum = 0, 0, 0, 0, 0
+		word.Store(w &^ 0xff) // hand the element back (see Next)
+		get++
+		if get == num {
+			get = 0
+		}
+	}
+	q.get = get
+	return n
 }
 
 // Arm stores what rdma-core's siw_notify_cq stores: the kernel disarms

@@ -96,7 +96,10 @@ func (q *sendQueue) Put(wr *provider.SendWR) error {
 		}
 		sqe.SGE[0].Length = n
 		flags |= abi.SIW_WQE_INLINE
-		numSGE = 1
+		// num_sge counts the pieces the data came from, as rdma-core's
+		// push_send_wqe writes it (a byte). The kernel does not read it
+		// for inline data: siw_activate_tx sets 1 in its own copy.
+		numSGE = uint32(uint8(len(wr.SGE)))
 	} else {
 		if len(wr.SGE) > q.maxSGE {
 			return fmt.Errorf("%w: %d SGEs, the QP takes %d", errInvalid, len(wr.SGE), q.maxSGE)

@@ -1,0 +1,120 @@
+package cq
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/provider/conformance"
+)
+
+// The poll rows of the host cost table (make bench-host,
+// docs/benchmarks-host.md): CQ.Poll through the real rxe provider over a
+// Go ring of conformance.BenchSetup's size, against ibv_poll_cq through
+// rdma-core's librxe over the harness's ring. Every slot holds a receive
+// with immediate data; when a poll finds fewer than it asked for, the fake
+// kernel makes the ring full again and the poll takes the rest.
+
+// hostCQ is a CQ on the rxe provider over a Go ring, with the fake
+// kernel's fill (once) and refill (when a poll finds fewer than it asked).
+func hostCQ(tb testing.TB) (*CQ, func(), func()) {
+	tb.Helper()
+	buf := conformance.RxeRing(6, conformance.BenchSetup.CQ)
+	dev := &conformance.FakeDevice{Maps: map[uint64][]byte{1 << 12: buf}}
+	var resp [16]byte // struct rxe_create_cq_resp: mi (offset u64, size u32, pad)
+	binary.NativeEndian.PutUint64(resp[0:], 1<<12)
+	binary.NativeEndian.PutUint32(resp[8:], uint32(len(buf)))
+	d, ok := provider.Lookup(abi.RDMA_DRIVER_RXE)
+	if !ok {
+		tb.Fatal("no rxe provider")
+	}
+	ring, err := d.NewCQ(dev, resp[:])
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &CQ{ring: ring}, func() { conformance.RxeFillCQ(buf) }, func() { conformance.RxeRefillCQ(buf) }
+}
+
+// hostCQSiw is hostCQ on siw: 1024 siw_cqe and the siw_cq_ctrl word.
+func hostCQSiw(tb testing.TB) (*CQ, func(), func()) {
+	tb.Helper()
+	n := int(conformance.SiwBenchSetup.CQ)
+	buf := make([]byte, n*32+8)
+	dev := &conformance.FakeDevice{Maps: map[uint64][]byte{1 << 12: buf}}
+	var resp [16]byte // struct siw_uresp_create_cq: cq_id, num_cqe, cq_key
+	binary.NativeEndian.PutUint32(resp[0:], 2)
+	binary.NativeEndian.PutUint32(resp[4:], uint32(n))
+	binary.NativeEndian.PutUint64(resp[8:], 1<<12)
+	d, ok := provider.Lookup(abi.RDMA_DRIVER_SIW)
+	if !ok {
+		tb.Fatal("no siw provider")
+	}
+	ring, err := d.NewCQ(dev, resp[:])
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &CQ{ring: ring}, func() { conformance.SiwFillCQ(buf, n) }, func() { conformance.SiwRefillCQ(buf, n) }
+}
+
+type hostCQFunc func(testing.TB) (*CQ, func(), func())
+
+func hostPoll(mk hostCQFunc, imm uint32, n int) func(b *testing.B) {
+	return func(b *testing.B) {
+		c, fill, refill := mk(b)
+		fill()
+		wc := make([]WC, n)
+		b.ReportAllocs()
+		for b.Loop() {
+			got, err := c.Poll(wc)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if got < n {
+				refill()
+				if k, _ := c.Poll(wc[got:]); k != n-got {
+					b.Fatal("poll after refill")
+				}
+			}
+		}
+		if wc[0].ID != 9 || wc[0].Imm != imm {
+			b.Fatalf("completion %+v", wc[0])
+		}
+	}
+}
+
+func hostPollEmpty(mk hostCQFunc) func(b *testing.B) {
+	return func(b *testing.B) {
+		c, _, _ := mk(b)
+		wc := make([]WC, 1)
+		b.ReportAllocs()
+		for b.Loop() {
+			if n, err := c.Poll(wc); n != 0 || err != nil {
+				b.Fatal(n, err)
+			}
+		}
+	}
+}
+
+func TestHostCostPoll(t *testing.T) {
+	conformance.HostCost(t, conformance.BenchSetup, []conformance.CostRow{
+		{Name: "pollempty", What: "poll an empty CQ (one busy-wait turn)", Iters: 10000000, Go: hostPollEmpty(hostCQ)},
+		{Name: "poll1", What: "poll 1 completion", Iters: 2000000, Go: hostPoll(hostCQ, 0x01020304, 1)},
+		{Name: "poll16", What: "poll 16 completions", Iters: 500000, Go: hostPoll(hostCQ, 0x01020304, 16)},
+	}, 5)
+}
+
+// TestHostCostPollSiw is the same on siw (receives without immediate
+// data, siw has none).
+func TestHostCostPollSiw(t *testing.T) {
+	conformance.HostCost(t, conformance.SiwBenchSetup, []conformance.CostRow{
+		{Name: "pollempty", What: "poll an empty CQ (one busy-wait turn)", Iters: 10000000, Go: hostPollEmpty(hostCQSiw)},
+		{Name: "poll1", What: "poll 1 completion", Iters: 2000000, Go: hostPoll(hostCQSiw, 0, 1)},
+		{Name: "poll16", What: "poll 16 completions", Iters: 500000, Go: hostPoll(hostCQSiw, 0, 16)},
+	}, 5)
+}
+
+// The rows as benchmarks, for profiling: go test -bench HostPoll ./cq.
+func BenchmarkHostPoll16(b *testing.B)    { hostPoll(hostCQ, 0x01020304, 16)(b) }
+func BenchmarkHostPoll1(b *testing.B)     { hostPoll(hostCQ, 0x01020304, 1)(b) }
+func BenchmarkHostPollEmpty(b *testing.B) { hostPollEmpty(hostCQ)(b) }

@@ -1,0 +1,962 @@
+// harness: rdma-core's own rxe and siw providers (Debian's static
+// libibverbs, librxe-rdmav34, libsiw-rdmav34) driven through the public
+// libibverbs API over a fake kernel, for purerdma's conformance tests.
+//
+// This is a test reference only, built by `make conformance` into .cache/
+// and run by internal/provider/{rxe,siw}/conformance_test.go; it is not
+// part of the library. Everything here is written for purerdma; it only
+// follows the facts of the ABI (include/uapi/rdma, rdma-core v44).
+//
+// The fake kernel sits under libibverbs with the linker's --wrap:
+//   - device discovery: rdma-core's netlink discovery function
+//     (find_sysfs_devs_nl, a global symbol of libibverbs.a) is replaced by
+//     one that returns a single device with the driver id of the provider
+//     under test. The sysfs fallback cannot work for siw, whose match table
+//     has only a driver id, which only netlink reports. SYSFS_PATH points at
+//     a temporary directory holding class/infiniband_verbs/abi_version, the
+//     one sysfs file libibverbs still reads, removed as soon as the device
+//     list is read;
+//   - open("/dev/infiniband/...") returns a descriptor of /dev/null (a
+//     character device, as open_cdev checks), which is the command fd;
+//   - ioctl on it fails with ENOTTY, so every command takes the legacy
+//     write path; write on it is the fake kernel's command handler;
+//   - mmap on it returns the harness's own queue memory, laid out as the
+//     kernel lays out the mapped queues; munmap of that memory does nothing.
+//
+// The doorbell (a POST_SEND write with no work requests, for both
+// providers) is counted instead of executed.
+//
+// Input on stdin, one command per line (see internal/provider/conformance
+// for the grammar, which the Go side shares); output on stdout, one record
+// per line, also described there.
+
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_rxe.h>
+#include <rdma/siw-abi.h>
+
+// ---- the provider's view of the device -------------------------------
+
+enum { PROV_RXE = 1, PROV_SIW = 2 };
+static int prov;
+static int ud; // rxe-ud: the QP is UD, and sends name an address handle
+
+// The address handle number the fake kernel gives (rxe_create_ah_resp).
+#define AH_NUM 0x33
+
+// Mapping keys (mmap offsets) the fake kernel hands out.
+enum { KEY_CQ = 1 << 12, KEY_RQ = 2 << 12, KEY_SQ = 3 << 12, KEY_SRQ = 4 << 12 };
+
+struct ring {
+	uint8_t *buf;
+	size_t size;  // bytes mapped
+	uint32_t n;   // slots
+	uint32_t log2; // rxe: log2 of the slot size
+	uint32_t esz; // slot size in bytes
+	size_t hdr;   // bytes before slot 0 (rxe: 384, siw: 0)
+};
+static struct ring sq, rq, srq, cq;
+
+// siw: the fake kernel's cursors, the slot it takes next from each work
+// queue and the slot it writes the next completion into.
+static uint32_t kget_sq, kget_rq, kget_srq, kput_cq;
+
+static uint32_t *kcursor(struct ring *r)
+{
+	if (r == &sq) return &kget_sq;
+	if (r == &rq) return &kget_rq;
+	if (r == &srq) return &kget_srq;
+	return &kput_cq;
+}
+
+// QP and SRQ limits the fake kernel grants.
+static uint32_t max_send_sge, max_recv_sge, max_inline, srq_max_sge;
+
+static int fake_fd = -1, async_fd = -1;
+static long doorbells;
+
+static uint8_t pattern[4096]; // inline data source, same bytes as the Go side
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "harness: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(2);
+}
+
+static void ring_init(struct ring *r, uint32_t n, uint32_t esz, size_t hdr)
+{
+	size_t size;
+
+	r->n = n;
+	r->esz = esz;
+	r->hdr = hdr;
+	r->log2 = 0;
+	while ((1u << r->log2) < esz)
+		r->log2++;
+	if (prov == PROV_RXE)
+		r->esz = esz = 1u << r->log2; // rxe slots are a power of two
+	size = hdr + (size_t)n * esz;
+	if (prov == PROV_SIW && r == &cq)
+		size += sizeof(struct siw_cq_ctrl);
+	r->size = size;
+	r->buf = aligned_alloc(4096, (size + 4095) & ~(size_t)4095);
+	if (!r->buf)
+		die("out of memory");
+	memset(r->buf, 0, (size + 4095) & ~(size_t)4095);
+	if (prov == PROV_RXE) {
+		struct rxe_queue_buf *q = (void *)r->buf;
+
+		q->log2_elem_size = r->log2;
+		q->index_mask = n - 1;
+	}
+}
+
+static uint8_t *slot(struct ring *r, uint32_t i)
+{
+	return r->buf + r->hdr + (size_t)i * r->esz;
+}
+
+// ---- the fake kernel ---------------------------------------------------
+
+ssize_t __real_write(int fd, const void *buf, size_t n);
+int __real_ioctl(int fd, unsigned long req, void *arg);
+void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+int __real_munmap(void *addr, size_t len);
+int __real_open(const char *path, int flags, mode_t mode);
+
+int __wrap_open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+
+	va_start(ap, flags);
+	if (flags & O_CREAT)
+		mode = va_arg(ap, mode_t);
+	va_end(ap);
+	if (strncmp(path, "/dev/infiniband/", 16) == 0) {
+		fake_fd = __real_open("/dev/null", O_RDWR | O_CLOEXEC, 0);
+		return fake_fd;
+	}
+	return __real_open(path, flags, mode);
+}
+
+int __wrap_ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fd == fake_fd && fd >= 0) {
+		errno = ENOTTY; // no ioctl framework: libibverbs falls back to write
+		return -1;
+	}
+	return __real_ioctl(fd, req, arg);
+}
+
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	struct ring *r = NULL;
+
+	if (fd != fake_fd || fd < 0)
+		return __real_mmap(addr, len, prot, flags, fd, off);
+	switch (off) {
+	case KEY_CQ: r = &cq; break;
+	case KEY_RQ: r = &rq; break;
+	case KEY_SQ: r = &sq; break;
+	case KEY_SRQ: r = &srq; break;
+	}
+	if (!r || !r->buf || len > ((r->size + 4095) & ~(size_t)4095)) {
+		fprintf(stderr, "harness: mmap of %zu bytes at %#lx refused\n", len, (long)off);
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	return r->buf;
+}
+
+int __wrap_munmap(void *addr, size_t len)
+{
+	if (addr == sq.buf || addr == rq.buf || addr == srq.buf || addr == cq.buf)
+		return 0;
+	return __real_munmap(addr, len);
+}
+
+static void put_resp(uint64_t to, const void *core, size_t core_len, const void *drv, size_t drv_len)
+{
+	uint8_t *p = (uint8_t *)(uintptr_t)to;
+
+	memcpy(p, core, core_len);
+	if (drv_len)
+		memcpy(p + core_len, drv, drv_len);
+}
+
+// kernel_write answers the legacy and extended write commands the
+// providers send while the harness sets up its objects.
+static ssize_t kernel_write(const void *buf, size_t n)
+{
+	const struct ib_uverbs_cmd_hdr *h = buf;
+	const uint8_t *body = (const uint8_t *)buf + sizeof(*h);
+	uint32_t cmd = h->command;
+	uint64_t resp;
+
+	if (cmd & IB_USER_VERBS_CMD_FLAG_EXTENDED) {
+		const struct ib_uverbs_ex_cmd_hdr *ex = (const void *)body;
+
+		resp = ex->response;
+		body += sizeof(*ex);
+		cmd &= IB_USER_VERBS_CMD_COMMAND_MASK;
+		fprintf(stderr, "harness: extended command %u not faked\n", cmd);
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	resp = *(const uint64_t *)body;
+
+	switch (cmd) {
+	case IB_USER_VERBS_CMD_GET_CONTEXT: {
+		struct ib_uverbs_get_context_resp r = { .async_fd = async_fd, .num_comp_vectors = 1 };
+		struct siw_uresp_alloc_ctx d = { .dev_id = 1 };
+
+		put_resp(resp, &r, sizeof(r), &d, prov == PROV_SIW ? sizeof(d) : 0);
+		break;
+	}
+	case IB_USER_VERBS_CMD_ALLOC_PD: {
+		struct ib_uverbs_alloc_pd_resp r = { .pd_handle = 1 };
+
+		put_resp(resp, &r, sizeof(r), NULL, 0);
+		break;
+	}
+	case IB_USER_VERBS_CMD_CREATE_CQ: {
+		struct ib_uverbs_create_cq_resp r = { .cq_handle = 2, .cqe = cq.n - 1 };
+
+		if (prov == PROV_RXE) {
+			struct rxe_create_cq_resp d = { .mi = { .offset = KEY_CQ, .size = cq.size } };
+
+			put_resp(resp, &r, sizeof(r), &d, sizeof(d));
+		} else {
+			struct siw_uresp_create_cq d = { .cq_id = 2, .num_cqe = cq.n, .cq_key = KEY_CQ };
+
+			r.cqe = cq.n;
+			put_resp(resp, &r, sizeof(r), &d, sizeof(d));
+		}
+		break;
+	}
+	case IB_USER_VERBS_CMD_CREATE_QP: {
+		const struct ib_uverbs_create_qp *c = (const void *)body;
+		struct ib_uverbs_create_qp_resp r = {
+			.qp_handle = 7, .qpn = 0x11,
+			.max_send_wr = sq.n - 1, .max_recv_wr = c->is_srq ? 0 : rq.n - 1,
+			.max_send_sge = max_send_sge, .max_recv_sge = max_recv_sge,
+			.max_inline_data = max_inline,
+		};
+
+		if (prov == PROV_RXE) {
+			struct rxe_create_qp_resp d = {
+				.rq_mi = { .offset = c->is_srq ? 0 : KEY_RQ, .size = c->is_srq ? 0 : rq.size },
+				.sq_mi = { .offset = KEY_SQ, .size = sq.size },
+			};
+
+			put_resp(resp, &r, sizeof(r), &d, sizeof(d));
+		} else {
+			struct siw_uresp_create_qp d = {
+				.qp_id = 0x11, .num_sqe = sq.n, .num_rqe = c->is_srq ? 0 : rq.n,
+				.sq_key = KEY_SQ, .rq_key = c->is_srq ? 0 : KEY_RQ,
+			};
+
+			r.max_send_wr = sq.n;
+			r.max_recv_wr = c->is_srq ? 0 : rq.n;
+			put_resp(resp, &r, sizeof(r), &d, sizeof(d));
+		}
+		break;
+	}
+	case IB_USER_VERBS_CMD_CREATE_SRQ: {
+		struct ib_uverbs_create_srq_resp r = {
+			.srq_handle = 3, .max_wr = srq.n - 1, .max_sge = srq_max_sge, .srqn = 0x21,
+		};
+
+		if (prov == PROV_RXE) {
+			struct rxe_create_srq_resp d = { .mi = { .offset = KEY_SRQ, .size = srq.size }, .srq_num = 0x21 };
+
+			put_resp(resp, &r, sizeof(r), &d, sizeof(d));
+		} else {
+			struct siw_uresp_create_srq d = { .num_rqe = srq.n, .srq_key = KEY_SRQ };
+
+			r.max_wr = srq.n;
+			put_resp(resp, &r, sizeof(r), &d, sizeof(d));
+		}
+		break;
+	}
+	case IB_USER_VERBS_CMD_CREATE_AH: {
+		struct ib_uverbs_create_ah_resp r = { .ah_handle = 4 };
+		struct rxe_create_ah_resp d = { .ah_num = AH_NUM };
+
+		put_resp(resp, &r, sizeof(r), &d, sizeof(d));
+		break;
+	}
+	case IB_USER_VERBS_CMD_MODIFY_QP:
+		break; // no response
+	case IB_USER_VERBS_CMD_POST_SEND: {
+		const struct ib_uverbs_post_send *c = (const void *)body;
+		struct ib_uverbs_post_send_resp r = { 0 };
+
+		if (c->wr_count != 0)
+			die("POST_SEND with %u work requests: the providers post in user space", c->wr_count);
+		doorbells++;
+		put_resp(resp, &r, sizeof(r), NULL, 0);
+		break;
+	}
+	default:
+		fprintf(stderr, "harness: command %u not faked\n", cmd);
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return n;
+}
+
+ssize_t __wrap_write(int fd, const void *buf, size_t n)
+{
+	if (fd == fake_fd && fd >= 0)
+		return kernel_write(buf, n);
+	return __real_write(fd, buf, n);
+}
+
+// struct verbs_sysfs_dev of rdma-core v44 (libibverbs/driver.h), which is
+// not installed: the fields up to the ones this file sets, in order.
+struct list_node_ { struct list_node_ *next, *prev; };
+struct sysfs_dev_ {
+	struct list_node_ entry;
+	void *provider_data;
+	const void *match;
+	unsigned int flags;
+	char sysfs_name[64];
+	dev_t sysfs_cdev;
+	char ibdev_name[64];
+	char ibdev_path[256];
+	char modalias[512];
+	uint64_t node_guid;
+	uint32_t driver_id;
+	enum ibv_node_type node_type;
+	int ibdev_idx;
+	uint32_t num_ports;
+	uint32_t abi_ver;
+	struct timespec time_created;
+};
+
+int __wrap_rdmacore44_0_find_sysfs_devs_nl(struct list_node_ *head)
+{
+	struct sysfs_dev_ *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return ENOMEM;
+	strcpy(d->sysfs_name, "uverbs0");
+	strcpy(d->ibdev_name, prov == PROV_RXE ? "rxe0" : "siw0");
+	snprintf(d->ibdev_path, sizeof(d->ibdev_path), "%s/class/infiniband/%s",
+		 getenv("SYSFS_PATH"), d->ibdev_name);
+	d->driver_id = prov == PROV_RXE ? RDMA_DRIVER_RXE : RDMA_DRIVER_SIW;
+	d->node_type = prov == PROV_RXE ? IBV_NODE_CA : IBV_NODE_RNIC;
+	d->num_ports = 1;
+	d->abi_ver = prov == PROV_RXE ? 2 : SIW_ABI_VERSION;
+	// list_add: at the head of the list.
+	d->entry.next = head->next;
+	d->entry.prev = head;
+	head->next->prev = &d->entry;
+	head->next = &d->entry;
+	return 0;
+}
+
+// sysfs_dir is the fake sysfs root, removed once the device is open.
+static char sysfs_dir[] = "/tmp/purerdma-conformance-XXXXXX";
+
+static void sysfs_path(char *path, size_t n, const char *rel)
+{
+	snprintf(path, n, "%s/%s", sysfs_dir, rel);
+}
+
+static void fake_sysfs(void)
+{
+	char path[256];
+	FILE *f;
+
+	if (!mkdtemp(sysfs_dir))
+		die("mkdtemp: %s", strerror(errno));
+	sysfs_path(path, sizeof(path), "class");
+	mkdir(path, 0700);
+	sysfs_path(path, sizeof(path), "class/infiniband_verbs");
+	mkdir(path, 0700);
+	sysfs_path(path, sizeof(path), "class/infiniband_verbs/abi_version");
+	f = fopen(path, "w");
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	fprintf(f, "%d\n", IB_USER_VERBS_ABI_VERSION);
+	fclose(f);
+	setenv("SYSFS_PATH", sysfs_dir, 1);
+}
+
+// rm_fake_sysfs removes the fake sysfs: libibverbs reads it only while it
+// lists the devices.
+static void rm_fake_sysfs(void)
+{
+	char path[256];
+
+	sysfs_path(path, sizeof(path), "class/infiniband_verbs/abi_version");
+	unlink(path);
+	sysfs_path(path, sizeof(path), "class/infiniband_verbs");
+	rmdir(path);
+	sysfs_path(path, sizeof(path), "class");
+	rmdir(path);
+	rmdir(sysfs_dir);
+}
+
+// ---- the script --------------------------------------------------------
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_cq *ibcq;
+static struct ibv_qp *qp;
+static struct ibv_srq *ibsrq;
+static struct ibv_ah *ah;
+
+static void hexdump(const char *what, struct ring *r, uint32_t i)
+{
+	const uint8_t *p = slot(r, i);
+
+	printf("slot %s %u ", what, i);
+	for (uint32_t k = 0; k < r->esz; k++)
+		printf("%02x", p[k]);
+	printf("\n");
+}
+
+static uint32_t *idx(struct ring *r, int producer)
+{
+	struct rxe_queue_buf *q = (void *)r->buf;
+
+	return producer ? &q->producer_index : &q->consumer_index;
+}
+
+// dump prints a queue's indices (rxe) and every slot.
+static void dump(const char *what, struct ring *r)
+{
+	if (prov == PROV_RXE)
+		printf("index %s %u %u\n", what, *idx(r, 1), *idx(r, 0));
+	else if (r == &cq)
+		printf("ctrl %u\n", ((struct siw_cq_ctrl *)slot(&cq, cq.n))->flags);
+	for (uint32_t i = 0; i < r->n; i++)
+		hexdump(what, r, i);
+}
+
+static struct ring *ring_named(const char *s)
+{
+	if (!strcmp(s, "sq")) return &sq;
+	if (!strcmp(s, "rq")) return &rq;
+	if (!strcmp(s, "srq")) return &srq;
+	if (!strcmp(s, "cq")) return &cq;
+	die("no queue %s", s);
+	return NULL;
+}
+
+static uint64_t num(char **save)
+{
+	char *t = strtok_r(NULL, " \t\n", save);
+
+	if (!t)
+		die("short line");
+	return strtoull(t, NULL, 0);
+}
+
+static char line[1 << 16];
+
+static void next_line(void)
+{
+	if (!fgets(line, sizeof(line), stdin))
+		die("unexpected end of script");
+}
+
+#define MAXWR 4096
+#define MAXSGE 64
+static struct ibv_send_wr swr[MAXWR];
+static struct ibv_recv_wr rwr[MAXWR];
+static struct ibv_sge sges[MAXWR][MAXSGE];
+
+static void read_sges(char **save, int i, int *nsge, int inl)
+{
+	*nsge = num(save);
+	if (*nsge > MAXSGE)
+		die("too many SGEs");
+	for (int k = 0; k < *nsge; k++) {
+		uint64_t a = num(save);
+
+		if (inl)
+			a = (uint64_t)(uintptr_t)(pattern + a);
+		sges[i][k].addr = a;
+		sges[i][k].length = num(save);
+		sges[i][k].lkey = num(save);
+	}
+}
+
+static int post_send(int n)
+{
+	struct ibv_send_wr *bad = NULL;
+	int rc;
+
+	for (int i = 0; i < n; i++) {
+		char *save;
+		struct ibv_send_wr *w = &swr[i];
+
+		next_line();
+		if (strcmp(strtok_r(line, " \t\n", &save), "w"))
+			die("want a w line");
+		memset(w, 0, sizeof(*w));
+		w->wr_id = num(&save);
+		w->opcode = num(&save);
+		w->send_flags = num(&save);
+		w->imm_data = htonl(num(&save)); // host order in the script
+		if (w->opcode == IBV_WR_SEND_WITH_INV || w->opcode == IBV_WR_LOCAL_INV)
+			w->invalidate_rkey = ntohl(w->imm_data);
+		uint64_t raddr = num(&save);
+		uint32_t rkey = num(&save);
+		uint64_t cmp = num(&save), swap = num(&save);
+		uint32_t rqpn = num(&save), rqkey = num(&save);
+		if (w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || w->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+			w->wr.atomic.remote_addr = raddr;
+			w->wr.atomic.rkey = rkey;
+			w->wr.atomic.compare_add = cmp;
+			w->wr.atomic.swap = swap;
+		} else if (ud && (w->opcode == IBV_WR_SEND || w->opcode == IBV_WR_SEND_WITH_IMM)) {
+			w->wr.ud.ah = ah;
+			w->wr.ud.remote_qpn = rqpn;
+			w->wr.ud.remote_qkey = rqkey;
+		} else {
+			w->wr.rdma.remote_addr = raddr;
+			w->wr.rdma.rkey = rkey;
+		}
+		read_sges(&save, i, &w->num_sge, w->send_flags & IBV_SEND_INLINE);
+		w->sg_list = sges[i];
+		w->next = i + 1 < n ? &swr[i + 1] : NULL;
+	}
+	rc = ibv_post_send(qp, &swr[0], &bad);
+	return rc ? (int)(bad ? bad - swr : -1) : n;
+}
+
+static int post_recv(int n, int shared)
+{
+	struct ibv_recv_wr *bad = NULL;
+	int rc;
+
+	for (int i = 0; i < n; i++) {
+		char *save;
+		struct ibv_recv_wr *w = &rwr[i];
+
+		next_line();
+		if (strcmp(strtok_r(line, " \t\n", &save), "r"))
+			die("want an r line");
+		memset(w, 0, sizeof(*w));
+		w->wr_id = num(&save);
+		read_sges(&save, i, &w->num_sge, 0);
+		w->sg_list = sges[i];
+		w->next = i + 1 < n ? &rwr[i + 1] : NULL;
+	}
+	rc = shared ? ibv_post_srq_recv(ibsrq, &rwr[0], &bad) : ibv_post_recv(qp, &rwr[0], &bad);
+	return rc ? (int)(bad ? bad - rwr : -1) : n;
+}
+
+// cqe writes a completion into the CQ ring as the kernel would, and
+// publishes it.
+static void cqe(char **save)
+{
+	if (prov == PROV_RXE) {
+		uint32_t p = *idx(&cq, 1);
+		struct ib_uverbs_wc *w = (void *)slot(&cq, p);
+
+		memset(w, 0, sizeof(*w));
+		w->wr_id = num(save);
+		w->status = num(save);
+		w->opcode = num(save);
+		w->vendor_err = num(save);
+		w->byte_len = num(save);
+		w->ex.imm_data = num(save); // the ring's raw word
+		w->qp_num = num(save);
+		w->src_qp = num(save);
+		w->wc_flags = num(save);
+		w->pkey_index = num(save);
+		w->slid = num(save);
+		w->sl = num(save);
+		w->dlid_path_bits = num(save);
+		w->port_num = num(save);
+		__atomic_store_n(idx(&cq, 1), (p + 1) & (cq.n - 1), __ATOMIC_RELEASE);
+	} else {
+		// id flags opcode status bytes imm qp_id: the body first, the
+		// flags byte (with SIW_WQE_VALID) last, as siw_cq.c does.
+		struct siw_cqe *c = (void *)slot(&cq, kput_cq);
+		uint8_t flags;
+
+		memset(c, 0, sizeof(*c));
+		c->id = num(save);
+		flags = num(save);
+		c->opcode = num(save);
+		c->status = num(save);
+		c->bytes = num(save);
+		c->imm_data = num(save);
+		c->qp_id = num(save);
+		__atomic_store_n(&c->flags, flags, __ATOMIC_RELEASE);
+		kput_cq = (kput_cq + 1) % cq.n;
+	}
+}
+
+static void poll(int n)
+{
+	struct ibv_wc wc[MAXWR];
+	int got;
+
+	if (n > MAXWR)
+		die("poll of %d", n);
+	memset(wc, 0, sizeof(wc));
+	got = ibv_poll_cq(ibcq, n, wc);
+	printf("polled %d\n", got);
+	for (int i = 0; i < got; i++) {
+		uint32_t imm = wc[i].imm_data;
+
+		if (wc[i].wc_flags & IBV_WC_WITH_IMM)
+			imm = ntohl(imm);
+		printf("wc %llu %u %u %u %u %u %u %u %u %u %u %u %u\n",
+		       (unsigned long long)wc[i].wr_id, wc[i].status, wc[i].opcode,
+		       wc[i].vendor_err, wc[i].byte_len, imm, wc[i].qp_num,
+		       wc[i].src_qp, wc[i].wc_flags, wc[i].pkey_index, wc[i].slid,
+		       wc[i].sl, wc[i].dlid_path_bits);
+	}
+}
+
+static void setup(char **save)
+{
+	struct ibv_device **list;
+	int n;
+	uint32_t sqn, rqn, srqn, cqn;
+
+	sqn = num(save);
+	rqn = num(save);
+	srqn = num(save);
+	cqn = num(save);
+	max_send_sge = num(save);
+	max_recv_sge = num(save);
+	max_inline = num(save);
+	srq_max_sge = num(save);
+
+	if (prov == PROV_RXE) {
+		// Slot sizes as the kernel's rxe_qp.c and rxe_srq.c choose them:
+		// the WQE header and its SGEs (or inline data), rounded up to a
+		// power of two by the queue code.
+		uint32_t hdr = sizeof(struct rxe_queue_buf);
+		uint32_t sqdata = max_send_sge * sizeof(struct rxe_sge);
+
+		if (max_inline > sqdata)
+			sqdata = max_inline;
+		ring_init(&sq, sqn, sizeof(struct rxe_send_wqe) + sqdata, hdr);
+		if (rqn)
+			ring_init(&rq, rqn, sizeof(struct rxe_recv_wqe) + max_recv_sge * sizeof(struct rxe_sge), hdr);
+		if (srqn)
+			ring_init(&srq, srqn, sizeof(struct rxe_recv_wqe) + srq_max_sge * sizeof(struct rxe_sge), hdr);
+		ring_init(&cq, cqn, sizeof(struct ib_uverbs_wc), hdr);
+	} else {
+		ring_init(&sq, sqn, sizeof(struct siw_sqe), 0);
+		if (rqn)
+			ring_init(&rq, rqn, sizeof(struct siw_rqe), 0);
+		if (srqn)
+			ring_init(&srq, srqn, sizeof(struct siw_rqe), 0);
+		ring_init(&cq, cqn, sizeof(struct siw_cqe), 0);
+	}
+
+	fake_sysfs();
+	list = ibv_get_device_list(&n);
+	rm_fake_sysfs();
+	if (!list || n != 1)
+		die("ibv_get_device_list: %d devices (%s)", n, strerror(errno));
+	ctx = ibv_open_device(list[0]);
+	if (!ctx)
+		die("ibv_open_device: %s", strerror(errno));
+	pd = ibv_alloc_pd(ctx);
+	if (!pd)
+		die("ibv_alloc_pd: %s", strerror(errno));
+	ibcq = ibv_create_cq(ctx, cqn - 1, NULL, NULL, 0);
+	if (!ibcq)
+		die("ibv_create_cq: %s", strerror(errno));
+	if (ud) {
+		struct ibv_ah_attr aa = { .dlid = 1, .port_num = 1 };
+
+		ah = ibv_create_ah(pd, &aa);
+		if (!ah)
+			die("ibv_create_ah: %s", strerror(errno));
+	}
+	if (srqn) {
+		struct ibv_srq_init_attr sa = { .attr = { .max_wr = srqn - 1, .max_sge = srq_max_sge } };
+
+		ibsrq = ibv_create_srq(pd, &sa);
+		if (!ibsrq)
+			die("ibv_create_srq: %s", strerror(errno));
+	}
+	struct ibv_qp_init_attr qa = {
+		.send_cq = ibcq, .recv_cq = ibcq, .srq = rqn ? NULL : ibsrq,
+		.cap = { .max_send_wr = sqn - 1, .max_recv_wr = rqn ? rqn - 1 : 0,
+			 .max_send_sge = max_send_sge, .max_recv_sge = max_recv_sge,
+			 .max_inline_data = max_inline },
+		.qp_type = ud ? IBV_QPT_UD : IBV_QPT_RC,
+	};
+	qp = ibv_create_qp(pd, &qa);
+	if (!qp)
+		die("ibv_create_qp: %s", strerror(errno));
+	// rxe refuses receives on a QP in RESET (rdma-core's rxe_post_recv).
+	struct ibv_qp_attr ma = { .qp_state = IBV_QPS_INIT };
+	if (ibv_modify_qp(qp, &ma, IBV_QP_STATE))
+		die("ibv_modify_qp: %s", strerror(errno));
+	ibv_free_device_list(list);
+	printf("ready\n");
+}
+
+// ---- host cost -----------------------------------------------------------
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+// kernel_take plays the kernel taking every published slot of r.
+static void kernel_take(struct ring *r)
+{
+	__atomic_store_n(idx(r, 0), __atomic_load_n(idx(r, 1), __ATOMIC_ACQUIRE), __ATOMIC_RELEASE);
+}
+
+static void take_sq_rxe(void) { kernel_take(&sq); }
+static void take_rq_rxe(void) { kernel_take(&rq); }
+static void siw_take(struct ring *r);
+static void take_sq_siw(void) { siw_take(&sq); }
+static void take_rq_siw(void) { siw_take(&rq); }
+
+// cq_refill makes the rxe CQ full again, of the entries already in it.
+static void cq_refill(void)
+{
+	__atomic_store_n(idx(&cq, 1), (*idx(&cq, 0) + cq.n - 1) & (cq.n - 1), __ATOMIC_RELEASE);
+}
+
+// siw_take plays the kernel taking every valid element of a siw work
+// queue: it clears their flags.
+static void siw_take(struct ring *r)
+{
+	for (uint32_t k = 0; k < r->n; k++)
+		__atomic_store_n((uint16_t *)(slot(r, k) + 8), 0, __ATOMIC_RELEASE);
+}
+
+// siw_cq_refill makes every element of the siw CQ valid again.
+static void siw_cq_refill(void)
+{
+	for (uint32_t k = 0; k < cq.n; k++)
+		__atomic_store_n(&((struct siw_cqe *)slot(&cq, k))->flags, SIW_WQE_VALID, __ATOMIC_RELEASE);
+}
+
+// bench times iters operations of one row of the host cost table,
+// as the Go side's rows in uverbs/hostcost_test.go and cq/hostcost_test.go
+// do, and prints the time per operation.
+static void bench(const char *row, long iters)
+{
+	static struct ibv_send_wr w[16];
+	static struct ibv_sge sg = { .addr = 0x10000, .length = 4096, .lkey = 0x55 };
+	struct ibv_send_wr *bad;
+	struct ibv_recv_wr rw = { .wr_id = 1, .sg_list = &sg, .num_sge = 1 }, *rbad;
+	struct ibv_wc wc[16];
+	double t0, t1;
+	long i;
+
+	void (*take_sq)(void), (*take_rq)(void), (*refill)(void);
+
+	if (prov == PROV_RXE) {
+		take_sq = take_sq_rxe;
+		take_rq = take_rq_rxe;
+		refill = cq_refill;
+	} else {
+		take_sq = take_sq_siw;
+		take_rq = take_rq_siw;
+		refill = siw_cq_refill;
+	}
+	for (int k = 0; k < 16; k++) {
+		w[k] = (struct ibv_send_wr){ .wr_id = k, .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+			.sg_list = &sg, .num_sge = 1, .wr.rdma = { .remote_addr = 0xdead0000, .rkey = 0x77 },
+			.next = k < 15 ? &w[k + 1] : NULL };
+	}
+	if (!strncmp(row, "poll", 4) && strcmp(row, "pollempty") && prov == PROV_SIW) {
+		// Every element holds a receive.
+		for (uint32_t k = 0; k < cq.n; k++) {
+			struct siw_cqe *e = (void *)slot(&cq, k);
+
+			memset(e, 0, sizeof(*e));
+			e->id = 9;
+			e->opcode = SIW_OP_RECEIVE;
+			e->bytes = 4096;
+			e->qp_id = 0x11;
+		}
+		siw_cq_refill();
+	} else if (!strncmp(row, "poll", 4) && strcmp(row, "pollempty")) {
+		// Every slot holds a receive with immediate data.
+		for (uint32_t k = 0; k < cq.n; k++) {
+			struct ib_uverbs_wc *e = (void *)slot(&cq, k);
+
+			memset(e, 0, sizeof(*e));
+			e->wr_id = 9;
+			e->opcode = IBV_WC_RECV;
+			e->byte_len = 4096;
+			e->qp_num = 0x11;
+			e->wc_flags = IBV_WC_WITH_IMM;
+			e->ex.imm_data = htonl(0x01020304);
+		}
+		cq_refill();
+	}
+	t0 = now_ns();
+	if (!strcmp(row, "send1")) {
+		struct ibv_send_wr one = w[15];
+
+		for (i = 0; i < iters; i++) {
+			one.wr_id = i;
+			if (ibv_post_send(qp, &one, &bad))
+				die("post send");
+			if (i % 256 == 255)
+				take_sq();
+		}
+	} else if (!strcmp(row, "send16")) {
+		for (i = 0; i < iters; i++) {
+			if (ibv_post_send(qp, &w[0], &bad))
+				die("post send");
+			if (i % 16 == 15)
+				take_sq();
+		}
+	} else if (!strcmp(row, "recv1")) {
+		for (i = 0; i < iters; i++) {
+			rw.wr_id = i;
+			if (ibv_post_recv(qp, &rw, &rbad))
+				die("post recv");
+			if (i % 256 == 255)
+				take_rq();
+		}
+	} else if (!strcmp(row, "pollempty")) {
+		for (i = 0; i < iters; i++)
+			if (ibv_poll_cq(ibcq, 1, wc) != 0)
+				die("poll of an empty CQ");
+	} else if (!strcmp(row, "poll1") || !strcmp(row, "poll16")) {
+		int k = row[4] == '1' && row[5] == '6' ? 16 : 1;
+
+		for (i = 0; i < iters; i++) {
+			int got = ibv_poll_cq(ibcq, k, wc);
+
+			if (got < k) {
+				refill();
+				if (ibv_poll_cq(ibcq, k - got, wc + got) != k - got)
+					die("poll after refill");
+			}
+		}
+		if (wc[0].wr_id != 9 || (prov == PROV_RXE && ntohl(wc[0].imm_data) != 0x01020304))
+			die("poll: wrong completion");
+	} else {
+		die("bench: no row %s", row);
+	}
+	t1 = now_ns();
+	printf("bench %s %.3f\n", row, (t1 - t0) / iters);
+}
+
+int main(void)
+{
+	char *save, *t;
+	int ops = 0;
+
+	for (size_t i = 0; i < sizeof(pattern); i++)
+		pattern[i] = (uint8_t)(i * 7 + 3);
+	async_fd = __real_open("/dev/null", O_RDONLY | O_CLOEXEC, 0);
+	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+
+	while (fgets(line, sizeof(line), stdin)) {
+		t = strtok_r(line, " \t\n", &save);
+		if (!t || t[0] == '#')
+			continue;
+		if (!strcmp(t, "rxe") || !strcmp(t, "rxe-ud") || !strcmp(t, "siw")) {
+			prov = t[0] == 'r' ? PROV_RXE : PROV_SIW;
+			ud = !strcmp(t, "rxe-ud");
+			setup(&save);
+		} else if (!strcmp(t, "send")) {
+			int n = num(&save);
+			long db = doorbells;
+			int got = post_send(n);
+
+			printf("op %d send %d %d db %ld\n", ops++, n, got, doorbells - db);
+		} else if (!strcmp(t, "recv") || !strcmp(t, "srecv")) {
+			int shared = t[0] == 's';
+			int n = num(&save);
+			long db = doorbells;
+			int got = post_recv(n, shared);
+
+			printf("op %d %s %d %d db %ld\n", ops++, shared ? "srecv" : "recv", n, got, doorbells - db);
+		} else if (!strcmp(t, "consume")) {
+			// The kernel takes k slots: the consumer index moves on
+			// and the slots are zeroed, so that a reused slot starts
+			// as a fresh one on both sides (see docs/conformance.md).
+			struct ring *r = ring_named(strtok_r(NULL, " \t\n", &save));
+			uint32_t k = num(&save);
+
+			for (uint32_t j = 0; j < k; j++) {
+				if (prov == PROV_SIW) {
+					// siw hands a slot back by clearing its
+					// flags; the rest is zeroed too.
+					uint32_t *c = kcursor(r);
+
+					memset(slot(r, *c), 0, r->esz);
+					*c = (*c + 1) % r->n;
+					continue;
+				}
+				uint32_t c = *idx(r, 0);
+
+				memset(slot(r, c), 0, r->esz);
+				__atomic_store_n(idx(r, 0), (c + 1) & (r->n - 1), __ATOMIC_RELEASE);
+			}
+		} else if (!strcmp(t, "cqe")) {
+			cqe(&save);
+		} else if (!strcmp(t, "bench")) {
+			char *row = strtok_r(NULL, " \t\n", &save);
+
+			if (!row)
+				die("bench what?");
+			bench(row, num(&save));
+		} else if (!strcmp(t, "arm")) {
+			if (ibv_req_notify_cq(ibcq, num(&save)))
+				die("ibv_req_notify_cq: %s", strerror(errno));
+		} else if (!strcmp(t, "poll")) {
+			poll(num(&save));
+		} else if (!strcmp(t, "dump")) {
+			char *q = strtok_r(NULL, " \t\n", &save);
+
+			if (!q)
+				die("dump what?");
+			dump(q, ring_named(q));
+		} else {
+			die("unknown command %s", t);
+		}
+	}
+	fflush(stdout);
+	return 0;
+}
