@@ -9,9 +9,9 @@ FUZZTIME  ?= 30s
 FUZZSHORT ?= 2s
 FUZZFLAGS ?=
 # KERNEL is the kernel series a single guest run boots (demo, bench,
-# profile, shell, the arm64, race and two-host runs): Debian 12's 6.1, or
-# 6.12 from its security suite. KERNELS are the series make test runs the
-# whole amd64 device suite on. hack/vm resolves the newest kernel of each
+# profile, shell, the race and two-host runs): Debian 12's 6.1, or 6.12
+# from its security suite. KERNELS are the series make test runs the amd64
+# and arm64 device suites on. hack/vm resolves the newest kernel of each
 # series through apt and caches every version apart.
 KERNEL    ?= 6.1
 KERNELS   ?= 6.1 6.12
@@ -59,10 +59,10 @@ fuzz-short:
 
 ## vm-test: the integration tests in QEMU guests: every package in an
 ## amd64 guest with rxe0, siw0 and the C tools on each of KERNELS, then
-## ARM64_PKGS in an arm64 guest with rxe0 on KERNEL. Each run's lines name
+## ARM64_PKGS in an arm64 guest with rxe0 on each of KERNELS. Each run's lines name
 ## its architecture and kernel. TESTFLAGS go to the test binaries, e.g.
 ## make vm-test TESTFLAGS='-run Discovery'.
-vm-test: $(addprefix vm-test-amd64-,$(KERNELS)) vm-test-arm64
+vm-test: $(addprefix vm-test-amd64-,$(KERNELS)) $(addprefix vm-test-arm64-,$(KERNELS))
 
 ## vm-test-amd64: the amd64 suite on KERNEL; vm-test-amd64-6.12 on 6.12.
 vm-test-amd64: vm-test-amd64-$(KERNEL)
@@ -70,8 +70,11 @@ vm-test-amd64: vm-test-amd64-$(KERNEL)
 vm-test-amd64-%:
 	$(GO) run ./hack/vm test -arch amd64 -kernel $* -ctools $(VMFLAGS) -- $(TESTFLAGS)
 
-vm-test-arm64:
-	$(GO) run ./hack/vm test -arch arm64 -kernel $(KERNEL) $(VMFLAGS) $(ARM64_PKGS) -- $(TESTFLAGS)
+## vm-test-arm64: ARM64_PKGS on KERNEL; vm-test-arm64-6.12 on 6.12.
+vm-test-arm64: vm-test-arm64-$(KERNEL)
+
+vm-test-arm64-%:
+	$(GO) run ./hack/vm test -arch arm64 -kernel $* $(VMFLAGS) $(ARM64_PKGS) -- $(TESTFLAGS)
 
 ## vm-test-race: the shared-connection, close-race and ring stress tests
 ## with the race detector (test binaries built with cgo, the host's libc in
@@ -138,7 +141,7 @@ vm-shell:
 ## fetch: download the kernels, build siw.ko and install QEMU, then stop.
 fetch:
 	for k in $(KERNELS); do $(GO) run ./hack/vm fetch -arch amd64 -kernel $$k $(VMFLAGS) || exit 1; done
-	$(GO) run ./hack/vm fetch -arch arm64 -kernel $(KERNEL) $(VMFLAGS)
+	for k in $(KERNELS); do $(GO) run ./hack/vm fetch -arch arm64 -kernel $$k $(VMFLAGS) || exit 1; done
 
 ## clean: remove the VM cache (kernels, modules, images).
 clean:
