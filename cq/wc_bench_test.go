@@ -43,8 +43,7 @@ func BenchmarkWCFillError(b *testing.B) {
 // fakeRing is a provider.CQ that always has a completion.
 type fakeRing struct{ wc provider.WC }
 
-func (r *fakeRing) Next(wc *provider.WC) bool { *wc = r.wc; return true }
-func (r *fakeRing) Arm(bool) bool             { return false }
+func (r *fakeRing) Arm(bool) bool { return false }
 func (r *fakeRing) Poll(wc []provider.WC) int {
 	for i := range wc {
 		wc[i] = r.wc
@@ -69,7 +68,6 @@ func BenchmarkPoll16(b *testing.B) {
 // emptyRing is a provider.CQ that never has a completion.
 type emptyRing struct{}
 
-func (emptyRing) Next(*provider.WC) bool { return false }
 func (emptyRing) Arm(bool) bool          { return false }
 func (emptyRing) Poll([]provider.WC) int { return 0 }
 func (emptyRing) Close() error           { return nil }

@@ -164,14 +164,11 @@ type RQ interface {
 // CQ is a completion queue. Its methods are called with the CQ's lock
 // held.
 type CQ interface {
-	// Next moves the oldest completion into wc and reports whether there
-	// was one; its slot goes back to the kernel at once.
-	Next(wc *WC) bool
 	// Poll moves up to len(wc) of the oldest completions into wc, in
-	// order, and returns how many. Unlike Next, it may hand their slots
-	// back to the kernel once, after the last one: on the rings whose
-	// consumer index is a shared word (rxe) that is one atomic store per
-	// poll instead of one per completion.
+	// order, and returns how many. It may hand their slots back to the
+	// kernel once, after the last one: on the rings whose consumer index
+	// is a shared word (rxe) that is one atomic store per poll instead of
+	// one per completion.
 	Poll(wc []WC) int
 	// Arm requests an event for the next (or next solicited) completion
 	// if the driver does so in shared memory. It reports false when the

@@ -36,7 +36,7 @@ func TestSQFreeCount(t *testing.T) {
 	}
 }
 
-// TestCQProducerCache checks that Next sees completions the producer
+// TestCQProducerCache checks that Poll sees completions the producer
 // publishes while earlier ones are still being consumed.
 func TestCQProducerCache(t *testing.T) {
 	_, c, buf := newCQ(t, 8)
@@ -50,13 +50,13 @@ func TestCQProducerCache(t *testing.T) {
 			setProducer(buf, (p+1)&7)
 		}
 	}
-	next := uint64(0)
+	wantID := uint64(0)
 	get := func(n int) {
 		for range n {
-			if !c.Next(&wc) || wc.ID != next {
-				t.Fatalf("Next: %v, id %d, want %d", wc, wc.ID, next)
+			if !next(c, &wc) || wc.ID != wantID {
+				t.Fatalf("Poll: %v, id %d, want %d", wc, wc.ID, wantID)
 			}
-			next++
+			wantID++
 		}
 	}
 	for range 10 {
@@ -64,8 +64,8 @@ func TestCQProducerCache(t *testing.T) {
 		get(1)
 		put(2)
 		get(4)
-		if c.Next(&wc) {
-			t.Fatal("Next on an empty CQ")
+		if next(c, &wc) {
+			t.Fatal("Poll on an empty CQ found one")
 		}
 	}
 }

@@ -35,7 +35,7 @@ func putWC(t *testing.T, buf []byte, i int, wc abi.WC, imm uint32) {
 func TestCQNext(t *testing.T) {
 	_, c, buf := newCQ(t, 4)
 	var wc provider.WC
-	if c.Next(&wc) {
+	if next(c, &wc) {
 		t.Fatal("Next on an empty CQ reported a completion")
 	}
 	putWC(t, buf, 0, abi.WC{WrID: 1, Opcode: abi.IB_WC_RECV, ByteLen: 10, QPNum: 0x11, SrcQP: 0x22,
@@ -50,7 +50,7 @@ func TestCQNext(t *testing.T) {
 		{ID: 3, Status: abi.IB_WC_WR_FLUSH_ERR, VendorErr: 7},
 	}
 	for i, w := range want {
-		if !c.Next(&wc) {
+		if !next(c, &wc) {
 			t.Fatalf("Next %d: no completion", i)
 		}
 		if diff := cmp.Diff(w, wc); diff != "" {
@@ -60,7 +60,7 @@ func TestCQNext(t *testing.T) {
 			t.Errorf("consumer after %d = %d", i, got)
 		}
 	}
-	if c.Next(&wc) {
+	if next(c, &wc) {
 		t.Fatal("Next reported a completion past the producer")
 	}
 	// Wrap: the kernel fills slots 3 and 0.
@@ -68,11 +68,11 @@ func TestCQNext(t *testing.T) {
 	putWC(t, buf, 0, abi.WC{WrID: 5}, 0)
 	setProducer(buf, 1)
 	for _, id := range []uint64{4, 5} {
-		if !c.Next(&wc) || wc.ID != id {
+		if !next(c, &wc) || wc.ID != id {
 			t.Fatalf("after wrap: got %v (%d), want %d", wc, wc.ID, id)
 		}
 	}
-	if got := consumer(buf); got != 1 || c.Next(&wc) {
+	if got := consumer(buf); got != 1 || next(c, &wc) {
 		t.Errorf("after wrap: consumer = %d, want 1 and empty", got)
 	}
 }
@@ -90,7 +90,7 @@ func TestCQArmAndClose(t *testing.T) {
 		t.Errorf("second Close = %v, %d munmaps; want nil, 1", err, dev.unmapped)
 	}
 	var wc provider.WC
-	if c.Next(&wc) {
+	if next(c, &wc) {
 		t.Error("Next on a closed CQ reported a completion")
 	}
 }
@@ -102,7 +102,7 @@ func TestCQAllocs(t *testing.T) {
 	putWC(t, buf, 0, abi.WC{WrID: 1, WCFlags: abi.IB_WC_WITH_IMM}, 5)
 	allocs := testing.AllocsPerRun(100, func() {
 		setProducer(buf, (consumer(buf)+1)&3) // one new completion
-		if !cqi.Next(&wc) || cqi.Next(&wc) {
+		if !next(cqi, &wc) || next(cqi, &wc) {
 			panic("Next")
 		}
 	})

@@ -1,6 +1,8 @@
 package rxe
 
 import (
+	"unsafe"
+
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -102,3 +104,7 @@ func newQP(t *testing.T, init provider.QPInit, sqLog2, sqSlots uint32) (*fakeDev
 	}
 	return dev, s.(*sq), rqp, sqBuf, rqBuf
 }
+
+// next takes one completion through Poll, for tests written one
+// completion at a time.
+func next(c provider.CQ, wc *provider.WC) bool { return c.Poll(unsafe.Slice(wc, 1)) == 1 }

@@ -48,58 +48,11 @@ var wcOpcode = [abi.SIW_NUM_OPCODES]uint32{
 	abi.SIW_OP_REG_MR:          abi.IB_WC_REG_MR,
 }
 
-func (q *completionQueue) Next(wc *provider.WC) bool {
-	off := int(q.get) * cqeSize
-	word := mem.Uint32(q.buf, off+flagsWord)
-	// flags, opcode and status in one load (little-endian: flags is the
-	// low byte).
-	w := word.Load()
-	if w&abi.SIW_WQE_VALID == 0 {
-		return false
-	}
-	flags, opcode, status := uint8(w), uint8(w>>8), uint16(w>>16)
-	cqe := mem.At[abi.SiwCQE](q.buf, off)
-
-	*wc = provider.WC{
-		ID:      cqe.ID,
-		Status:  abi.IB_WC_GENERAL_ERR,
-		Opcode:  abi.IB_WC_SEND,
-		ByteLen: cqe.Bytes,
-		QPNum:   uint32(cqe.QPID),
-	}
-	if int(status) < len(wcStatus) {
-		wc.Status = wcStatus[status]
-	}
-	if int(opcode) < len(wcOpcode) {
-		wc.Opcode = wcOpcode[opcode]
-	}
-	// The kernel sets REM_INVAL only in CQs of kernel users today
-	// (siw_rqe_complete), and writes imm_data 0: siw has no immediate
-	// data, so there is never IB_WC_WITH_IMM (rdma-core's copy_cqe sets
-	// no wc_flags at all).
-	if flags&abi.SIW_WQE_REM_INVAL != 0 {
-		wc.Flags = abi.IB_WC_WITH_INVALIDATE
-		wc.ImmData = uint32(cqe.ImmData) // inval_stag, first 4 bytes of the union
-	}
-
-	// Hand the element back only after it has been copied, clearing the
-	// flags byte alone as rdma-core's siw_poll_cq does: opcode and status
-	// keep the values just loaded (the kernel does not write an element
-	// that is still valid), so the ring holds the same bytes as under
-	// rdma-core.
-	word.Store(w &^ 0xff)
-	q.get++
-	if q.get == q.num {
-		q.get = 0
-	}
-	return true
-}
-
-// Poll takes up to len(wcs) completions as Next does, each element handed
-// back as soon as it is copied (every siw element has its own valid flag,
-// cleared one by one, as rdma-core's siw_poll_cq does). The loop is Next
-// written out with the fields set one by one: a call and a composite
-// literal per completion were half of a poll of many.
+// Poll takes up to len(wcs) completions, each element handed back as soon
+// as it is copied (every siw element has its own valid flag, cleared one
+// by one, as rdma-core's siw_poll_cq does). The fields are set one by one
+// in the loop: a call and a composite literal per completion were half of
+// a poll of many.
 func (q *completionQueue) Poll(wcs []provider.WC) int {
 	buf, get, num := q.buf, q.get, q.num
 	n := 0
@@ -128,12 +81,19 @@ func (q *completionQueue) Poll(wcs []provider.WC) int {
 		wc.QPNum = uint32(cqe.QPID)
 		wc.SrcQP = 0
 		wc.Flags = 0
+		// The kernel sets REM_INVAL only in CQs of kernel users today
+		// (siw_rqe_complete) and writes imm_data 0: siw has no immediate
+		// data, so there is never IB_WC_WITH_IMM.
 		if flags&abi.SIW_WQE_REM_INVAL != 0 {
 			wc.Flags = abi.IB_WC_WITH_INVALIDATE
-			wc.ImmData = uint32(cqe.ImmData)
+			wc.ImmData = uint32(cqe.ImmData) // inval_stag, first 4 bytes of the union
 		}
 		wc.PKeyIndex, wc.SLID, wc.SL, wc.DLIDPathBits, wc.PortNum = 0, 0, 0, 0, 0
-		word.Store(w &^ 0xff) // hand the element back (see Next)
+		// Hand the element back only after it has been copied, clearing
+		// the flags byte alone as rdma-core's siw_poll_cq does: opcode and
+		// status keep the values just loaded, so the ring holds the same
+		// bytes as under rdma-core.
+		word.Store(w &^ 0xff)
 		get++
 		if get == num {
 			get = 0

@@ -40,7 +40,7 @@ func FuzzCQ(f *testing.F) {
 			e := ref[i%num*cqeSize:][:cqeSize]
 			valid := i < num && e[flagsWord]&abi.SIW_WQE_VALID != 0
 			wc := provider.WC{SrcQP: 99, PortNum: 3, SL: 1, PKeyIndex: 2, SLID: 3, DLIDPathBits: 4, VendorErr: 5, ImmData: 6, Flags: 7}
-			if got := q.Next(&wc); got != valid {
+			if got := next(q, &wc); got != valid {
 				t.Fatalf("Next %d of a %d-element CQ: %v, want %v", i, num, got, valid)
 			}
 			if !valid {

@@ -1,6 +1,8 @@
 package siw
 
 import (
+	"unsafe"
+
 	"errors"
 	"fmt"
 	"reflect"
@@ -112,3 +114,7 @@ func wantUnsupported(t *testing.T, err error) {
 		t.Fatalf("err = %v, want ErrUnsupported", err)
 	}
 }
+
+// next takes one completion through Poll, for tests written one
+// completion at a time.
+func next(c provider.CQ, wc *provider.WC) bool { return c.Poll(unsafe.Slice(wc, 1)) == 1 }
