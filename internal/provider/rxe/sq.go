@@ -99,11 +99,17 @@ func (s *sq) Put(wr *provider.SendWR) error {
 	}
 	switch wr.Opcode {
 	case abi.IB_UVERBS_WR_RDMA_WRITE, abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM,
-		abi.IB_UVERBS_WR_RDMA_READ:
+		abi.IB_UVERBS_WR_RDMA_READ, abi.IB_UVERBS_WR_ATOMIC_WRITE:
 		u := mem.At[abi.RxeSendWrRDMA](w.Wr.Wr[:], 0)
 		u.RemoteAddr = wr.RemoteAddr
 		u.RKey = wr.RKey
 		w.Iova = wr.RemoteAddr
+		if wr.Opcode == abi.IB_UVERBS_WR_ATOMIC_WRITE {
+			// As rdma-core's wr_atomic_write: the address and rkey in
+			// the rdma member (the kernel builds the RETH from it), the
+			// value in dma.atomic_wr, where the SGEs would be.
+			copy(b[sendWQEHdr:], wr.AtomicData[:])
+		}
 	case abi.IB_UVERBS_WR_ATOMIC_CMP_AND_SWP, abi.IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
 		u := mem.At[abi.RxeSendWrAtomic](w.Wr.Wr[:], 0)
 		u.RemoteAddr = wr.RemoteAddr
@@ -121,15 +127,6 @@ func (s *sq) Put(wr *provider.SendWR) error {
 		u.Type = wr.FlushType
 		u.Level = wr.FlushLevel
 		w.Iova = wr.RemoteAddr
-	case abi.IB_UVERBS_WR_ATOMIC_WRITE:
-		// As rdma-core's wr_atomic_write: the address and rkey in the
-		// rdma member (the kernel builds the RETH from it), the value
-		// in dma.atomic_wr, where the SGEs would be.
-		u := mem.At[abi.RxeSendWrRDMA](w.Wr.Wr[:], 0)
-		u.RemoteAddr = wr.RemoteAddr
-		u.RKey = wr.RKey
-		w.Iova = wr.RemoteAddr
-		copy(b[sendWQEHdr:], wr.AtomicData[:])
 	default:
 		if ud {
 			u := mem.At[abi.RxeSendWrUD](w.Wr.Wr[:], 0)
