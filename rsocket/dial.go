@@ -190,6 +190,15 @@ type Listener struct {
 	cancel context.CancelFunc
 	mu     sync.Mutex // one Accept at a time
 	once   sync.Once
+	optsMu sync.Mutex
+}
+
+// SetOptions sets the options of the connections accepted from now on,
+// as setsockopt on a listening rsocket does for the sockets it accepts.
+func (l *Listener) SetOptions(o Options) {
+	l.optsMu.Lock()
+	l.opts = o
+	l.optsMu.Unlock()
 }
 
 // Listen listens on addr ("host:port"; an empty host or port 0 as for
@@ -293,7 +302,10 @@ func (l *Listener) accept(ev *rdmacm.Event) (*Conn, error) {
 		ch.Close()
 		return nil, err
 	}
-	c, err := newConn(id, ch, &l.opts)
+	l.optsMu.Lock()
+	o := l.opts
+	l.optsMu.Unlock()
+	c, err := newConn(id, ch, &o)
 	if err != nil {
 		id.Reject(nil)
 		ch.Close()
