@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -102,6 +104,215 @@ func TestStream(t *testing.T) {
 		}
 		if _, err := c.Read(make([]byte, 1)); !errors.Is(err, net.ErrClosed) {
 			t.Fatalf("read on a closed conn: %v, want net.ErrClosed", err)
+		}
+	})
+}
+
+// TestDeadline: a Read with nothing to read and a Write the peer does not
+// drain end at their deadlines with os.ErrDeadlineExceeded, a deadline
+// moved into the past wakes a blocked Read, and the conn works after.
+func TestDeadline(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
+		c, s := pair(t, d, &rsocket.Options{SendBuffer: 8192, RecvBuffer: 8192})
+		buf := make([]byte, 100)
+
+		start := time.Now()
+		c.SetReadDeadline(start.Add(50 * time.Millisecond))
+		n, err := c.Read(buf)
+		if n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("read past its deadline: %d, %v", n, err)
+		}
+		var ne net.Error
+		if !errors.As(err, &ne) || !ne.Timeout() {
+			t.Errorf("%v is not a net.Error with Timeout", err)
+		}
+		if el := time.Since(start); el < 50*time.Millisecond || el > 2*time.Second {
+			t.Errorf("read returned after %v, deadline 50ms", el)
+		}
+
+		// A deadline set into the past while Read waits ends the wait, as
+		// net/http does to abort a background read.
+		c.SetReadDeadline(time.Time{})
+		errc := make(chan error, 1)
+		go func() {
+			_, err := c.Read(buf)
+			errc <- err
+		}()
+		time.Sleep(20 * time.Millisecond)
+		c.SetReadDeadline(time.Unix(1, 0))
+		if err := <-errc; !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("read after the deadline moved into the past: %v", err)
+		}
+
+		// The server does not read: the client's writes fill the server's
+		// receive buffer and its own send ring, then block.
+		c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+		n, err = c.Write(make([]byte, 1<<20))
+		if !errors.Is(err, os.ErrDeadlineExceeded) || n >= 1<<20 || n < 8192 {
+			t.Fatalf("write past its deadline: %d, %v; want some bytes and a timeout", n, err)
+		}
+
+		// Everything written arrives, and the conns still work.
+		c.SetDeadline(time.Time{})
+		got := make([]byte, n)
+		if _, err := io.ReadFull(s, got); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Write([]byte("ok")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, buf[:2]); err != nil || string(buf[:2]) != "ok" {
+			t.Fatalf("read %q, %v", buf[:2], err)
+		}
+	})
+}
+
+// TestCloseWrite half-closes each direction in turn: the reader sees the
+// data then io.EOF, the other direction goes on, and a Write after
+// CloseWrite fails.
+func TestCloseWrite(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
+		for _, first := range []string{"client", "server"} {
+			t.Run(first+"First", func(t *testing.T) {
+				c, s := pair(t, d, nil)
+				a, b := c, s
+				if first == "server" {
+					a, b = s, c
+				}
+				if _, err := a.Write([]byte("last words")); err != nil {
+					t.Fatal(err)
+				}
+				if err := a.CloseWrite(); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := a.Write([]byte("x")); !errors.Is(err, syscall.EPIPE) {
+					t.Errorf("write after CloseWrite: %v, want EPIPE", err)
+				}
+				got, err := io.ReadAll(b)
+				if err != nil || string(got) != "last words" {
+					t.Fatalf("ReadAll after the peer's CloseWrite: %q, %v", got, err)
+				}
+				// The other direction still carries data.
+				want := pattern(300_000, 9)
+				go func() {
+					b.Write(want)
+					b.CloseWrite()
+				}()
+				got, err = io.ReadAll(a)
+				if err != nil || !bytes.Equal(got, want) {
+					t.Fatalf("the open direction: %d bytes, %v", len(got), err)
+				}
+			})
+		}
+	})
+}
+
+// TestFullDuplex has both sides write and read at once, more than their
+// buffers hold: credits must flow while each side's Write waits.
+func TestFullDuplex(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
+		c, s := pair(t, d, &rsocket.Options{SendBuffer: 16384, RecvBuffer: 16384, SendQueue: 16, RecvQueue: 16})
+		const size = 4 << 20
+		errc := make(chan error, 4)
+		for i, conn := range []*rsocket.Conn{c, s} {
+			want := pattern(size, byte(i))
+			go func() {
+				for off := 0; off < size; off += 10_000 {
+					if _, err := conn.Write(want[off:min(off+10_000, size)]); err != nil {
+						errc <- err
+						return
+					}
+				}
+				errc <- nil
+			}()
+			go func() {
+				got := make([]byte, size)
+				_, err := io.ReadFull([]*rsocket.Conn{s, c}[i], got)
+				if err == nil && !bytes.Equal(got, want) {
+					err = errors.New("data differ")
+				}
+				errc <- err
+			}()
+		}
+		for range 4 {
+			if err := <-errc; err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestClosedConn: Read, Write and CloseWrite on a closed Conn, and a Read
+// blocked when Close runs, return net.ErrClosed; a second Close too.
+func TestClosedConn(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
+		c, _ := pair(t, d, nil)
+		errc := make(chan error, 1)
+		go func() {
+			_, err := c.Read(make([]byte, 10))
+			errc <- err
+		}()
+		time.Sleep(20 * time.Millisecond)
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-errc; !errors.Is(err, net.ErrClosed) {
+			t.Errorf("blocked Read at Close: %v", err)
+		}
+		if _, err := c.Write([]byte("x")); !errors.Is(err, net.ErrClosed) {
+			t.Errorf("Write: %v", err)
+		}
+		if err := c.CloseWrite(); !errors.Is(err, net.ErrClosed) {
+			t.Errorf("CloseWrite: %v", err)
+		}
+		if err := c.Close(); !errors.Is(err, net.ErrClosed) {
+			t.Errorf("second Close: %v", err)
+		}
+	})
+}
+
+// TestListenerClose: a blocked Accept returns net.ErrClosed when the
+// listener closes.
+func TestListenerClose(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
+		l, err := rsocket.Listen("rdma", net.JoinHostPort(d.Addr, "0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		errc := make(chan error, 1)
+		go func() {
+			_, err := l.Accept()
+			errc <- err
+		}()
+		time.Sleep(20 * time.Millisecond)
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-errc; !errors.Is(err, net.ErrClosed) {
+			t.Fatalf("Accept at Close: %v", err)
+		}
+	})
+}
+
+// TestNoAlloc: a write and the peer's read of it allocate nothing, on
+// either side.
+func TestNoAlloc(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
+		c, s := pair(t, d, nil)
+		wbuf, rbuf := make([]byte, 4096), make([]byte, 4096)
+		roundTrip := func() {
+			if _, err := c.Write(wbuf); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.ReadFull(s, rbuf); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 100 {
+			roundTrip() // warm up: the poller goroutines' stacks, timers
+		}
+		if a := testing.AllocsPerRun(1000, roundTrip); a > 0 {
+			t.Errorf("%v allocations per write and read", a)
 		}
 	})
 }
