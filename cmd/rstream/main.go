@@ -93,7 +93,8 @@ func parse(args []string, c *config) error {
 		case 'b':
 			c.src = val
 		case 'f':
-			if !strings.HasPrefix(strings.ToLower(val), "ip") {
+			// rstream.c: "ip" numeric, "gid" AF_IB, others a warning.
+			if strings.HasPrefix(strings.ToLower(val), "gid") {
 				return fmt.Errorf("address format %q not supported", val)
 			}
 		case 'B':
