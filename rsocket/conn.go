@@ -620,6 +620,10 @@ func (c *Conn) Read(p []byte) (int, error) {
 	}
 	c.mu.Lock()
 	for c.rmsgHead == c.rmsgTail {
+		if c.isClosed() {
+			c.mu.Unlock()
+			return 0, c.opErr("read", net.ErrClosed)
+		}
 		c.process()
 		if c.rmsgHead != c.rmsgTail {
 			break
@@ -637,6 +641,10 @@ func (c *Conn) Read(p []byte) (int, error) {
 			return 0, c.opErr("read", err)
 		}
 		c.mu.Lock()
+	}
+	if c.isClosed() {
+		c.mu.Unlock()
+		return 0, c.opErr("read", net.ErrClosed)
 	}
 	n := 0
 	for n < len(p) && c.rmsgHead != c.rmsgTail {
@@ -688,7 +696,14 @@ func (c *Conn) Write(p []byte) (int, error) {
 			return n, c.opErr("write", os.ErrDeadlineExceeded)
 		}
 		c.mu.Lock()
-		for !c.canSend() {
+		for {
+			if c.isClosed() {
+				c.mu.Unlock()
+				return n, c.opErr("write", net.ErrClosed)
+			}
+			if c.canSend() {
+				break
+			}
 			c.process()
 			if c.state&stWritable == 0 {
 				break
@@ -772,6 +787,9 @@ func (c *Conn) sendCtrl(ctrl uint32, d *deadline) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for !c.ctrlAvail() && c.state&stConnected != 0 {
+		if c.isClosed() {
+			return net.ErrClosed
+		}
 		c.process()
 		if c.ctrlAvail() {
 			break
@@ -878,6 +896,11 @@ func (c *Conn) release() error {
 		c.stop()
 		c.done.Wait()
 	}
+	// Read, Write and the keepalive touch the buffers under mu, and
+	// check for Close after taking it.
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.state = 0
 	var errs []error
 	add := func(err error) {
 		if err != nil {
