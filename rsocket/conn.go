@@ -39,6 +39,8 @@ type Conn struct {
 	smr, rmr, tmr    *mr.MR
 
 	msgMode   bool // iWARP: RDMA write, then a 4-byte send with the message
+	holdSend  bool // iWARP passive side: send nothing before the peer did (see accept)
+	holdTimer *time.Timer
 	peerOrder binary.ByteOrder
 	sbufSize  int // data part of sbuf; control slots and scratch follow
 	rbufSize  int // data part of rbuf; message-mode receives follow
@@ -218,7 +220,7 @@ func (c *Conn) start(d connData) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c.stop = cancel
 	c.done.Add(2)
-	go c.pollLoop(ctx)
+	go c.pollLoop()
 	go c.cmLoop(ctx)
 	if c.kaEvery > 0 {
 		c.ka = time.AfterFunc(c.kaEvery, c.keepalive)
@@ -305,7 +307,7 @@ func (c *Conn) ctrl2Avail() bool {
 // giveCredits is rs_give_credits: half the receive buffer is free, or the
 // peer has used half its sequence space, and a control slot is free.
 func (c *Conn) giveCredits() bool {
-	if c.state&stConnected == 0 {
+	if c.state&stConnected == 0 || c.holdSend {
 		return false
 	}
 	if !(c.rbufAvail >= c.rbufSize/2 || int16(c.rseqNo-c.rseqComp) >= 0) {
@@ -417,6 +419,7 @@ func (c *Conn) recvDone(wc *cq.WC) {
 		}
 		return
 	}
+	c.holdSend = false // the peer is up: it sent
 	var m uint32
 	if wc.Flags&cq.WithImm != 0 {
 		m = wc.Imm
@@ -507,7 +510,7 @@ func (c *Conn) sendDone(wc *cq.WC) {
 
 // pollLoop sleeps on the completion channel and processes the CQ, so that
 // credits flow and waiters wake even when no Read or Write is running.
-func (c *Conn) pollLoop(ctx context.Context) {
+func (c *Conn) pollLoop() {
 	defer c.done.Done()
 	for {
 		if err := c.cq.ReqNotify(false); err != nil {
@@ -519,7 +522,7 @@ func (c *Conn) pollLoop(ctx context.Context) {
 		if n > 0 {
 			continue
 		}
-		if _, err := c.cqch.Wait(ctx); err != nil {
+		if _, err := c.cqch.Wait(context.Background()); err != nil {
 			return
 		}
 	}
@@ -555,6 +558,22 @@ func (c *Conn) cmLoop(ctx context.Context) {
 	}
 }
 
+// holdTimeout bounds holdSend.
+const holdTimeout = 50 * time.Millisecond
+
+// endHold lets the passive side send although the peer has not.
+func (c *Conn) endHold() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.isClosed() || !c.holdSend {
+		return
+	}
+	c.holdSend = false
+	c.process()
+	signal(c.readSig)
+	signal(c.writeSig)
+}
+
 // keepalive sends a zero-length RDMA write (RS_CTRL_KEEPALIVE): it needs
 // no answer, and fails the connection when the peer is gone.
 func (c *Conn) keepalive() {
@@ -565,7 +584,7 @@ func (c *Conn) keepalive() {
 		return
 	default:
 	}
-	if c.ctrlAvail() && c.state&stConnected != 0 {
+	if c.ctrlAvail() && c.state&stConnected != 0 && !c.holdSend {
 		c.ctrlSeq++
 		m := msgSet(opCtrl, ctrlKeepalive)
 		c.swr[0] = uverbs.SendWR{ID: uint64(m), Opcode: uverbs.WRRDMAWrite}
@@ -679,7 +698,7 @@ func (c *Conn) canSend() bool {
 	if c.msgMode {
 		sqe = 2
 	}
-	return c.sqeAvail >= sqe && c.sbufAvail >= sndLowat && c.sseqNo != c.sseqComp &&
+	return !c.holdSend && c.sqeAvail >= sqe && c.sbufAvail >= sndLowat && c.sseqNo != c.sseqComp &&
 		c.targetLen(c.targetSGE) != 0
 }
 
@@ -786,12 +805,12 @@ func (c *Conn) writeData(b []byte) error {
 func (c *Conn) sendCtrl(ctrl uint32, d *deadline) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for !c.ctrlAvail() && c.state&stConnected != 0 {
+	for (!c.ctrlAvail() || c.holdSend) && c.state&stConnected != 0 {
 		if c.isClosed() {
 			return net.ErrClosed
 		}
 		c.process()
-		if c.ctrlAvail() {
+		if c.ctrlAvail() && !c.holdSend {
 			break
 		}
 		c.mu.Unlock()
@@ -846,12 +865,17 @@ func (c *Conn) Close() error {
 		if c.ka != nil {
 			c.ka.Stop()
 		}
+		c.mu.Lock()
+		if c.holdTimer != nil {
+			c.holdTimer.Stop()
+		}
+		c.mu.Unlock()
 		if connected {
 			var d deadline
 			d.init()
 			d.set(time.Now().Add(drainTimeout))
 			c.mu.Lock()
-			if c.ctrlAvail() && c.state&stConnected != 0 {
+			if c.ctrlAvail() && c.state&stConnected != 0 && !c.holdSend {
 				c.state &^= stReadable | stWritable
 				c.ctrlSeq++
 				c.postMsg(msgSet(opCtrl, ctrlDisconnect))
@@ -890,25 +914,25 @@ func (c *Conn) drain(timeout <-chan struct{}) {
 }
 
 // release stops the goroutines and frees the kernel objects, then the
-// memory the device used.
+// memory the device used. The completion goroutine waits without a
+// context (a cancellable one would cost an allocation per wait): closing
+// the completion channel ends its wait.
 func (c *Conn) release() error {
 	if c.stop != nil {
-		c.stop()
-		c.done.Wait()
+		c.stop() // the CM goroutine
 	}
-	// Read, Write and the keepalive touch the buffers under mu, and
-	// check for Close after taking it.
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.state = 0
 	var errs []error
 	add := func(err error) {
 		if err != nil {
 			errs = append(errs, err)
 		}
 	}
+	// Read, Write and the keepalive touch the QP and the buffers under mu,
+	// and check for Close after taking it.
+	c.mu.Lock()
+	c.state = 0
 	if c.id != nil {
-		add(c.id.Close())
+		add(c.id.Close()) // and the QP, so the CQ can go
 	}
 	if c.cq != nil {
 		add(c.cq.Close())
@@ -916,6 +940,11 @@ func (c *Conn) release() error {
 	if c.cqch != nil {
 		add(c.cqch.Close())
 	}
+	c.mu.Unlock()
+	c.done.Wait()
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.ch != nil {
 		add(c.ch.Close())
 	}

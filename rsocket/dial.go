@@ -326,7 +326,22 @@ func (l *Listener) accept(ev *rdmacm.Event) (*Conn, error) {
 		c.release()
 		return nil, err
 	}
+	// On iWARP, the active side's siw takes anything that follows the
+	// MPA reply on the stream before it moved its QP to RTS for a
+	// protocol error ("peer sent extra data") and fails the connect with
+	// EINVAL (Linux 6.12 hit it in one connect of ten). So the passive
+	// side sends nothing until the peer's first message (its credit
+	// update, sent at once) shows it is up, or holdTimeout passed: the
+	// passive siw associates the socket with the QP only after sending
+	// its reply, and a message that arrived in between waits in the
+	// socket until more data comes.
+	c.holdSend = c.msgMode
 	c.start(d)
+	if c.msgMode {
+		c.mu.Lock()
+		c.holdTimer = time.AfterFunc(holdTimeout, c.endHold)
+		c.mu.Unlock()
+	}
 	return c, nil
 }
 

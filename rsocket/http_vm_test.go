@@ -35,10 +35,12 @@ func TestHTTP(t *testing.T) {
 		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 		served := make(chan error, 1)
 		go func() { served <- srv.Serve(l) }()
+		t.Cleanup(func() { srv.Close() }) // when the test fails before Shutdown
 
 		tr := &http.Transport{DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
 			return rsocket.Dial(ctx, "rdma", addr)
 		}}
+		t.Cleanup(tr.CloseIdleConnections)
 		client := &http.Client{Transport: tr, Timeout: 20 * time.Second}
 		base := "http://" + l.Addr().String()
 		for i := range 3 {

@@ -16,7 +16,7 @@ var goSide = testenv.GoSide("rstream", runContext)
 // notListening reports whether a client failed for want of a listener:
 // a rejection on rxe, a refused TCP connection on siw.
 func notListening(r testenv.Result) bool {
-	for _, s := range []string{"rejected", "refused", "RDMA_CM_EVENT", "rconnect"} {
+	for _, s := range []string{"rejected", "REJECTED", "refused"} {
 		if strings.Contains(r.Stderr, s) || strings.Contains(r.Stdout, s) {
 			return true
 		}
@@ -45,6 +45,18 @@ func TestInterop(t *testing.T) {
 			{10000, 20, 4096}, // a buffer smaller than the transfers: credit updates mid-transfer
 		}
 		for _, s := range sides {
+			if s.name == "CServer-CClient" && d.Driver == "siw" {
+				// Not run: on siw, rdma-core 44's rsocket fails by itself
+				// in a few connections of a hundred (Linux 6.1 and
+				// 6.12). Its passive side sends as soon as the
+				// application reads after raccept; siw's active side
+				// fails the connect ("rconnect: Invalid argument") when
+				// that data follows the MPA reply too soon, and the
+				// passive siw leaves a first message that arrives before
+				// it associates the socket with the QP unread (a hang).
+				// The Go side avoids both (docs/rsocket.md).
+				continue
+			}
 			for _, sz := range sizes {
 				name := s.name + "/" + strconv.Itoa(sz.size)
 				if sz.buffer > 0 {
@@ -55,15 +67,29 @@ func TestInterop(t *testing.T) {
 					if sz.buffer > 0 {
 						args = append(args, "-B", strconv.Itoa(sz.buffer))
 					}
-					runPair(t, d, s.server, s.client, args)
+					for try := 1; ; try++ {
+						srv, cli := runPair(t, d, s.server, s.client, args)
+						if srv.Code == 0 && cli.Code == 0 {
+							break
+						}
+						// The C server's early send (see above) can fail
+						// the Go client's connect on siw: that run is
+						// the C side's flaw, so it runs again, at most
+						// twice. Anything else fails the test.
+						if try == 3 || d.Driver != "siw" || s.name != "CServer-GoClient" || !strings.Contains(cli.Stderr, "CONNECT_ERROR, status -22") {
+							t.Fatalf("failed:\n%v\n%v", srv, cli)
+						}
+						t.Logf("C server's early send failed the connect; again:\n%v", cli)
+					}
 				})
 			}
 		}
 	})
 }
 
-// runPair runs server and client with args, and checks both succeeded and
-// printed rstream's header and one result line.
+// runPair runs server and client with args and returns their results;
+// when both succeeded it checks that each printed rstream's header and
+// one result line.
 func runPair(t *testing.T, d testenv.Dev, server, client testenv.Side, args []string) (srv, cli testenv.Result) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -101,7 +127,7 @@ func runPair(t *testing.T, d testenv.Dev, server, client testenv.Side, args []st
 	}
 	srv = <-srvDone
 	if srv.Code != 0 || cli.Code != 0 {
-		t.Fatalf("failed:\n%v\n%v", srv, cli)
+		return srv, cli
 	}
 	for _, r := range []testenv.Result{srv, cli} {
 		lines := strings.Split(strings.TrimSuffix(r.Stdout, "\n"), "\n")
