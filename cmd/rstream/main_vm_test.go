@@ -90,7 +90,7 @@ func TestInterop(t *testing.T) {
 // runPair runs server and client with args and returns their results;
 // when both succeeded it checks that each printed rstream's header and
 // one result line.
-func runPair(t *testing.T, d testenv.Dev, server, client testenv.Side, args []string) (srv, cli testenv.Result) {
+func runPair(t testing.TB, d testenv.Dev, server, client testenv.Side, args []string) (srv, cli testenv.Result) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -140,4 +140,9 @@ func runPair(t *testing.T, d testenv.Dev, server, client testenv.Side, args []st
 		}
 	}
 	return srv, cli
+}
+
+func runPairB(b *testing.B, d testenv.Dev, server, client testenv.Side, args []string) (srv, cli testenv.Result) {
+	b.Helper()
+	return runPair(b, d, server, client, args)
 }
