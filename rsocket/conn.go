@@ -38,9 +38,9 @@ type Conn struct {
 	sbuf, rbuf, tbuf []byte
 	smr, rmr, tmr    *mr.MR
 
-	msgMode   bool // iWARP: RDMA write, then a 4-byte send with the message
-	holdSend  bool // iWARP passive side: send nothing before the peer did (see accept)
-	holdTimer *time.Timer
+	msgMode   bool        // iWARP: RDMA write, then a 4-byte send with the message
+	holdSend  bool        // iWARP passive side: send nothing before the peer did (see accept)
+	holdTimer *time.Timer // ends holdSend (passive) or sends the kick (active), on iWARP
 	peerOrder binary.ByteOrder
 	sbufSize  int // data part of sbuf; control slots and scratch follow
 	rbufSize  int // data part of rbuf; message-mode receives follow
@@ -469,6 +469,9 @@ func (c *Conn) applyMsg(m uint32) error {
 			return fmt.Errorf("%w: %d bytes overrun the receive buffer", ErrProtocol, n)
 		}
 		if n == 0 {
+			// Nothing to read, but it used a sequence number: count it
+			// as consumed, or the peer's credits shrink for good.
+			c.rseqNo++
 			return nil
 		}
 		c.rmsg[c.rmsgTail] = uint32(n)
@@ -574,16 +577,32 @@ func (c *Conn) endHold() {
 	signal(c.writeSig)
 }
 
-// keepalive sends a zero-length RDMA write (RS_CTRL_KEEPALIVE): it needs
-// no answer, and fails the connection when the peer is gone.
+// kickDelay is when the iWARP active side sends its kick (see dial).
+const kickDelay = 20 * time.Millisecond
+
+// keepalive sends a keepalive and schedules the next.
 func (c *Conn) keepalive() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	select {
-	case <-c.closed:
+	if c.isClosed() {
 		return
-	default:
 	}
+	c.sendKeepalive()
+	c.ka.Reset(c.kaEvery)
+}
+
+// kick sends one keepalive.
+func (c *Conn) kick() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.isClosed() {
+		c.sendKeepalive()
+	}
+}
+
+// sendKeepalive sends a zero-length RDMA write (RS_CTRL_KEEPALIVE): it
+// needs no answer, and fails the connection when the peer is gone.
+func (c *Conn) sendKeepalive() {
 	if c.ctrlAvail() && c.state&stConnected != 0 && !c.holdSend {
 		c.ctrlSeq++
 		m := msgSet(opCtrl, ctrlKeepalive)
@@ -592,7 +611,6 @@ func (c *Conn) keepalive() {
 			c.fail(fmt.Errorf("rsocket: keepalive: %w", err))
 		}
 	}
-	c.ka.Reset(c.kaEvery)
 }
 
 // wait blocks until sig fires, the deadline passes or the Conn closes.

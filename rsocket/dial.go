@@ -177,6 +177,16 @@ func (o *Options) dial(ctx context.Context, dst netip.AddrPort) (*Conn, error) {
 		return nil, err
 	}
 	c.start(d)
+	if c.msgMode {
+		// A passive siw leaves an FPDU that arrives between its MPA
+		// reply and taking the socket over for the QP unread until more
+		// data comes, and our first credit update can arrive just then.
+		// A zero-length RDMA write a little later (a keepalive: the peer
+		// sees nothing) is that data.
+		c.mu.Lock()
+		c.holdTimer = time.AfterFunc(kickDelay, c.kick)
+		c.mu.Unlock()
+	}
 	return c, nil
 }
 

@@ -28,6 +28,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/purerdma/purerdma/rsocket"
@@ -210,8 +211,10 @@ func (c *config) options(opt optimization) *rsocket.Options {
 
 type session struct {
 	*config
+	mu         sync.Mutex // ln and conn, for abort
 	ln         net.Listener
 	conn       net.Conn
+	aborted    bool
 	buf        []byte
 	name       string
 	sendSeq    byte // format_buf's static counter
@@ -221,6 +224,9 @@ type session struct {
 
 func (c *config) run(ctx context.Context) error {
 	s := &session{config: c, name: "custom"}
+	// Blocking calls have no context: when ctx ends, closing the
+	// listener and the connection ends them.
+	defer context.AfterFunc(ctx, s.abort)()
 	if c.custom {
 		// rstream.c allocates transfer_size bytes and still moves 16 in
 		// its sync: room for those.
@@ -267,6 +273,29 @@ func (c *config) run(ctx context.Context) error {
 	return nil
 }
 
+func (s *session) abort() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.aborted = true
+	if s.ln != nil {
+		s.ln.Close()
+	}
+	if s.conn != nil {
+		s.conn.Close()
+	}
+}
+
+// setConn records the connection for abort; it closes it at once if
+// the run was aborted meanwhile.
+func (s *session) setConn(c net.Conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.conn = c
+	if s.aborted {
+		c.Close()
+	}
+}
+
 func (s *session) listen() error {
 	addr := net.JoinHostPort(s.src, s.port)
 	var err error
@@ -278,11 +307,19 @@ func (s *session) listen() error {
 	if err != nil {
 		return fmt.Errorf("rlisten: %w", err)
 	}
+	s.mu.Lock()
+	if s.aborted {
+		s.ln.Close()
+	}
+	s.mu.Unlock()
 	return nil
 }
 
 func (s *session) connect(ctx context.Context, opt optimization) error {
-	var err error
+	var (
+		conn net.Conn
+		err  error
+	)
 	switch {
 	case s.dst == "":
 		if l, ok := s.ln.(*rsocket.Listener); ok {
@@ -290,7 +327,7 @@ func (s *session) connect(ctx context.Context, opt optimization) error {
 			// server sets them on the listening socket, as rstream does.
 			l.SetOptions(*s.options(opt))
 		}
-		s.conn, err = s.ln.Accept()
+		conn, err = s.ln.Accept()
 		if err != nil {
 			return fmt.Errorf("raccept: %w", err)
 		}
@@ -299,13 +336,14 @@ func (s *session) connect(ctx context.Context, opt optimization) error {
 		if s.src != "" {
 			d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(s.src)}
 		}
-		s.conn, err = d.DialContext(ctx, "tcp", net.JoinHostPort(s.dst, s.port))
+		conn, err = d.DialContext(ctx, "tcp", net.JoinHostPort(s.dst, s.port))
 	default:
-		s.conn, err = s.options(opt).Dial(ctx, "rdma", net.JoinHostPort(s.dst, s.port))
+		conn, err = s.options(opt).Dial(ctx, "rdma", net.JoinHostPort(s.dst, s.port))
 	}
 	if err != nil {
 		return fmt.Errorf("rconnect: %w", err)
 	}
+	s.setConn(conn)
 	return nil
 }
 

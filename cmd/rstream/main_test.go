@@ -1,8 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/purerdma/purerdma/internal/testenv"
 )
@@ -43,6 +48,40 @@ func TestParse(t *testing.T) {
 	for _, bad := range [][]string{{"-x", "1"}, {"-S"}, {"-T", "f"}, {"extra"}} {
 		if err := parse(bad, &config{}); err == nil {
 			t.Errorf("parse(%q) succeeded", bad)
+		}
+	}
+}
+
+// TestSocketsLoopback runs the Go rstream against itself over TCP (-T s)
+// on the loopback interface, with verification: the same test logic that
+// the RDMA runs use, on a host.
+func TestSocketsLoopback(t *testing.T) {
+	port := strconv.Itoa(testenv.FreePort(t))
+	args := []string{"-p", port, "-S", "10000", "-C", "20", "-I", "3", "-T", "s", "-T", "v"}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var sout, serr bytes.Buffer
+	done := make(chan int, 1)
+	go func() { done <- runContext(ctx, append([]string{"-b", "127.0.0.1"}, args...), &sout, &serr) }()
+	var cout, cerr bytes.Buffer
+	for try := 0; ; try++ {
+		cout.Reset()
+		cerr.Reset()
+		if runContext(ctx, append([]string{"-s", "127.0.0.1"}, args...), &cout, &cerr) == 0 {
+			break
+		}
+		if try == 50 {
+			t.Fatalf("client: %s%s", cout.String(), cerr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if code := <-done; code != 0 {
+		t.Fatalf("server exited %d: %s%s", code, sout.String(), serr.String())
+	}
+	for _, out := range []string{sout.String(), cout.String()} {
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != 2 || !strings.HasPrefix(lines[1], "custom    9.7k    20      3       1.1m    ") {
+			t.Errorf("output:\n%s", out)
 		}
 	}
 }
