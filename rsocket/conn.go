@@ -644,6 +644,9 @@ func (c *Conn) isClosed() bool {
 // Read reads data the peer wrote; it returns io.EOF after the peer shut
 // down its sending side or closed and all its data was read.
 func (c *Conn) Read(p []byte) (int, error) {
+	if c == nil {
+		return 0, net.ErrClosed
+	}
 	c.rlock.Lock()
 	defer c.rlock.Unlock()
 	if c.isClosed() {
@@ -722,6 +725,9 @@ func (c *Conn) canSend() bool {
 
 // Write writes p to the peer, waiting for buffer space and credits.
 func (c *Conn) Write(p []byte) (int, error) {
+	if c == nil {
+		return 0, net.ErrClosed
+	}
 	c.wlock.Lock()
 	defer c.wlock.Unlock()
 	if c.isClosed() {
@@ -848,6 +854,9 @@ func (c *Conn) sendCtrl(ctrl uint32, d *deadline) error {
 // CloseWrite shuts down the sending side (rshutdown(SHUT_WR)): the peer
 // reads io.EOF once it has read the data before it. Reading goes on.
 func (c *Conn) CloseWrite() error {
+	if c == nil {
+		return net.ErrClosed
+	}
 	c.wlock.Lock()
 	defer c.wlock.Unlock()
 	if c.isClosed() {
@@ -873,6 +882,9 @@ const drainTimeout = 2 * time.Second
 // Close tells the peer (RS_CTRL_DISCONNECT), waits briefly for the sends
 // in flight, disconnects and frees every resource of the connection.
 func (c *Conn) Close() error {
+	if c == nil {
+		return net.ErrClosed
+	}
 	first := false
 	c.once.Do(func() {
 		first = true
@@ -982,24 +994,47 @@ func (c *Conn) release() error {
 }
 
 // LocalAddr returns the local address.
-func (c *Conn) LocalAddr() net.Addr { return c.local }
+func (c *Conn) LocalAddr() net.Addr {
+	if c == nil {
+		return nil
+	}
+	return c.local
+}
 
 // RemoteAddr returns the peer's address.
-func (c *Conn) RemoteAddr() net.Addr { return c.remote }
+func (c *Conn) RemoteAddr() net.Addr {
+	if c == nil {
+		return nil
+	}
+	return c.remote
+}
 
 // SetDeadline sets the read and write deadlines.
 func (c *Conn) SetDeadline(t time.Time) error {
-	c.rdl.set(t)
-	c.wdl.set(t)
-	return nil
+	if err := c.SetReadDeadline(t); err != nil {
+		return err
+	}
+	return c.SetWriteDeadline(t)
 }
 
 // SetReadDeadline sets the deadline of Read; a Read waiting when it
 // passes returns an error matching os.ErrDeadlineExceeded.
-func (c *Conn) SetReadDeadline(t time.Time) error { c.rdl.set(t); return nil }
+func (c *Conn) SetReadDeadline(t time.Time) error {
+	if c == nil || c.isClosed() {
+		return net.ErrClosed
+	}
+	c.rdl.set(t)
+	return nil
+}
 
 // SetWriteDeadline sets the deadline of Write and CloseWrite.
-func (c *Conn) SetWriteDeadline(t time.Time) error { c.wdl.set(t); return nil }
+func (c *Conn) SetWriteDeadline(t time.Time) error {
+	if c == nil || c.isClosed() {
+		return net.ErrClosed
+	}
+	c.wdl.set(t)
+	return nil
+}
 
 // Addr is an rsocket endpoint address.
 type Addr struct{ netip.AddrPort }

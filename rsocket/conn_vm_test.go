@@ -437,3 +437,21 @@ func TestConnectRepeat(t *testing.T) {
 		}
 	})
 }
+
+// TestClosedObjects: every method of a closed Conn and a closed Listener
+// returns net.ErrClosed (or nothing) and does not panic.
+func TestClosedObjects(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
+		c, s := pair(t, d, nil)
+		c.Close()
+		s.Close()
+		testenvCall(t, c)
+		testenvCall(t, s)
+		l, err := rsocket.Listen("rdma", net.JoinHostPort(d.Addr, "0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Close()
+		testenvCall(t, l)
+	})
+}

@@ -206,6 +206,9 @@ type Listener struct {
 // SetOptions sets the options of the connections accepted from now on,
 // as setsockopt on a listening rsocket does for the sockets it accepts.
 func (l *Listener) SetOptions(o Options) {
+	if l == nil {
+		return
+	}
 	l.optsMu.Lock()
 	l.opts = o
 	l.optsMu.Unlock()
@@ -263,10 +266,19 @@ const acceptTimeout = 10 * time.Second
 // Accept waits for a connection request, answers it (raccept) and
 // returns the connection once established. Requests with bad connection
 // data are rejected and Accept waits for the next.
-func (l *Listener) Accept() (net.Conn, error) { return l.AcceptRsocket() }
+func (l *Listener) Accept() (net.Conn, error) {
+	c, err := l.AcceptRsocket()
+	if err != nil {
+		return nil, err // not a non-nil net.Conn holding a nil *Conn
+	}
+	return c, nil
+}
 
 // AcceptRsocket is Accept returning the concrete *Conn.
 func (l *Listener) AcceptRsocket() (*Conn, error) {
+	if l == nil {
+		return nil, net.ErrClosed
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for {
@@ -357,6 +369,9 @@ func (l *Listener) accept(ev *rdmacm.Event) (*Conn, error) {
 
 // Close stops listening; a blocked Accept returns net.ErrClosed.
 func (l *Listener) Close() error {
+	if l == nil {
+		return net.ErrClosed
+	}
 	err := net.ErrClosed
 	l.once.Do(func() {
 		l.cancel()
@@ -368,4 +383,9 @@ func (l *Listener) Close() error {
 }
 
 // Addr returns the address the listener is bound to.
-func (l *Listener) Addr() net.Addr { return l.addr }
+func (l *Listener) Addr() net.Addr {
+	if l == nil {
+		return nil
+	}
+	return l.addr
+}
