@@ -1,0 +1,49 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/purerdma/purerdma/internal/testenv"
+)
+
+// BenchmarkRstream runs the Go and the C rstream against each other and
+// themselves on rxe, a latency test (64-byte ping-pong) and a bandwidth
+// test (64 KiB transfers), and reports the client's Gb/sec and usec/xfer
+// columns. b.N is not used: each run is one rstream test of fixed size,
+// as the C tool measures.
+func BenchmarkRstream(b *testing.B) {
+	ctool := testenv.CSide("rstream", testenv.CTool(b, "rstream"))
+	d := testenv.Device(b, "rxe")
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"lat64", []string{"-S", "64", "-C", "1", "-I", "5000", "-T", "b", "-i", "64"}},
+		{"bw64k", []string{"-S", "65536", "-C", "2000", "-I", "1", "-T", "b"}},
+	} {
+		for _, p := range []struct {
+			name           string
+			server, client testenv.Side
+		}{{"C-C", ctool, ctool}, {"Go-Go", goSide, goSide}, {"CServer-GoClient", ctool, goSide}, {"GoServer-CClient", goSide, ctool}} {
+			b.Run(tc.name+"/"+p.name, func(b *testing.B) {
+				for range b.N {
+					srv, cli := runPairB(b, d, p.server, p.client, tc.args)
+					if srv.Code != 0 || cli.Code != 0 {
+						b.Fatalf("failed:\n%v\n%v", srv, cli)
+					}
+					lines := strings.Split(strings.TrimSpace(cli.Stdout), "\n")
+					f := strings.Fields(lines[len(lines)-1])
+					if len(f) != 8 {
+						b.Fatalf("result line %q", lines[len(lines)-1])
+					}
+					gbps, _ := strconv.ParseFloat(f[6], 64)
+					usec, _ := strconv.ParseFloat(f[7], 64)
+					b.ReportMetric(gbps, "Gb/s")
+					b.ReportMetric(usec, "usec/xfer")
+				}
+			})
+		}
+	}
+}
