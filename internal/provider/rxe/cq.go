@@ -66,7 +66,7 @@ func (c *cq) Poll(wcs []provider.WC) int {
 	}
 	if n > 0 {
 		c.cons = cons
-		c.q.cons.Store(cons) // release: we are done reading the slots
+		mem.StoreRelease(c.q.cons, cons) // we are done reading the slots
 	}
 	return n
 }

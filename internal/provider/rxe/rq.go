@@ -67,7 +67,7 @@ func (r *rq) Flush() error {
 	if r.q.buf == nil || r.pending == r.published {
 		return nil
 	}
-	r.q.prod.Store(r.pending) // release: the WQEs are written
+	mem.StoreRelease(r.q.prod, r.pending) // the WQEs are written
 	r.published = r.pending
 	return nil
 }

@@ -180,7 +180,7 @@ func (s *sq) Flush() error {
 	if s.q.buf == nil || s.pending == s.published {
 		return nil
 	}
-	s.q.prod.Store(s.pending) // release: the WQEs are written
+	mem.StoreRelease(s.q.prod, s.pending) // the WQEs are written
 	s.published = s.pending
 	return s.q.dev.Doorbell(s.init.Handle)
 }

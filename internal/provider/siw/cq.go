@@ -93,7 +93,7 @@ func (q *completionQueue) Poll(wcs []provider.WC) int {
 		// the flags byte alone as rdma-core's siw_poll_cq does: opcode and
 		// status keep the values just loaded, so the ring holds the same
 		// bytes as under rdma-core.
-		word.Store(w &^ 0xff)
+		mem.StoreRelease(word, w&^0xff)
 		get++
 		if get == num {
 			get = 0

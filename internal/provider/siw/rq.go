@@ -39,9 +39,12 @@ func (q *recvQueue) Put(wr *provider.RecvWR) error {
 	for i, s := range wr.SGE {
 		rqe.SGE[i] = abi.SiwSGE{LAddr: s.Addr, Length: s.Length, LKey: s.LKey}
 	}
-	// Publish flags and num_sge in one store; the opcode byte is the
-	// kernel's.
-	word.Store(abi.SIW_WQE_VALID | uint32(len(wr.SGE))<<16)
+	// Publish flags and num_sge in one store, a release after the body;
+	// the opcode byte is the kernel's. (The send queue's publishing store
+	// stays sequentially consistent: Flush loads the previous element's
+	// flag after it to decide on the doorbell, which a release store
+	// could pass.)
+	mem.StoreRelease(word, abi.SIW_WQE_VALID|uint32(len(wr.SGE))<<16)
 	q.put++
 	if q.put == q.num {
 		q.put = 0

@@ -116,6 +116,10 @@ func (q *sendQueue) Put(wr *provider.SendWR) error {
 	}
 
 	// Publish: flags, num_sge and opcode in one store, after the body.
+	// Sequentially consistent, not mem.StoreRelease: Flush then loads the
+	// previous element's flag to decide whether the kernel's transmit
+	// loop may be idle, and a release store could be passed by that load
+	// (store-load order), leaving this element in the ring unannounced.
 	word.Store(flags | numSGE<<16 | uint32(opcode)<<24)
 
 	if q.pending == 0 {

@@ -1,0 +1,10 @@
+//go:build !amd64 && !arm64
+
+package mem
+
+import "sync/atomic"
+
+// StoreRelease stores v into *p; on architectures without an assembly
+// release store it is Go's sequentially consistent Store, which is
+// stronger.
+func StoreRelease(p *atomic.Uint32, v uint32) { p.Store(v) }
