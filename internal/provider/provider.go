@@ -170,6 +170,14 @@ type CQ interface {
 	// is a shared word (rxe) that is one atomic store per poll instead of
 	// one per completion.
 	Poll(wc []WC) int
+	// Take copies the oldest completion into wc, as Poll of one does,
+	// but may keep its slot from the kernel until Release: ibv_cq_ex's
+	// next_poll, which hands the consumer index back once, in end_poll.
+	// It reports false when the CQ is empty. A Poll hands back the slots
+	// Take kept too.
+	Take(wc *WC) bool
+	// Release hands back the slots of the completions Take kept.
+	Release()
 	// Arm requests an event for the next (or next solicited) completion
 	// if the driver does so in shared memory. It reports false when the
 	// kernel must be asked with REQ_NOTIFY_CQ instead.

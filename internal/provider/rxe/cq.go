@@ -1,6 +1,8 @@
 package rxe
 
 import (
+	"unsafe"
+
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/mem"
@@ -17,6 +19,9 @@ type cq struct {
 	// with this copy, which keeps the kernel's cache line out of every
 	// Poll while completions are queued.
 	prod uint32
+	// kept reports that Take moved cons past slots the kernel has not
+	// been given back.
+	kept bool
 }
 
 // Poll copies up to len(wcs) completions and hands all their slots back
@@ -26,6 +31,35 @@ type cq struct {
 // what a poll of many costs. The loop keeps the indices and the ring's
 // geometry in locals: it is the hot path of every busy-wait.
 func (c *cq) Poll(wcs []provider.WC) int {
+	n := c.read(wcs)
+	if n > 0 {
+		c.kept = true
+	}
+	c.Release()
+	return n
+}
+
+// Take reads one completion and keeps its slot until Release, so that a
+// run of Takes costs one store of the consumer index in all.
+func (c *cq) Take(wc *provider.WC) bool {
+	if c.read(unsafe.Slice(wc, 1)) == 0 {
+		return false
+	}
+	c.kept = true
+	return true
+}
+
+// Release stores the consumer index Take moved, if it moved.
+func (c *cq) Release() {
+	if c.kept && c.q.buf != nil {
+		c.kept = false
+		c.q.cons.Store(c.cons) // release: we are done reading the slots
+	}
+}
+
+// read copies up to len(wcs) completions and moves our consumer index
+// past them, without handing their slots back.
+func (c *cq) read(wcs []provider.WC) int {
 	buf := c.q.buf
 	if buf == nil {
 		return 0
@@ -64,10 +98,7 @@ func (c *cq) Poll(wcs []provider.WC) int {
 		wc.PortNum = u.PortNum
 		cons = (cons + 1) & mask
 	}
-	if n > 0 {
-		c.cons = cons
-		c.q.cons.Store(cons) // release: we are done reading the slots
-	}
+	c.cons = cons
 	return n
 }
 

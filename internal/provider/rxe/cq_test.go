@@ -110,3 +110,61 @@ func TestCQAllocs(t *testing.T) {
 		t.Errorf("Next allocates %v times per run", allocs)
 	}
 }
+
+// TestCQTakeRelease: Take copies what Poll would but keeps the slots from
+// the kernel until Release, which stores the consumer index once; a Poll
+// after Takes hands their slots back too.
+func TestCQTakeRelease(t *testing.T) {
+	_, c, buf := newCQ(t, 4)
+	var wc provider.WC
+	if c.Take(&wc) {
+		t.Fatal("Take on an empty CQ reported a completion")
+	}
+	c.Release()
+	if got := consumer(buf); got != 0 {
+		t.Fatalf("consumer after Release of nothing = %d, want 0", got)
+	}
+	putWC(t, buf, 0, abi.WC{WrID: 1, Opcode: abi.IB_WC_RECV, WCFlags: abi.IB_WC_WITH_IMM, ByteLen: 3}, 0x01020304)
+	putWC(t, buf, 1, abi.WC{WrID: 2, Opcode: abi.IB_WC_RDMA_WRITE}, 0)
+	putWC(t, buf, 2, abi.WC{WrID: 3, Status: abi.IB_WC_WR_FLUSH_ERR, VendorErr: 7}, 0)
+	setProducer(buf, 3)
+	if !c.Take(&wc) {
+		t.Fatal("Take 1: no completion")
+	}
+	if diff := cmp.Diff(provider.WC{ID: 1, Opcode: abi.IB_WC_RECV, Flags: abi.IB_WC_WITH_IMM, ByteLen: 3, ImmData: 0x01020304}, wc); diff != "" {
+		t.Errorf("Take 1 (-want +got):\n%s", diff)
+	}
+	if !c.Take(&wc) || wc.ID != 2 {
+		t.Fatalf("Take 2: got %+v", wc)
+	}
+	if got := consumer(buf); got != 0 {
+		t.Errorf("consumer before Release = %d, want 0 (the slots are kept)", got)
+	}
+	c.Release()
+	if got := consumer(buf); got != 2 {
+		t.Errorf("consumer after Release = %d, want 2", got)
+	}
+	// A Take kept, then a Poll that finds nothing more still hands it back.
+	if !c.Take(&wc) || wc.ID != 3 || wc.Status != abi.IB_WC_WR_FLUSH_ERR {
+		t.Fatalf("Take 3: got %+v", wc)
+	}
+	if n := c.Poll(make([]provider.WC, 2)); n != 0 {
+		t.Fatalf("Poll after the last Take = %d, want 0", n)
+	}
+	if got := consumer(buf); got != 3 {
+		t.Errorf("consumer after Poll = %d, want 3", got)
+	}
+	// Released on a closed CQ: no store into the unmapped ring.
+	putWC(t, buf, 3, abi.WC{WrID: 4}, 0)
+	setProducer(buf, 0)
+	if !c.Take(&wc) || wc.ID != 4 {
+		t.Fatalf("Take 4: got %+v", wc)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c.Release()
+	if got := consumer(buf); got != 3 {
+		t.Errorf("consumer after Release on a closed CQ = %d, want 3", got)
+	}
+}

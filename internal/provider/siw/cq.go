@@ -1,6 +1,8 @@
 package siw
 
 import (
+	"unsafe"
+
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/mem"
@@ -102,6 +104,15 @@ func (q *completionQueue) Poll(wcs []provider.WC) int {
 	q.get = get
 	return n
 }
+
+// Take is Poll of one: every siw element is handed back on its own, by
+// clearing its valid flag, so there is nothing to keep for Release.
+func (q *completionQueue) Take(wc *provider.WC) bool {
+	return q.Poll(unsafe.Slice(wc, 1)) == 1
+}
+
+// Release does nothing: Take handed each element back already.
+func (q *completionQueue) Release() {}
 
 // Arm stores what rdma-core's siw_notify_cq stores: the kernel disarms
 // the CQ (back to SIW_NOTIFY_NOT) when it signals, in siw_cq_notify_now,
