@@ -1,6 +1,7 @@
 package uverbs_test
 
 import (
+	"fmt"
 	"net/netip"
 	"testing"
 
@@ -152,6 +153,16 @@ func TestBadInput(t *testing.T) {
 			testenv.Bad("cq.New: negative completion vector", uverbs.ErrInvalid, newCQ(1, &cq.Options{CompVector: -1})),
 			testenv.Bad("cq.New: completion vector past the last", uverbs.ErrInvalid, newCQ(1, &cq.Options{CompVector: r.ctx.NumCompVectors()})),
 			testenv.Bad("cq.New: another context's channel", uverbs.ErrInvalid, newCQ(1, &cq.Options{Channel: otherCh})),
+			testenv.Bad("CQ.Completions: at most 0", uverbs.ErrInvalid, completionsErr(r.cq, 0)),
+			testenv.Bad("CQ.Completions: at most -1", uverbs.ErrInvalid, completionsErr(r.cq, -1)),
+			testenv.Bad("CQ.Completions: closed CQ", uverbs.ErrClosed, func() error {
+				c, err := cq.New(r.ctx, 1, nil)
+				if err != nil {
+					return err
+				}
+				c.Close()
+				return completionsErr(c, 1)()
+			}),
 
 			testenv.Bad("mr.Register: unknown access bit", uverbs.ErrInvalid, register(1<<30)),
 			testenv.Bad("mr.Register: closed PD", uverbs.ErrClosed, func() error {
@@ -226,4 +237,22 @@ func TestClosedObjects(t *testing.T) {
 		}
 		t.Logf("%d methods called on closed objects of %s", n, d.Name)
 	})
+}
+
+// completionsErr ranges over c.Completions(max) and returns the error it
+// yields, or nil; an error after a completion, or a second error, is an
+// error of its own.
+func completionsErr(c *cq.CQ, max int) func() error {
+	return func() error {
+		var got error
+		n := 0
+		for wc, err := range c.Completions(max) {
+			n++
+			if err == nil || n > 1 || wc != (cq.WC{}) {
+				return fmt.Errorf("Completions(%d) yielded %+v, %v as value %d; want one zero WC with an error", max, wc, err, n)
+			}
+			got = err
+		}
+		return got
+	}
 }
