@@ -31,7 +31,11 @@
 //		...
 //	}
 //
-// Poll, Completions, ReqNotify, Wait and Close may be called from several goroutines,
+// Resize changes the CQ's size in place, as ibv_resize_cq does, without
+// losing a completion (rxe; siw cannot resize and returns an error
+// matching unix.EOPNOTSUPP).
+//
+// Poll, Completions, ReqNotify, Resize, Wait and Close may be called from several goroutines,
 // but each completion and each event goes to one caller only: poll a CQ
 // from one goroutine when the order of completions matters. See
 // docs/concurrency.md.

@@ -153,6 +153,8 @@ func TestBadInput(t *testing.T) {
 			testenv.Bad("cq.New: negative completion vector", uverbs.ErrInvalid, newCQ(1, &cq.Options{CompVector: -1})),
 			testenv.Bad("cq.New: completion vector past the last", uverbs.ErrInvalid, newCQ(1, &cq.Options{CompVector: r.ctx.NumCompVectors()})),
 			testenv.Bad("cq.New: another context's channel", uverbs.ErrInvalid, newCQ(1, &cq.Options{Channel: otherCh})),
+			testenv.Bad("CQ.Resize: 0 entries", uverbs.ErrInvalid, func() error { return r.cq.Resize(0) }),
+			testenv.Bad("CQ.Resize: negative entries", uverbs.ErrInvalid, func() error { return r.cq.Resize(-1) }),
 			testenv.Bad("CQ.Completions: at most 0", uverbs.ErrInvalid, completionsErr(r.cq, 0)),
 			testenv.Bad("CQ.Completions: at most -1", uverbs.ErrInvalid, completionsErr(r.cq, -1)),
 			testenv.Bad("CQ.Completions: closed CQ", uverbs.ErrClosed, func() error {

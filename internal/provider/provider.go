@@ -178,6 +178,12 @@ type CQ interface {
 	Take(wc *WC) bool
 	// Release hands back the slots of the completions Take kept.
 	Release()
+	// Resize maps the ring the kernel described in resp, the driver's
+	// RESIZE_CQ response, in place of the current one, and unmaps that.
+	// The kernel has copied the completions not yet handed back into the
+	// new ring, so the caller Releases before the command. A driver
+	// without resize returns ErrUnsupported.
+	Resize(resp []byte) error
 	// Arm requests an event for the next (or next solicited) completion
 	// if the driver does so in shared memory. It reports false when the
 	// kernel must be asked with REQ_NOTIFY_CQ instead.

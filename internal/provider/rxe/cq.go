@@ -106,4 +106,28 @@ func (c *cq) read(wcs []provider.WC) int {
 // kernel arms the CQ on REQ_NOTIFY_CQ.
 func (c *cq) Arm(solicitedOnly bool) bool { return false }
 
+// Resize switches to the new ring, as rdma-core's rxe_resize_cq does:
+// rxe_queue_resize copied the completions between the old ring's consumer
+// and producer indices into the new ring, which starts with its own
+// indices, and the old mapping stays valid until we unmap it (the kernel
+// frees the old buffer with its last mapping).
+func (c *cq) Resize(resp []byte) error {
+	if len(resp) < resizeCQRespSize {
+		return shortResp("RESIZE_CQ", len(resp), resizeCQRespSize)
+	}
+	if c.q.buf == nil {
+		return errClosed
+	}
+	var nq queue
+	if err := nq.open(c.q.dev, mmInfo(resp, 0), wcSize, "resized CQ"); err != nil {
+		return err
+	}
+	old := c.q
+	c.q = nq
+	c.cons = c.q.cons.Load()
+	c.prod = c.cons // loads the new producer on the next read
+	c.kept = false
+	return old.close()
+}
+
 func (c *cq) Close() error { return c.q.close() }

@@ -2,7 +2,10 @@ package rxe
 
 import (
 	"encoding/binary"
+	"errors"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -166,5 +169,61 @@ func TestCQTakeRelease(t *testing.T) {
 	c.Release()
 	if got := consumer(buf); got != 3 {
 		t.Errorf("consumer after Release on a closed CQ = %d, want 3", got)
+	}
+}
+
+// TestCQResize: after a resize the CQ reads the new ring from its own
+// indices (where the kernel copied the completions not handed back) and
+// the old ring is unmapped; a short response or a failed mmap leaves the
+// old ring in use.
+func TestCQResize(t *testing.T) {
+	dev, c, buf := newCQ(t, 4)
+	putWC(t, buf, 0, abi.WC{WrID: 1}, 0)
+	putWC(t, buf, 1, abi.WC{WrID: 2}, 0)
+	putWC(t, buf, 2, abi.WC{WrID: 3}, 0)
+	setProducer(buf, 3)
+	var wc provider.WC
+	if !next(c, &wc) || wc.ID != 1 {
+		t.Fatalf("first completion %+v", wc)
+	}
+	if err := c.Resize(make([]byte, resizeCQRespSize-1)); err == nil {
+		t.Fatal("Resize with a short response succeeded")
+	}
+	// What rxe_queue_resize would leave now: the two unread completions
+	// first in a ring of 8, producer 2, consumer 0.
+	nbuf := ring(7, 8, 2, 0)
+	putWC(t, nbuf, 0, abi.WC{WrID: 2}, 0)
+	putWC(t, nbuf, 1, abi.WC{WrID: 3}, 0)
+	dev.maps[8192] = nbuf
+	dev.mmapErr = unix.ENOMEM
+	if err := c.Resize(resp(t, abi.RxeResizeCQResp{MI: mi(8192, nbuf)})); !errors.Is(err, unix.ENOMEM) {
+		t.Fatalf("Resize with a failing mmap = %v, want ENOMEM", err)
+	}
+	if dev.unmapped != 0 || !next(c, &wc) || wc.ID != 2 {
+		t.Fatalf("after the failed resize: %d unmapped, next %+v; want the old ring", dev.unmapped, wc)
+	}
+	// With 2 read from the old ring, the kernel copies only 3.
+	nbuf = ring(7, 8, 1, 0)
+	putWC(t, nbuf, 0, abi.WC{WrID: 3}, 0)
+	dev.maps[8192] = nbuf
+	dev.mmapErr = nil
+	if err := c.Resize(resp(t, abi.RxeResizeCQResp{MI: mi(8192, nbuf)})); err != nil {
+		t.Fatal(err)
+	}
+	if dev.unmapped != 1 {
+		t.Errorf("%d munmaps after the resize, want 1 (the old ring)", dev.unmapped)
+	}
+	got := make([]provider.WC, 4)
+	if n := c.Poll(got); n != 1 || got[0].ID != 3 {
+		t.Errorf("Poll after the resize = %d, %+v; want id 3", n, got[:n])
+	}
+	if consumer(nbuf) != 1 || consumer(buf) != 2 {
+		t.Errorf("consumers: new ring %d, old %d; want 1, 2", consumer(nbuf), consumer(buf))
+	}
+	if err := c.Close(); err != nil || dev.unmapped != 2 {
+		t.Errorf("Close = %v, %d munmaps; want nil, 2", err, dev.unmapped)
+	}
+	if err := c.Resize(resp(t, abi.RxeResizeCQResp{MI: mi(8192, nbuf)})); err == nil {
+		t.Error("Resize of a closed CQ succeeded")
 	}
 }

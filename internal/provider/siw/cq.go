@@ -1,6 +1,7 @@
 package siw
 
 import (
+	"fmt"
 	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/abi"
@@ -113,6 +114,12 @@ func (q *completionQueue) Take(wc *provider.WC) bool {
 
 // Release does nothing: Take handed each element back already.
 func (q *completionQueue) Release() {}
+
+// Resize is unsupported: siw has no resize_cq, in the kernel or in
+// rdma-core's libsiw.
+func (q *completionQueue) Resize([]byte) error {
+	return fmt.Errorf("siw: resize CQ: %w", provider.ErrUnsupported)
+}
 
 // Arm stores what rdma-core's siw_notify_cq stores: the kernel disarms
 // the CQ (back to SIW_NOTIFY_NOT) when it signals, in siw_cq_notify_now,
