@@ -18,6 +18,7 @@ import (
 // Then it checks that a loop over the drained CQ neither yields nor
 // allocates.
 func TestCompletions(t *testing.T) {
+	testenv.CheckLeaks(t)
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
 		r := newRig(t, d)
 		qp := r.qp(t, uverbs.RC, nil)

@@ -21,6 +21,7 @@ import (
 // once, successfully and in order, across the resizes (rxe copies the
 // completions not yet consumed into the new ring).
 func TestCQResizeUnderLoad(t *testing.T) {
+	testenv.CheckLeaks(t)
 	d := testenv.Device(t, "rxe")
 	r, a, _ := rcPair(t, d)
 	const total, inflight = 3000, 16
@@ -95,6 +96,7 @@ func TestCQResizeUnderLoad(t *testing.T) {
 // size below what the CQ holds or past the device's maximum; siw cannot
 // resize and says so with EOPNOTSUPP.
 func TestCQResizeLimits(t *testing.T) {
+	testenv.CheckLeaks(t)
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
 		r := newRig(t, d)
 		if d.Driver == "siw" {

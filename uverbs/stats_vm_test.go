@@ -22,6 +22,7 @@ func count(rs []uverbs.Resource, name string) int {
 // rxe's hw counters (sent_pkts grows with an RDMA write between two of
 // our QPs) and none on siw; bad arguments are sentinel errors.
 func TestResourcesAndCounters(t *testing.T) {
+	testenv.CheckLeaks(t)
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
 		dev, err := uverbs.DeviceByName(d.Name)
 		if err != nil {

@@ -100,6 +100,7 @@ func fields(t *testing.T, out string, headWords int) map[string]map[string]strin
 // TestResourceShowVM compares `rdma resource show` with iproute2's, line
 // for line, then checks that a PD of ours shows in the pd count.
 func TestResourceShowVM(t *testing.T) {
+	testenv.CheckLeaks(t)
 	iproute2 := testenv.CTool(t, "rdma")
 	for _, d := range testenv.Devices(t) {
 		t.Run(d.Name, func(t *testing.T) {
@@ -144,6 +145,7 @@ func TestResourceShowVM(t *testing.T) {
 // iproute2's for the counters both print (iproute2 prints them in the
 // driver's order, we by name).
 func TestStatisticShowVM(t *testing.T) {
+	testenv.CheckLeaks(t)
 	iproute2 := testenv.CTool(t, "rdma")
 	for _, d := range testenv.Devices(t) {
 		t.Run(d.Name, func(t *testing.T) {
