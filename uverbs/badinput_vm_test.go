@@ -180,6 +180,33 @@ func TestBadInput(t *testing.T) {
 				return err
 			}),
 
+			testenv.Bad("MR.Reregister: no change", uverbs.ErrInvalid, func() error { return r.mr.Reregister(0, nil, nil, 0) }),
+			testenv.Bad("MR.Reregister: unknown change", uverbs.ErrInvalid, func() error { return r.mr.Reregister(1<<3, nil, nil, 0) }),
+			testenv.Bad("MR.Reregister: nil PD", uverbs.ErrInvalid, func() error { return r.mr.Reregister(mr.ChangePD, nil, nil, 0) }),
+			testenv.Bad("MR.Reregister: another context's PD", uverbs.ErrInvalid, func() error {
+				pd, err := other.AllocPD()
+				if err != nil {
+					return err
+				}
+				defer pd.Close()
+				return r.mr.Reregister(mr.ChangePD, pd, nil, 0)
+			}),
+			testenv.Bad("MR.Reregister: closed PD", uverbs.ErrClosed, func() error {
+				pd, err := r.ctx.AllocPD()
+				if err != nil {
+					return err
+				}
+				pd.Close()
+				return r.mr.Reregister(mr.ChangePD, pd, nil, 0)
+			}),
+			testenv.Bad("MR.Reregister: remote write without local write", uverbs.ErrInvalid, func() error {
+				return r.mr.Reregister(mr.ChangeAccess, nil, nil, mr.RemoteWrite)
+			}),
+			testenv.Bad("MR.Reregister: empty buffer", uverbs.ErrInvalid, func() error { return r.mr.Reregister(mr.ChangeBuffer, nil, nil, 0) }),
+			testenv.Bad("MR.Reregister: Go memory", mr.ErrNotMapped, func() error {
+				return r.mr.Reregister(mr.ChangeBuffer, nil, make([]byte, 4096), 0)
+			}),
+
 			testenv.Bad("PostSend: more SGEs than the QP takes", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: uverbs.WRSend, SGE: tooManySGEs})),
 			testenv.Bad("PostSend: unknown opcode", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: 200})),
 			testenv.Bad("PostSend: unknown flag", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: uverbs.WRSend, Flags: 1 << 20})),
