@@ -63,7 +63,9 @@ type Counter struct {
 // InfiniBand performance counters of ports/N/counters where the device
 // has them (a hardware HCA's; neither rxe nor siw), each in the order of
 // their names. A device without either returns no counters and no error;
-// a port the device does not have is ErrInvalid.
+// a port the device does not have is ErrInvalid. The kernel caches the
+// hw counters for the milliseconds in hw_counters/lifespan (10 for
+// rxe), so a read may lag the traffic by that much.
 func (d Device) PortCounters(port int) ([]Counter, error) {
 	return portCounters(sysfsRoot, d.Name, port)
 }
