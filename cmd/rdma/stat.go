@@ -21,6 +21,8 @@ func (t *tool) stat(args []string) error {
 // statistic show [link DEV[/PORT]]`: "link DEV/PORT" then each counter's
 // name and value. iproute2 asks the kernel over netlink (STAT_GET) and
 // prints the driver's order; we read sysfs, where the order is by name.
+// A port without counters (siw's) is a bare "link DEV/PORT" line, where
+// iproute2 fails with the kernel's EINVAL.
 func (t *tool) statShow(args []string) error {
 	var dev, port string
 	if len(args) > 0 {
