@@ -22,6 +22,7 @@ const (
 	RemoteWrite  = uverbs.RemoteWrite
 	RemoteRead   = uverbs.RemoteRead
 	RemoteAtomic = uverbs.RemoteAtomic
+	MWBind       = uverbs.AccessMWBind
 	ZeroBased    = uverbs.ZeroBased
 	OnDemand     = uverbs.OnDemand
 	RelaxedOrder = uverbs.RelaxedOrder

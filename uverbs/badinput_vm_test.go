@@ -207,6 +207,10 @@ func TestBadInput(t *testing.T) {
 				return r.mr.Reregister(mr.ChangeBuffer, nil, make([]byte, 4096), 0)
 			}),
 
+			testenv.Bad("AllocMW: type 0", uverbs.ErrInvalid, func() error { _, err := r.pd.AllocMW(0); return err }),
+			testenv.Bad("AllocMW: type 3", uverbs.ErrInvalid, func() error { _, err := r.pd.AllocMW(3); return err }),
+			testenv.Bad("PostSend: bind without a window", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: uverbs.WRBindMW})),
+
 			testenv.Bad("PostSend: more SGEs than the QP takes", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: uverbs.WRSend, SGE: tooManySGEs})),
 			testenv.Bad("PostSend: unknown opcode", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: 200})),
 			testenv.Bad("PostSend: unknown flag", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: uverbs.WRSend, Flags: 1 << 20})),
@@ -251,7 +255,16 @@ func TestClosedObjects(t *testing.T) {
 				t.Fatal(err)
 			}
 			qp := r.qp(t, uverbs.RC, nil)
+			var mw *uverbs.MW // rxe only: siw has no memory windows
+			if d.Driver == "rxe" {
+				if mw, err = r.pd.AllocMW(uverbs.MWType2); err != nil {
+					t.Fatal(err)
+				}
+			}
 			objs := []interface{ Close() error }{qp, srq, r.mr, r.cq, r.ch, r.pd, r.ctx}
+			if mw != nil {
+				objs = append([]interface{ Close() error }{mw}, objs...)
+			}
 			if closeCtxFirst {
 				objs = objs[len(objs)-1:]
 			}
@@ -262,6 +275,9 @@ func TestClosedObjects(t *testing.T) {
 			}
 			for _, o := range []any{qp, srq, r.mr, r.cq, r.ch, r.pd, r.ctx} {
 				n += testenv.CallMethods(t, o, uverbs.ErrClosed, "Close", "Release")
+			}
+			if mw != nil {
+				n += testenv.CallMethods(t, mw, uverbs.ErrClosed, "Close", "Release")
 			}
 		}
 		t.Logf("%d methods called on closed objects of %s", n, d.Name)

@@ -6,6 +6,10 @@
 // Discovery asks the kernel over RDMA netlink, which knows each device's
 // driver, and falls back to sysfs where netlink is unavailable.
 //
+// Memory windows (PD.AllocMW, bound with a WRBindMW send work request and
+// taken back with WRLocalInv) give a peer access to part of a region under
+// an rkey of their own; rxe has them, siw does not (EOPNOTSUPP).
+//
 // For observing a device from outside its data path, Device.Resources
 // returns the kernel's count of each kind of object on the device (what
 // `rdma resource show` prints, for every process and the kernel), and

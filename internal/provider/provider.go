@@ -102,6 +102,15 @@ type SendWR struct {
 	// AtomicData are the 8 bytes an IB_UVERBS_WR_ATOMIC_WRITE writes at
 	// RemoteAddr.
 	AtomicData [8]byte
+	// BindAddr, BindLength, BindLKey and BindAccess are the part of a
+	// region, by its lkey, that an IB_UVERBS_WR_BIND_MW opens, with its
+	// access flags (IB_UVERBS_ACCESS_*); MWRKey names the window by its
+	// current rkey, and RKey is the rkey it gets.
+	BindAddr   uint64
+	BindLength uint64
+	BindLKey   uint32
+	BindAccess uint32
+	MWRKey     uint32
 	AHNum      uint32 // UD: from Driver.AHNum
 	RemoteQPN  uint32 // UD
 	RemoteQKey uint32 // UD
