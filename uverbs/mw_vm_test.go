@@ -14,8 +14,9 @@ import (
 
 // TestMemoryWindow binds a type 2 window over 4 KiB of a region (rxe):
 // the bind completes as BIND_MW, the peer's RDMA read through the
-// window's new rkey returns the window's bytes, and after a local
-// invalidate of that rkey the same read is a remote access error. siw has
+// window's new rkey returns the window's bytes (and so through a type 1
+// window over another page), and after a local invalidate of the type 2
+// window's rkey the same read is a remote access error. siw has
 // no memory windows: AllocMW is EOPNOTSUPP.
 func TestMemoryWindow(t *testing.T) {
 	testenv.CheckLeaks(t)
@@ -78,6 +79,35 @@ func TestMemoryWindow(t *testing.T) {
 		if wc := read(2); wc.Status != cq.Success || string(r.buf[:18]) != "through the window" {
 			t.Fatalf("read through the window: %+v, %q", wc, r.buf[:18])
 		}
+		// A type 1 window over the first page, bound on the same QP,
+		// reads the same way.
+		mw1, err := r.pd.AllocMW(uverbs.MWType1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := mw1.Close(); err != nil {
+				t.Errorf("type 1 MW close: %v", err)
+			}
+		})
+		copy(buf, "type one window")
+		key1 := uverbs.NextRKey(mw1.RKey())
+		if _, err := a.PostSend([]uverbs.SendWR{{ID: 10, Opcode: uverbs.WRBindMW, Flags: uverbs.SendSignaled, MW: mw1, RKey: key1,
+			Bind: uverbs.MWBind{LKey: m.LKey(), Addr: m.Addr(), Length: 4096, Access: uverbs.RemoteRead}}}); err != nil {
+			t.Fatal(err)
+		}
+		if wc := r.poll(t, 1)[0]; wc.Status != cq.Success || wc.Opcode != cq.OpBindMW {
+			t.Fatalf("type 1 bind completion %+v", wc)
+		}
+		clear(r.buf[:15])
+		if _, err := b.PostSend([]uverbs.SendWR{{ID: 11, Opcode: uverbs.WRRDMARead, Flags: uverbs.SendSignaled,
+			SGE: []uverbs.SGE{r.sge(0, 15)}, RemoteAddr: m.Addr(), RKey: key1}}); err != nil {
+			t.Fatal(err)
+		}
+		if wc := r.poll(t, 1)[0]; wc.Status != cq.Success || string(r.buf[:15]) != "type one window" {
+			t.Fatalf("read through the type 1 window: %+v, %q", wc, r.buf[:15])
+		}
+
 		if _, err := a.PostSend([]uverbs.SendWR{{ID: 3, Opcode: uverbs.WRLocalInv, Flags: uverbs.SendSignaled, Imm: key}}); err != nil {
 			t.Fatal(err)
 		}
