@@ -2,6 +2,7 @@ package uverbs
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
@@ -31,6 +32,11 @@ type MW struct {
 	rkey   uint32
 	typ    MWType
 	id     uint64 // in the context's object table
+	// gone is life's closed flag for PostSend: a check through life's
+	// mutex made escape analysis leak every SendWR's contents to the
+	// heap, and with them the caller's SGE arrays (an allocation per
+	// post in rpma's data path).
+	gone atomic.Bool
 }
 
 // AllocMW allocates a memory window of type typ in the PD.
@@ -54,7 +60,7 @@ func (pd *PD) AllocMW(typ MWType) (*MW, error) {
 		return nil, fmt.Errorf("uverbs: alloc MW of type %d: %w", typ, err)
 	}
 	mw := &MW{pd: pd, handle: resp.MWHandle, rkey: resp.RKey, typ: typ}
-	mw.id = pd.ctx.core.Add(mw, func() { mw.life.Release(nil) })
+	mw.id = pd.ctx.core.Add(mw, func() { mw.life.Release(mw.setGone) })
 	return mw, nil
 }
 
@@ -96,8 +102,10 @@ func (mw *MW) Release() {
 	if mw == nil {
 		return
 	}
-	mw.life.Release(nil)
+	mw.life.Release(mw.setGone)
 }
+
+func (mw *MW) setGone() { mw.gone.Store(true) }
 
 // Close deallocates the window. It is safe to call more than once.
 func (mw *MW) Close() error {
@@ -106,7 +114,10 @@ func (mw *MW) Close() error {
 	}
 	req := abi.DeallocMW{MWHandle: mw.handle}
 	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_DEALLOC_MW, Req: ucmd.Bytes(&req)}
-	return mw.life.Destroy(mw.pd.ctx.core, "uverbs: dealloc MW", &cmd, func() { mw.pd.ctx.core.Remove(mw.id) })
+	return mw.life.Destroy(mw.pd.ctx.core, "uverbs: dealloc MW", &cmd, func() {
+		mw.setGone()
+		mw.pd.ctx.core.Remove(mw.id)
+	})
 }
 
 // NextRKey returns rkey with its low byte, the key the consumer owns,

@@ -124,8 +124,8 @@ func (qp *QP) putSend(wr *SendWR) error {
 		if wr.MW == nil {
 			return invalid("a memory window bind without a window")
 		}
-		if err := wr.MW.life.Err(); err != nil {
-			return fmt.Errorf("memory window: %w", err)
+		if wr.MW.gone.Load() {
+			return fmt.Errorf("memory window: %w", ErrClosed)
 		}
 		if wr.Bind.Access&ZeroBased != 0 || wr.Bind.Access&^(RemoteRead|RemoteWrite|RemoteAtomic) != 0 {
 			// ZeroBased as rdma-core's rxe_bind_mw refuses it.
