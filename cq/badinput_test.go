@@ -1,6 +1,7 @@
 package cq_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/purerdma/purerdma/cq"
@@ -28,6 +29,18 @@ func TestBadInputHost(t *testing.T) {
 		testenv.Bad("NewChannel: nil context", uverbs.ErrInvalid, func() error {
 			_, err := cq.NewChannel(nil)
 			return err
+		}),
+		// CallMethods calls Completions on nil but does not range over it.
+		testenv.Bad("Completions: nil CQ", cq.ErrClosed, func() error {
+			var got error
+			n := 0
+			for wc, err := range (*cq.CQ)(nil).Completions(1) {
+				if n++; err == nil || n > 1 || wc != (cq.WC{}) {
+					return fmt.Errorf("yielded %+v, %v as value %d; want one zero WC with an error", wc, err, n)
+				}
+				got = err
+			}
+			return got
 		}),
 	})
 	t.Logf("%d bad inputs tried", n)

@@ -1,6 +1,7 @@
 package cq
 
 import (
+	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/purerdma/purerdma/internal/ucmd"
 	"github.com/purerdma/purerdma/internal/verbs"
 	"github.com/purerdma/purerdma/uverbs"
+	"golang.org/x/sys/unix"
 )
 
 // CQ is a completion queue. Poll, ReqNotify and Close may be called from
@@ -18,8 +20,8 @@ type CQ struct {
 	core    *verbs.Context
 	ch      *Channel
 	handle  uint32
-	cqe     int
-	id      uint64 // user handle: names the CQ in events
+	cqe     atomic.Int64 // Resize changes it under the lock; CQE reads it without
+	id      uint64       // user handle: names the CQ in events
 	ring    provider.CQ
 	scratch [pollBatch]provider.WC // the provider writes here, never into the caller's slice
 
@@ -91,7 +93,8 @@ func (c *CQ) create(cqe, vector int, chFD int32) error {
 	if err := c.core.Do(&cmd); err != nil {
 		return fmt.Errorf("cq: create with %d entries: %w", cqe, err)
 	}
-	c.handle, c.cqe = resp.CQHandle, int(resp.CQE)
+	c.handle = resp.CQHandle
+	c.cqe.Store(int64(resp.CQE))
 	ring, err := c.core.Driver.NewCQ(c.core, cmd.DrvOut)
 	if err != nil {
 		c.core.Do(c.destroyCmd())
@@ -130,7 +133,7 @@ func (c *CQ) CQE() int {
 	if c == nil {
 		return 0
 	}
-	return c.cqe
+	return int(c.cqe.Load())
 }
 
 // Channel returns the CQ's completion channel, or nil.
@@ -180,6 +183,53 @@ func (c *CQ) drain(wc []WC) int {
 		}
 	}
 	return done
+}
+
+// Resize makes the CQ hold at least cqe completions, as ibv_resize_cq
+// does; CQE tells the size the device chose. Completions already in the
+// CQ stay in it, in order: the kernel copies them into the new ring. The
+// kernel refuses (ErrInvalid) a size below the completions the CQ holds
+// now or above the device's maximum. A device without resize (siw)
+// returns an error matching unix.EOPNOTSUPP; rxe resizes.
+func (c *CQ) Resize(cqe int) error {
+	if c == nil {
+		return ErrClosed
+	}
+	c.life.Lock()
+	defer c.life.Unlock()
+	if c.life.Gone() {
+		return ErrClosed
+	}
+	if cqe < 1 || cqe > int(^uint32(0)>>1) {
+		return fmt.Errorf("cq: resize to %d entries: %w", cqe, verbs.ErrInvalid)
+	}
+	// The kernel counts and copies what lies between the consumer index
+	// in the ring and its producer: slots kept by an iterator that ended
+	// early go back first, or they would be copied as new completions.
+	c.ring.Release()
+	req := abi.ResizeCQ{CQHandle: c.handle, CQE: uint32(cqe)}
+	var resp abi.ResizeCQResp
+	_, out := c.core.Udata(abi.IB_USER_VERBS_CMD_RESIZE_CQ)
+	cmd := ucmd.Cmd{
+		Num:    abi.IB_USER_VERBS_CMD_RESIZE_CQ,
+		Req:    ucmd.Bytes(&req),
+		Resp:   ucmd.Bytes(&resp),
+		DrvOut: make([]byte, out),
+	}
+	if err := c.core.Do(&cmd); err != nil {
+		if errors.Is(err, unix.EOPNOTSUPP) {
+			return fmt.Errorf("cq: resize: %s cannot resize a CQ: %w", c.core.Driver.Name(), err)
+		}
+		return fmt.Errorf("cq: resize to %d entries: %w", cqe, err)
+	}
+	if err := c.ring.Resize(cmd.DrvOut); err != nil {
+		if errors.Is(err, provider.ErrUnsupported) {
+			err = fmt.Errorf("%w: %w", err, unix.EOPNOTSUPP)
+		}
+		return fmt.Errorf("cq: resize: %s: %w", c.core.Driver.Name(), err)
+	}
+	c.cqe.Store(int64(resp.CQE))
+	return nil
 }
 
 // ReqNotify arms the CQ: the next completion (with solicitedOnly, the next

@@ -21,7 +21,21 @@
 //		}
 //	}
 //
-// Poll, ReqNotify, Wait and Close may be called from several goroutines,
+// Completions is Poll as a range-over-func iterator, what ibv_start_poll,
+// ibv_next_poll and ibv_end_poll are to C: it yields one completion at a
+// time without a caller's array, hands the slots back to the kernel once
+// when the loop ends, and leaves in the CQ what a break did not reach:
+//
+//	for wc, err := range cq.Completions(64) {
+//		if err != nil { ... }
+//		...
+//	}
+//
+// Resize changes the CQ's size in place, as ibv_resize_cq does, without
+// losing a completion (rxe; siw cannot resize and returns an error
+// matching unix.EOPNOTSUPP).
+//
+// Poll, Completions, ReqNotify, Resize, Wait and Close may be called from several goroutines,
 // but each completion and each event goes to one caller only: poll a CQ
 // from one goroutine when the order of completions matters. See
 // docs/concurrency.md.

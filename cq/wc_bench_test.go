@@ -50,7 +50,10 @@ func (r *fakeRing) Poll(wc []provider.WC) int {
 	}
 	return len(wc)
 }
-func (r *fakeRing) Close() error { return nil }
+func (r *fakeRing) Take(wc *provider.WC) bool { *wc = r.wc; return true }
+func (r *fakeRing) Release()                  {}
+func (r *fakeRing) Resize([]byte) error       { return nil }
+func (r *fakeRing) Close() error              { return nil }
 
 // BenchmarkPoll16 is Poll of 16 completions from a ring that never runs
 // dry: the lock, the interface calls and the copies, without the ring.
@@ -70,6 +73,9 @@ type emptyRing struct{}
 
 func (emptyRing) Arm(bool) bool          { return false }
 func (emptyRing) Poll([]provider.WC) int { return 0 }
+func (emptyRing) Take(*provider.WC) bool { return false }
+func (emptyRing) Release()               {}
+func (emptyRing) Resize([]byte) error    { return nil }
 func (emptyRing) Close() error           { return nil }
 
 // BenchmarkPollEmpty is the busy-wait's turn: Poll of an empty CQ.

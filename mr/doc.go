@@ -9,6 +9,12 @@
 // mapping the caller owns and declares with Mapped. Anything else is
 // refused with ErrNotMapped.
 //
+// MR.Reregister changes a region in place (ibv_rereg_mr): its memory, its
+// PD or its access flags. Soft devices support little of it: rxe changes
+// the PD and the access flags from a release after Linux 6.1 (6.12 does;
+// 6.1 has no re-registration), never the memory; siw has none. What the
+// device cannot do returns an error matching unix.EOPNOTSUPP.
+//
 // Alloc marks its memory MADV_DONTFORK, as ibv_fork_init does for
 // registered memory: a forked child does not get it. The functions may be
 // called from any goroutine.

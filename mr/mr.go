@@ -22,6 +22,7 @@ const (
 	RemoteWrite  = uverbs.RemoteWrite
 	RemoteRead   = uverbs.RemoteRead
 	RemoteAtomic = uverbs.RemoteAtomic
+	MWBind       = uverbs.AccessMWBind
 	ZeroBased    = uverbs.ZeroBased
 	OnDemand     = uverbs.OnDemand
 	RelaxedOrder = uverbs.RelaxedOrder
@@ -35,6 +36,7 @@ const (
 // MR is a registered memory region.
 type MR struct {
 	pd     *verbs.PD
+	upd    *uverbs.PD // pd's public face, for Reregister's checks
 	buf    []byte
 	handle uint32
 	lkey   uint32
@@ -89,7 +91,7 @@ func Register(pd *uverbs.PD, buf []byte, access Access) (*MR, error) {
 		}
 		return nil, fmt.Errorf("mr: register %d bytes: %w", len(buf), verbs.KernelErr(err))
 	}
-	r := &MR{pd: core, buf: buf, handle: resp.MRHandle, lkey: resp.LKey, rkey: resp.RKey}
+	r := &MR{pd: core, upd: pd, buf: buf, handle: resp.MRHandle, lkey: resp.LKey, rkey: resp.RKey}
 	r.id = core.Ctx.Add(r, func() { r.life.Release(r.release) })
 	return r, nil
 }

@@ -14,6 +14,8 @@ const (
 	RemoteWrite  Access = abi.IB_UVERBS_ACCESS_REMOTE_WRITE
 	RemoteRead   Access = abi.IB_UVERBS_ACCESS_REMOTE_READ
 	RemoteAtomic Access = abi.IB_UVERBS_ACCESS_REMOTE_ATOMIC
+	// AccessMWBind lets memory windows be bound to a region (see MW).
+	AccessMWBind Access = abi.IB_UVERBS_ACCESS_MW_BIND
 	ZeroBased    Access = abi.IB_UVERBS_ACCESS_ZERO_BASED
 	OnDemand     Access = abi.IB_UVERBS_ACCESS_ON_DEMAND
 	RelaxedOrder Access = abi.IB_UVERBS_ACCESS_RELAXED_ORDERING

@@ -11,7 +11,7 @@ import (
 // pointer: each returns ErrClosed, none panics.
 func TestNilReceivers(t *testing.T) {
 	n := 0
-	for _, p := range []any{(*uverbs.Context)(nil), (*uverbs.PD)(nil), (*uverbs.QP)(nil), (*uverbs.SRQ)(nil), (*uverbs.AH)(nil)} {
+	for _, p := range []any{(*uverbs.Context)(nil), (*uverbs.PD)(nil), (*uverbs.QP)(nil), (*uverbs.SRQ)(nil), (*uverbs.AH)(nil), (*uverbs.MW)(nil)} {
 		n += testenv.CallMethods(t, p, uverbs.ErrClosed)
 	}
 	t.Logf("%d methods called on nil", n)

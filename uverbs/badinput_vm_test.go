@@ -1,6 +1,7 @@
 package uverbs_test
 
 import (
+	"fmt"
 	"net/netip"
 	"testing"
 
@@ -152,6 +153,18 @@ func TestBadInput(t *testing.T) {
 			testenv.Bad("cq.New: negative completion vector", uverbs.ErrInvalid, newCQ(1, &cq.Options{CompVector: -1})),
 			testenv.Bad("cq.New: completion vector past the last", uverbs.ErrInvalid, newCQ(1, &cq.Options{CompVector: r.ctx.NumCompVectors()})),
 			testenv.Bad("cq.New: another context's channel", uverbs.ErrInvalid, newCQ(1, &cq.Options{Channel: otherCh})),
+			testenv.Bad("CQ.Resize: 0 entries", uverbs.ErrInvalid, func() error { return r.cq.Resize(0) }),
+			testenv.Bad("CQ.Resize: negative entries", uverbs.ErrInvalid, func() error { return r.cq.Resize(-1) }),
+			testenv.Bad("CQ.Completions: at most 0", uverbs.ErrInvalid, completionsErr(r.cq, 0)),
+			testenv.Bad("CQ.Completions: at most -1", uverbs.ErrInvalid, completionsErr(r.cq, -1)),
+			testenv.Bad("CQ.Completions: closed CQ", uverbs.ErrClosed, func() error {
+				c, err := cq.New(r.ctx, 1, nil)
+				if err != nil {
+					return err
+				}
+				c.Close()
+				return completionsErr(c, 1)()
+			}),
 
 			testenv.Bad("mr.Register: unknown access bit", uverbs.ErrInvalid, register(1<<30)),
 			testenv.Bad("mr.Register: closed PD", uverbs.ErrClosed, func() error {
@@ -166,6 +179,37 @@ func TestBadInput(t *testing.T) {
 				}
 				return err
 			}),
+
+			testenv.Bad("MR.Reregister: no change", uverbs.ErrInvalid, func() error { return r.mr.Reregister(0, nil, nil, 0) }),
+			testenv.Bad("MR.Reregister: unknown change", uverbs.ErrInvalid, func() error { return r.mr.Reregister(1<<3, nil, nil, 0) }),
+			testenv.Bad("MR.Reregister: nil PD", uverbs.ErrInvalid, func() error { return r.mr.Reregister(mr.ChangePD, nil, nil, 0) }),
+			testenv.Bad("MR.Reregister: another context's PD", uverbs.ErrInvalid, func() error {
+				pd, err := other.AllocPD()
+				if err != nil {
+					return err
+				}
+				defer pd.Close()
+				return r.mr.Reregister(mr.ChangePD, pd, nil, 0)
+			}),
+			testenv.Bad("MR.Reregister: closed PD", uverbs.ErrClosed, func() error {
+				pd, err := r.ctx.AllocPD()
+				if err != nil {
+					return err
+				}
+				pd.Close()
+				return r.mr.Reregister(mr.ChangePD, pd, nil, 0)
+			}),
+			testenv.Bad("MR.Reregister: remote write without local write", uverbs.ErrInvalid, func() error {
+				return r.mr.Reregister(mr.ChangeAccess, nil, nil, mr.RemoteWrite)
+			}),
+			testenv.Bad("MR.Reregister: empty buffer", uverbs.ErrInvalid, func() error { return r.mr.Reregister(mr.ChangeBuffer, nil, nil, 0) }),
+			testenv.Bad("MR.Reregister: Go memory", mr.ErrNotMapped, func() error {
+				return r.mr.Reregister(mr.ChangeBuffer, nil, make([]byte, 4096), 0)
+			}),
+
+			testenv.Bad("AllocMW: type 0", uverbs.ErrInvalid, func() error { _, err := r.pd.AllocMW(0); return err }),
+			testenv.Bad("AllocMW: type 3", uverbs.ErrInvalid, func() error { _, err := r.pd.AllocMW(3); return err }),
+			testenv.Bad("PostSend: bind without a window", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: uverbs.WRBindMW})),
 
 			testenv.Bad("PostSend: more SGEs than the QP takes", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: uverbs.WRSend, SGE: tooManySGEs})),
 			testenv.Bad("PostSend: unknown opcode", uverbs.ErrInvalid, post(uverbs.SendWR{Opcode: 200})),
@@ -211,7 +255,16 @@ func TestClosedObjects(t *testing.T) {
 				t.Fatal(err)
 			}
 			qp := r.qp(t, uverbs.RC, nil)
+			var mw *uverbs.MW // rxe only: siw has no memory windows
+			if d.Driver == "rxe" {
+				if mw, err = r.pd.AllocMW(uverbs.MWType2); err != nil {
+					t.Fatal(err)
+				}
+			}
 			objs := []interface{ Close() error }{qp, srq, r.mr, r.cq, r.ch, r.pd, r.ctx}
+			if mw != nil {
+				objs = append([]interface{ Close() error }{mw}, objs...)
+			}
 			if closeCtxFirst {
 				objs = objs[len(objs)-1:]
 			}
@@ -223,7 +276,28 @@ func TestClosedObjects(t *testing.T) {
 			for _, o := range []any{qp, srq, r.mr, r.cq, r.ch, r.pd, r.ctx} {
 				n += testenv.CallMethods(t, o, uverbs.ErrClosed, "Close", "Release")
 			}
+			if mw != nil {
+				n += testenv.CallMethods(t, mw, uverbs.ErrClosed, "Close", "Release")
+			}
 		}
 		t.Logf("%d methods called on closed objects of %s", n, d.Name)
 	})
+}
+
+// completionsErr ranges over c.Completions(max) and returns the error it
+// yields, or nil; an error after a completion, or a second error, is an
+// error of its own.
+func completionsErr(c *cq.CQ, max int) func() error {
+	return func() error {
+		var got error
+		n := 0
+		for wc, err := range c.Completions(max) {
+			n++
+			if err == nil || n > 1 || wc != (cq.WC{}) {
+				return fmt.Errorf("Completions(%d) yielded %+v, %v as value %d; want one zero WC with an error", max, wc, err, n)
+			}
+			got = err
+		}
+		return got
+	}
 }

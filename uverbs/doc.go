@@ -6,6 +6,16 @@
 // Discovery asks the kernel over RDMA netlink, which knows each device's
 // driver, and falls back to sysfs where netlink is unavailable.
 //
+// Memory windows (PD.AllocMW, bound with a WRBindMW send work request and
+// taken back with WRLocalInv) give a peer access to part of a region under
+// an rkey of their own; rxe has them, siw does not (EOPNOTSUPP).
+//
+// For observing a device from outside its data path, Device.Resources
+// returns the kernel's count of each kind of object on the device (what
+// `rdma resource show` prints, for every process and the kernel), and
+// Device.PortCounters a port's counters from sysfs (what `rdma statistic
+// show` prints, where the driver keeps any: rxe does, siw does not).
+//
 // Every object may be used from several goroutines: a QP's PostSend and
 // PostRecv each take a lock of their own, and Close (of an object or of
 // its Context) may race with them, which then return ErrClosed. A method

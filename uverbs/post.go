@@ -67,6 +67,7 @@ func (qp *QP) putSend(wr *SendWR) error {
 	w.AHNum = 0
 	w.RemoteQPN = wr.RemoteQPN
 	w.RemoteQKey = wr.RemoteQKey
+	w.BindAddr, w.BindLength, w.BindLKey, w.BindAccess, w.MWRKey = 0, 0, 0, 0, 0
 	if qp.sigAll {
 		w.Flags |= abi.IB_SEND_SIGNALED
 	}
@@ -116,6 +117,22 @@ func (qp *QP) putSend(wr *SendWR) error {
 			return fmt.Errorf("the device has no RDMA ATOMIC WRITE (rxe has it since Linux 6.2): %w: %w",
 				provider.ErrUnsupported, unix.EOPNOTSUPP)
 		}
+	case WRBindMW:
+		if qp.typ != RC && qp.typ != UC || len(wr.SGE) != 0 || wr.Flags&SendInline != 0 {
+			return invalid("a memory window bind needs an RC or UC QP and takes no SGEs")
+		}
+		if wr.MW == nil {
+			return invalid("a memory window bind without a window")
+		}
+		if wr.MW.gone.Load() {
+			return fmt.Errorf("memory window: %w", ErrClosed)
+		}
+		if wr.Bind.Access&ZeroBased != 0 || wr.Bind.Access&^(RemoteRead|RemoteWrite|RemoteAtomic) != 0 {
+			// ZeroBased as rdma-core's rxe_bind_mw refuses it.
+			return invalid("memory window access %#x", uint32(wr.Bind.Access))
+		}
+		w.BindAddr, w.BindLength, w.BindLKey = wr.Bind.Addr, wr.Bind.Length, wr.Bind.LKey
+		w.BindAccess, w.MWRKey = uint32(wr.Bind.Access), wr.MW.rkey
 	case WRSend, WRSendWithImm, WRSendWithInv, WRLocalInv:
 	default:
 		return invalid("opcode %s", wr.Opcode)

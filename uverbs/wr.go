@@ -37,6 +37,9 @@ const (
 	// the device reports them (DeviceAttr.FlushTypes, .AtomicWrite).
 	WRFlush       WROpcode = abi.IB_UVERBS_WR_FLUSH
 	WRAtomicWrite WROpcode = abi.IB_UVERBS_WR_ATOMIC_WRITE
+	// WRBindMW binds SendWR.MW to SendWR.Bind and gives it the rkey
+	// SendWR.RKey (rxe; see MW).
+	WRBindMW WROpcode = abi.IB_UVERBS_WR_BIND_MW
 )
 
 var wrOpcodeNames = map[WROpcode]string{
@@ -44,7 +47,7 @@ var wrOpcodeNames = map[WROpcode]string{
 	WRSend: "SEND", WRSendWithImm: "SEND_WITH_IMM", WRRDMARead: "RDMA_READ",
 	WRAtomicCmpAndSwp: "ATOMIC_CMP_AND_SWP", WRAtomicFetchAndAdd: "ATOMIC_FETCH_AND_ADD",
 	WRLocalInv: "LOCAL_INV", WRSendWithInv: "SEND_WITH_INV",
-	WRFlush: "FLUSH", WRAtomicWrite: "ATOMIC_WRITE",
+	WRFlush: "FLUSH", WRAtomicWrite: "ATOMIC_WRITE", WRBindMW: "BIND_MW",
 }
 
 // FlushType is the placement type of an RDMA FLUSH (enum
@@ -155,6 +158,22 @@ type SendWR struct {
 	AH         *AH
 	RemoteQPN  uint32
 	RemoteQKey uint32
+	// MW and Bind describe a WRBindMW, which takes no SGEs: the window,
+	// and what of a registered region it opens to the peer. RKey is the
+	// rkey the window gets, NextRKey of its current one.
+	MW   *MW
+	Bind MWBind
+}
+
+// MWBind is the part of a registered region a memory window opens
+// (struct ibv_mw_bind_info).
+type MWBind struct {
+	LKey   uint32 // the region's local key
+	Addr   uint64 // where the window starts, inside the region
+	Length uint64
+	// Access is the window's remote access: RemoteRead, RemoteWrite,
+	// RemoteAtomic (the region must allow them too).
+	Access Access
 }
 
 // RecvWR is a receive work request (struct ibv_recv_wr, without the list

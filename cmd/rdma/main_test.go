@@ -9,12 +9,14 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/internal/rdmanl"
+	"github.com/purerdma/purerdma/uverbs"
 )
 
 // fakeConn stands in for the kernel and records changes.
 type fakeConn struct {
 	devs  []rdmanl.Device
 	ports []rdmanl.Port
+	sums  []rdmanl.ResourceSummary
 	calls []string
 	err   error
 }
@@ -22,6 +24,9 @@ type fakeConn struct {
 func (f *fakeConn) Devices() ([]rdmanl.Device, error) { return f.devs, f.err }
 func (f *fakeConn) Ports() ([]rdmanl.Port, error)     { return f.ports, f.err }
 func (f *fakeConn) Close() error                      { return nil }
+func (f *fakeConn) ResourceSummaries() ([]rdmanl.ResourceSummary, error) {
+	return f.sums, f.err
+}
 func (f *fakeConn) LinkAdd(name, linkType, netdev string) error {
 	f.calls = append(f.calls, "add "+name+" "+linkType+" "+netdev)
 	return f.err
@@ -45,7 +50,22 @@ func testConn() *fakeConn {
 			{DevIndex: 2, DevName: "mlx5_0", Port: 1, State: 1, PhysState: 3},
 			{DevIndex: 2, DevName: "mlx5_0", Port: 2, State: 2, PhysState: 2},
 		},
+		sums: []rdmanl.ResourceSummary{
+			{DevIndex: 0, DevName: "rxe0", Resources: []rdmanl.Resource{{Name: "pd", Count: 1}, {Name: "cq", Count: 2}, {Name: "qp", Count: 1}, {Name: "cm_id", Count: 0}, {Name: "mr", Count: 3}, {Name: "ctx", Count: 1}, {Name: "srq", Count: 0}}},
+			{DevIndex: 1, DevName: "siw0", Resources: []rdmanl.Resource{{Name: "pd", Count: 0}, {Name: "cq", Count: 0}, {Name: "qp", Count: 0}, {Name: "cm_id", Count: 2}, {Name: "mr", Count: 0}, {Name: "ctx", Count: 0}, {Name: "srq", Count: 0}}},
+		},
 	}
+}
+
+// fakeCounters are rxe0's two counters; siw0 has none, mlx5_0 fails.
+func fakeCounters(dev string, port int) ([]uverbs.Counter, error) {
+	switch dev {
+	case "rxe0":
+		return []uverbs.Counter{{Name: "rcvd_pkts", Value: 7}, {Name: "sent_pkts", Value: 12}}, nil
+	case "siw0":
+		return nil, nil
+	}
+	return nil, unix.EACCES
 }
 
 const (
@@ -55,6 +75,10 @@ const (
 	siw0Link = "link siw0/1 state ACTIVE physical_state LINK_UP netdev veth2\n"
 	mlx1Link = "link mlx5_0/1 state DOWN physical_state DISABLED\n"
 	mlx2Link = "link mlx5_0/2 state INIT physical_state POLLING\n"
+	rxe0Res  = "0: rxe0: pd 1 cq 2 qp 1 cm_id 0 mr 3 ctx 1 srq 0\n"
+	siw0Res  = "1: siw0: pd 0 cq 0 qp 0 cm_id 2 mr 0 ctx 0 srq 0\n"
+	rxe0Stat = "link rxe0/1 rcvd_pkts 7 sent_pkts 12\n"
+	siw0Stat = "link siw0/1\n"
 )
 
 func TestRun(t *testing.T) {
@@ -85,13 +109,27 @@ func TestRun(t *testing.T) {
 		{args: "link add rxe1 type rxe", wantErr: "usage: rdma link add"},
 		{args: "link delete rxe1", wantCalls: []string{"del rxe1"}},
 		{args: "link del", wantErr: "usage: rdma link delete"},
-		{args: "resource", wantErr: `unknown object "resource"`},
+		{args: "system", wantErr: `unknown object "system"`},
+		{args: "resource", want: rxe0Res + siw0Res},
+		{args: "res show", want: rxe0Res + siw0Res},
+		{args: "r s siw0", want: siw0Res},
+		{args: "res show mlx4_0", wantErr: "mlx4_0: RDMA device not found"},
+		{args: "res show rxe0 extra", wantErr: `unexpected "extra"`},
+		{args: "statistic show link rxe0/1", want: rxe0Stat},
+		{args: "stat show link siw0", want: siw0Stat},
+		{args: "s s l rxe0", want: rxe0Stat},
+		{args: "stat show link rxe0/2", wantErr: "rxe0/2: RDMA device not found"},
+		{args: "stat show link rxe0/x", wantErr: `invalid port "x"`},
+		{args: "stat show link", wantErr: "usage: rdma statistic show"},
+		{args: "stat show dev rxe0", wantErr: "usage: rdma statistic show"},
+		{args: "stat show link mlx5_0", wantErr: "permission denied"},
+		{args: "stat show", wantErr: "permission denied"}, // mlx5_0's ports fail
 		{args: "link frobnicate", wantErr: `unknown link command "frobnicate"`},
 	} {
 		t.Run(tt.args, func(t *testing.T) {
 			var out strings.Builder
 			f := testConn()
-			tl := &tool{w: &out, dial: func() (conn, error) { return f, nil }}
+			tl := &tool{w: &out, dial: func() (conn, error) { return f, nil }, counters: fakeCounters}
 			err := tl.run(strings.Fields(tt.args))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {

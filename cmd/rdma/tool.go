@@ -6,14 +6,17 @@ import (
 	"strings"
 
 	"github.com/purerdma/purerdma/internal/rdmanl"
+	"github.com/purerdma/purerdma/uverbs"
 )
 
 const usage = `Usage: rdma OBJECT { COMMAND | help }
-where  OBJECT := { dev | link | help }
+where  OBJECT := { dev | link | resource | statistic | help }
        rdma dev show [DEV]
        rdma link show [DEV[/PORT]]
        rdma link add NAME type TYPE netdev NETDEV
        rdma link delete NAME
+       rdma resource show [DEV]
+       rdma statistic show [link DEV[/PORT]]
 `
 
 // conn is what the commands use of an RDMA netlink connection, so that
@@ -21,6 +24,7 @@ where  OBJECT := { dev | link | help }
 type conn interface {
 	Devices() ([]rdmanl.Device, error)
 	Ports() ([]rdmanl.Port, error)
+	ResourceSummaries() ([]rdmanl.ResourceSummary, error)
 	LinkAdd(name, linkType, netdev string) error
 	LinkDel(name string) error
 	Close() error
@@ -30,6 +34,8 @@ type conn interface {
 type tool struct {
 	w    io.Writer
 	dial func() (conn, error)
+	// counters reads a port's counters (uverbs.Device.PortCounters).
+	counters func(dev string, port int) ([]uverbs.Counter, error)
 }
 
 // command is a word of the command line and what it does with the rest.
@@ -57,6 +63,8 @@ func (t *tool) run(args []string) error {
 		command{"help", t.help},
 		command{"dev", t.dev},
 		command{"link", t.link},
+		command{"resource", t.res},
+		command{"statistic", t.stat},
 	)
 }
 

@@ -102,6 +102,15 @@ type SendWR struct {
 	// AtomicData are the 8 bytes an IB_UVERBS_WR_ATOMIC_WRITE writes at
 	// RemoteAddr.
 	AtomicData [8]byte
+	// BindAddr, BindLength, BindLKey and BindAccess are the part of a
+	// region, by its lkey, that an IB_UVERBS_WR_BIND_MW opens, with its
+	// access flags (IB_UVERBS_ACCESS_*); MWRKey names the window by its
+	// current rkey, and RKey is the rkey it gets.
+	BindAddr   uint64
+	BindLength uint64
+	BindLKey   uint32
+	BindAccess uint32
+	MWRKey     uint32
 	AHNum      uint32 // UD: from Driver.AHNum
 	RemoteQPN  uint32 // UD
 	RemoteQKey uint32 // UD
@@ -170,6 +179,20 @@ type CQ interface {
 	// is a shared word (rxe) that is one atomic store per poll instead of
 	// one per completion.
 	Poll(wc []WC) int
+	// Take copies the oldest completion into wc, as Poll of one does,
+	// but may keep its slot from the kernel until Release: ibv_cq_ex's
+	// next_poll, which hands the consumer index back once, in end_poll.
+	// It reports false when the CQ is empty. A Poll hands back the slots
+	// Take kept too.
+	Take(wc *WC) bool
+	// Release hands back the slots of the completions Take kept.
+	Release()
+	// Resize maps the ring the kernel described in resp, the driver's
+	// RESIZE_CQ response, in place of the current one, and unmaps that.
+	// The kernel has copied the completions not yet handed back into the
+	// new ring, so the caller Releases before the command. A driver
+	// without resize returns ErrUnsupported.
+	Resize(resp []byte) error
 	// Arm requests an event for the next (or next solicited) completion
 	// if the driver does so in shared memory. It reports false when the
 	// kernel must be asked with REQ_NOTIFY_CQ instead.

@@ -2,7 +2,10 @@ package rxe
 
 import (
 	"encoding/binary"
+	"errors"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -108,5 +111,119 @@ func TestCQAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("Next allocates %v times per run", allocs)
+	}
+}
+
+// TestCQTakeRelease: Take copies what Poll would but keeps the slots from
+// the kernel until Release, which stores the consumer index once; a Poll
+// after Takes hands their slots back too.
+func TestCQTakeRelease(t *testing.T) {
+	_, c, buf := newCQ(t, 4)
+	var wc provider.WC
+	if c.Take(&wc) {
+		t.Fatal("Take on an empty CQ reported a completion")
+	}
+	c.Release()
+	if got := consumer(buf); got != 0 {
+		t.Fatalf("consumer after Release of nothing = %d, want 0", got)
+	}
+	putWC(t, buf, 0, abi.WC{WrID: 1, Opcode: abi.IB_WC_RECV, WCFlags: abi.IB_WC_WITH_IMM, ByteLen: 3}, 0x01020304)
+	putWC(t, buf, 1, abi.WC{WrID: 2, Opcode: abi.IB_WC_RDMA_WRITE}, 0)
+	putWC(t, buf, 2, abi.WC{WrID: 3, Status: abi.IB_WC_WR_FLUSH_ERR, VendorErr: 7}, 0)
+	setProducer(buf, 3)
+	if !c.Take(&wc) {
+		t.Fatal("Take 1: no completion")
+	}
+	if diff := cmp.Diff(provider.WC{ID: 1, Opcode: abi.IB_WC_RECV, Flags: abi.IB_WC_WITH_IMM, ByteLen: 3, ImmData: 0x01020304}, wc); diff != "" {
+		t.Errorf("Take 1 (-want +got):\n%s", diff)
+	}
+	if !c.Take(&wc) || wc.ID != 2 {
+		t.Fatalf("Take 2: got %+v", wc)
+	}
+	if got := consumer(buf); got != 0 {
+		t.Errorf("consumer before Release = %d, want 0 (the slots are kept)", got)
+	}
+	c.Release()
+	if got := consumer(buf); got != 2 {
+		t.Errorf("consumer after Release = %d, want 2", got)
+	}
+	// A Take kept, then a Poll that finds nothing more still hands it back.
+	if !c.Take(&wc) || wc.ID != 3 || wc.Status != abi.IB_WC_WR_FLUSH_ERR {
+		t.Fatalf("Take 3: got %+v", wc)
+	}
+	if n := c.Poll(make([]provider.WC, 2)); n != 0 {
+		t.Fatalf("Poll after the last Take = %d, want 0", n)
+	}
+	if got := consumer(buf); got != 3 {
+		t.Errorf("consumer after Poll = %d, want 3", got)
+	}
+	// Released on a closed CQ: no store into the unmapped ring.
+	putWC(t, buf, 3, abi.WC{WrID: 4}, 0)
+	setProducer(buf, 0)
+	if !c.Take(&wc) || wc.ID != 4 {
+		t.Fatalf("Take 4: got %+v", wc)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c.Release()
+	if got := consumer(buf); got != 3 {
+		t.Errorf("consumer after Release on a closed CQ = %d, want 3", got)
+	}
+}
+
+// TestCQResize: after a resize the CQ reads the new ring from its own
+// indices (where the kernel copied the completions not handed back) and
+// the old ring is unmapped; a short response or a failed mmap leaves the
+// old ring in use.
+func TestCQResize(t *testing.T) {
+	dev, c, buf := newCQ(t, 4)
+	putWC(t, buf, 0, abi.WC{WrID: 1}, 0)
+	putWC(t, buf, 1, abi.WC{WrID: 2}, 0)
+	putWC(t, buf, 2, abi.WC{WrID: 3}, 0)
+	setProducer(buf, 3)
+	var wc provider.WC
+	if !next(c, &wc) || wc.ID != 1 {
+		t.Fatalf("first completion %+v", wc)
+	}
+	if err := c.Resize(make([]byte, resizeCQRespSize-1)); err == nil {
+		t.Fatal("Resize with a short response succeeded")
+	}
+	// What rxe_queue_resize would leave now: the two unread completions
+	// first in a ring of 8, producer 2, consumer 0.
+	nbuf := ring(7, 8, 2, 0)
+	putWC(t, nbuf, 0, abi.WC{WrID: 2}, 0)
+	putWC(t, nbuf, 1, abi.WC{WrID: 3}, 0)
+	dev.maps[8192] = nbuf
+	dev.mmapErr = unix.ENOMEM
+	if err := c.Resize(resp(t, abi.RxeResizeCQResp{MI: mi(8192, nbuf)})); !errors.Is(err, unix.ENOMEM) {
+		t.Fatalf("Resize with a failing mmap = %v, want ENOMEM", err)
+	}
+	if dev.unmapped != 0 || !next(c, &wc) || wc.ID != 2 {
+		t.Fatalf("after the failed resize: %d unmapped, next %+v; want the old ring", dev.unmapped, wc)
+	}
+	// With 2 read from the old ring, the kernel copies only 3.
+	nbuf = ring(7, 8, 1, 0)
+	putWC(t, nbuf, 0, abi.WC{WrID: 3}, 0)
+	dev.maps[8192] = nbuf
+	dev.mmapErr = nil
+	if err := c.Resize(resp(t, abi.RxeResizeCQResp{MI: mi(8192, nbuf)})); err != nil {
+		t.Fatal(err)
+	}
+	if dev.unmapped != 1 {
+		t.Errorf("%d munmaps after the resize, want 1 (the old ring)", dev.unmapped)
+	}
+	got := make([]provider.WC, 4)
+	if n := c.Poll(got); n != 1 || got[0].ID != 3 {
+		t.Errorf("Poll after the resize = %d, %+v; want id 3", n, got[:n])
+	}
+	if consumer(nbuf) != 1 || consumer(buf) != 2 {
+		t.Errorf("consumers: new ring %d, old %d; want 1, 2", consumer(nbuf), consumer(buf))
+	}
+	if err := c.Close(); err != nil || dev.unmapped != 2 {
+		t.Errorf("Close = %v, %d munmaps; want nil, 2", err, dev.unmapped)
+	}
+	if err := c.Resize(resp(t, abi.RxeResizeCQResp{MI: mi(8192, nbuf)})); err == nil {
+		t.Error("Resize of a closed CQ succeeded")
 	}
 }

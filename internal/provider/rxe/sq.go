@@ -66,9 +66,13 @@ func (s *sq) Put(wr *provider.SendWR) error {
 		if n != 0 {
 			return fmt.Errorf("rxe: send opcode %d with %d SGEs: %w", wr.Opcode, n, unix.EINVAL)
 		}
+	case abi.IB_UVERBS_WR_BIND_MW:
+		// As rdma-core's validate_send_wr: no data.
+		if n != 0 || inline {
+			return fmt.Errorf("rxe: memory window bind with %d SGEs: %w", n, unix.EINVAL)
+		}
 	default:
-		// BIND_MW needs fields SendWR does not have; the rest rxe
-		// does not implement.
+		// The rest rxe does not implement.
 		return fmt.Errorf("rxe: send opcode %d: %w", wr.Opcode, provider.ErrUnsupported)
 	}
 	ud := s.init.Type == abi.IB_UVERBS_QPT_UD &&
@@ -117,6 +121,15 @@ func (s *sq) Put(wr *provider.SendWR) error {
 		u.Swap = wr.Swap
 		u.RKey = wr.RKey
 		w.Iova = wr.RemoteAddr
+	case abi.IB_UVERBS_WR_BIND_MW:
+		// As rdma-core's convert_send_wr.
+		u := mem.At[abi.RxeSendWrMW](w.Wr.Wr[:], 0)
+		u.Addr = wr.BindAddr
+		u.Length = wr.BindLength
+		u.MRLKey = wr.BindLKey
+		u.MWRKey = wr.MWRKey
+		u.RKey = wr.RKey
+		u.Access = wr.BindAccess
 	case abi.IB_UVERBS_WR_FLUSH:
 		// As rdma-core's wr_flush: the length goes to the DMA info,
 		// where the kernel's requester reads it for the RETH, and

@@ -98,6 +98,16 @@ func TestSQPutOpcodes(t *testing.T) {
 			Iova: 0x8010, Dma: abi.RxeDMAInfo{Length: 100, Resid: 100, NumSGE: 1},
 		},
 	}, {
+		name: "bind memory window",
+		init: rcInit,
+		wr: provider.SendWR{ID: 11, Opcode: abi.IB_UVERBS_WR_BIND_MW, Flags: abi.IB_SEND_SIGNALED, RKey: 0x1235,
+			BindAddr: 0x7000, BindLength: 4096, BindLKey: 0x99, BindAccess: abi.IB_UVERBS_ACCESS_REMOTE_READ, MWRKey: 0x1234},
+		want: abi.RxeSendWQE{
+			Wr: abi.RxeSendWr{WrID: 11, Opcode: abi.IB_UVERBS_WR_BIND_MW, SendFlags: abi.IB_SEND_SIGNALED,
+				Wr: union(t, abi.RxeSendWrMW{Addr: 0x7000, Length: 4096, MRLKey: 0x99, MWRKey: 0x1234, RKey: 0x1235,
+					Access: abi.IB_UVERBS_ACCESS_REMOTE_READ})},
+		},
+	}, {
 		name: "UD send",
 		init: ud,
 		wr:   provider.SendWR{ID: 10, Opcode: abi.IB_UVERBS_WR_SEND_WITH_IMM, Imm: 1, SGE: sges, AHNum: 3, RemoteQPN: 0x123, RemoteQKey: 0x11111111},
@@ -179,7 +189,7 @@ func TestSQPutErrors(t *testing.T) {
 		{"misaligned atomic", provider.SendWR{Opcode: abi.IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD, RemoteAddr: 4,
 			SGE: []provider.SGE{{Length: 8}}}, unix.EINVAL},
 		{"short atomic buffer", provider.SendWR{Opcode: abi.IB_UVERBS_WR_ATOMIC_CMP_AND_SWP, SGE: []provider.SGE{{Length: 4}}}, unix.EINVAL},
-		{"bind mw", provider.SendWR{Opcode: abi.IB_UVERBS_WR_BIND_MW}, provider.ErrUnsupported},
+		{"bind mw with an SGE", provider.SendWR{Opcode: abi.IB_UVERBS_WR_BIND_MW, SGE: []provider.SGE{{Length: 8}}}, unix.EINVAL},
 		{"tso", provider.SendWR{Opcode: abi.IB_UVERBS_WR_TSO}, provider.ErrUnsupported},
 	}
 	for _, tt := range tests {

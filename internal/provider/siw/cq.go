@@ -1,6 +1,9 @@
 package siw
 
 import (
+	"fmt"
+	"unsafe"
+
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/mem"
@@ -101,6 +104,21 @@ func (q *completionQueue) Poll(wcs []provider.WC) int {
 	}
 	q.get = get
 	return n
+}
+
+// Take is Poll of one: every siw element is handed back on its own, by
+// clearing its valid flag, so there is nothing to keep for Release.
+func (q *completionQueue) Take(wc *provider.WC) bool {
+	return q.Poll(unsafe.Slice(wc, 1)) == 1
+}
+
+// Release does nothing: Take handed each element back already.
+func (q *completionQueue) Release() {}
+
+// Resize is unsupported: siw has no resize_cq, in the kernel or in
+// rdma-core's libsiw.
+func (q *completionQueue) Resize([]byte) error {
+	return fmt.Errorf("siw: resize CQ: %w", provider.ErrUnsupported)
 }
 
 // Arm stores what rdma-core's siw_notify_cq stores: the kernel disarms

@@ -139,3 +139,32 @@ func TestCQNoAllocs(t *testing.T) {
 		t.Errorf("%v allocations per Poll+Arm", allocs)
 	}
 }
+
+// TestCQTake: Take is Poll of one, handing the element back at once (siw
+// has a valid flag per element and no consumer index); Release changes
+// nothing.
+func TestCQTake(t *testing.T) {
+	_, cq := newCQ(t, 4)
+	var wc provider.WC
+	if cq.Take(&wc) {
+		t.Fatal("Take on an empty CQ reported a completion")
+	}
+	cq.complete(0, abi.SiwCQE{ID: 1, Flags: abi.SIW_WQE_VALID, Opcode: abi.SIW_OP_WRITE, Bytes: 8, QPID: 7})
+	cq.complete(1, abi.SiwCQE{ID: 2, Flags: abi.SIW_WQE_VALID, Opcode: abi.SIW_OP_RECEIVE, Bytes: 9, QPID: 7})
+	if !cq.Take(&wc) {
+		t.Fatal("Take found no completion")
+	}
+	if diff := cmp.Diff(provider.WC{ID: 1, Opcode: abi.IB_WC_RDMA_WRITE, ByteLen: 8, QPNum: 7}, wc); diff != "" {
+		t.Errorf("WC (-want +got):\n%s", diff)
+	}
+	if w := mem.Uint32(cq.buf, flagsWord).Load(); w != uint32(abi.SIW_OP_WRITE)<<8 {
+		t.Errorf("flags word %#x after Take, want %#x (valid flag cleared)", w, uint32(abi.SIW_OP_WRITE)<<8)
+	}
+	cq.Release()
+	if w := mem.Uint32(cq.buf, cqeSize+flagsWord).Load(); w&abi.SIW_WQE_VALID == 0 {
+		t.Error("Release cleared the valid flag of a completion not taken")
+	}
+	if !cq.Take(&wc) || wc.ID != 2 || cq.Take(&wc) {
+		t.Errorf("second Take: %+v, or a third found one", wc)
+	}
+}

@@ -11,7 +11,7 @@ import (
 // CToolPackages are the Debian packages of the C reference stack.
 // linux-perf is Debian 12's perf, of the guest kernel's series: rperf
 // profile runs it.
-var CToolPackages = []string{"ibverbs-utils", "rdmacm-utils", "perftest", "librpma-dev", "ibverbs-providers", "rdma-core", "linux-perf"}
+var CToolPackages = []string{"ibverbs-utils", "rdmacm-utils", "perftest", "librpma-dev", "ibverbs-providers", "rdma-core", "linux-perf", "iproute2"}
 
 // CTools are the programs later interop tests run against.
 var CTools = []string{
@@ -20,6 +20,7 @@ var CTools = []string{
 	"ib_write_lat", "ib_read_lat", "ib_send_lat", "ib_atomic_lat",
 	"ib_write_bw", "ib_read_bw", "ib_send_bw",
 	"perf",
+	"rdma", // iproute2's, which cmd/rdma is compared with
 }
 
 // CToolFiles installs the C reference stack and lists the host files a
