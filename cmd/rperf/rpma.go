@@ -53,11 +53,11 @@ type rpmaArgs struct {
 	// does on every kernel: Debian's librpma has no native flush.
 	emulatedFlush bool
 	server        bool
-	addr   netip.Addr
-	port   uint16
-	test   string // client only
-	size   int
-	iters  int // client only
+	addr          netip.Addr
+	port          uint16
+	test          string // client only
+	size          int
+	iters         int // client only
 }
 
 const rpmaUsage = `Usage:
