@@ -16,30 +16,38 @@ func (t *tool) dev(args []string) error {
 
 // devShow prints all devices, or the one named in args.
 func (t *tool) devShow(args []string) error {
-	var name string
+	return showNamed(t, args, func(c conn) ([]rdmanl.Device, error) { return c.Devices() },
+		func(d rdmanl.Device) string { return d.Name }, formatDevice)
+}
+
+// showNamed prints the items list returns, one line each, or only those
+// of the device named in args (an error when there is none), as
+// iproute2's `rdma <object> show [DEV]` does.
+func showNamed[T any](t *tool, args []string, list func(conn) ([]T, error), name func(T) string, format func(T) string) error {
+	var want string
 	if len(args) > 0 {
-		name, args = args[0], args[1:]
+		want, args = args[0], args[1:]
 	}
 	if err := noMore(args); err != nil {
 		return err
 	}
 	return t.withConn(func(c conn) error {
-		devs, err := c.Devices()
+		items, err := list(c)
 		if err != nil {
 			return err
 		}
 		found := false
-		for _, d := range devs {
-			if name != "" && d.Name != name {
+		for _, it := range items {
+			if want != "" && name(it) != want {
 				continue
 			}
 			found = true
-			if _, err := fmt.Fprintln(t.w, formatDevice(d)); err != nil {
+			if _, err := fmt.Fprintln(t.w, format(it)); err != nil {
 				return err
 			}
 		}
-		if name != "" && !found {
-			return fmt.Errorf("%s: %w", name, rdmanl.ErrNotFound)
+		if want != "" && !found {
+			return fmt.Errorf("%s: %w", want, rdmanl.ErrNotFound)
 		}
 		return nil
 	})

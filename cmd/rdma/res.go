@@ -1,10 +1,6 @@
 package main
 
-import (
-	"fmt"
-
-	"github.com/purerdma/purerdma/internal/rdmanl"
-)
+import "github.com/purerdma/purerdma/internal/rdmanl"
 
 func (t *tool) res(args []string) error {
 	return dispatch("resource command", args, t.resShow,
@@ -19,31 +15,6 @@ func (t *tool) res(args []string) error {
 //
 //	0: rxe0: pd 1 cq 1 qp 1 cm_id 0 mr 0 ctx 0 srq 0
 func (t *tool) resShow(args []string) error {
-	var name string
-	if len(args) > 0 {
-		name, args = args[0], args[1:]
-	}
-	if err := noMore(args); err != nil {
-		return err
-	}
-	return t.withConn(func(c conn) error {
-		sums, err := c.ResourceSummaries()
-		if err != nil {
-			return err
-		}
-		found := false
-		for _, s := range sums {
-			if name != "" && s.DevName != name {
-				continue
-			}
-			found = true
-			if _, err := fmt.Fprintln(t.w, s); err != nil {
-				return err
-			}
-		}
-		if name != "" && !found {
-			return fmt.Errorf("%s: %w", name, rdmanl.ErrNotFound)
-		}
-		return nil
-	})
+	return showNamed(t, args, func(c conn) ([]rdmanl.ResourceSummary, error) { return c.ResourceSummaries() },
+		func(s rdmanl.ResourceSummary) string { return s.DevName }, rdmanl.ResourceSummary.String)
 }
