@@ -26,7 +26,7 @@ var CTools = []string{
 // CToolFiles installs the C reference stack and lists the host files a
 // guest needs to run it: the programs, the shared libraries they load
 // (with the dynamic loader), libgcc_s (which glibc loads on thread cancel,
-// as rping does), librpma, and the libibverbs providers with their .driver
+// as rping does), librpma, librspreload, and the libibverbs providers with their .driver
 // files.
 func (e *Env) CToolFiles() ([]string, error) {
 	if err := e.Install(CToolPackages...); err != nil {
@@ -44,6 +44,9 @@ func (e *Env) CToolFiles() ([]string, error) {
 		"/usr/lib/*-linux-gnu/libibverbs/*.so",
 		"/usr/lib/*-linux-gnu/librpma.so*",
 		"/usr/lib/*-linux-gnu/libgcc_s.so.1",
+		// librdmacm1's LD_PRELOAD library, which turns a TCP program's
+		// socket calls into rsockets (rsocket's interop test).
+		"/usr/lib/*-linux-gnu/rsocket/librspreload.so",
 		"/etc/libibverbs.d/*.driver",
 	} {
 		m, _ := filepath.Glob(pattern)
