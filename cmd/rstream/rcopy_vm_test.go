@@ -180,7 +180,21 @@ func TestRcopy(t *testing.T) {
 		t.Run("CServer-CClient", func(t *testing.T) {
 			port := startC(t)
 			dst := filepath.Join(dir, "cc")
-			runC(t, src, d.Addr+":"+dst, "-p", port)
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			out, err := exec.CommandContext(ctx, rcopy, src, d.Addr+":"+dst, "-p", port).CombinedOutput()
+			if err != nil && d.Driver == "siw" && bytes.Contains(out, []byte("rconnect failed\n: Invalid argument")) {
+				// rsocket.c's own flaw on siw (docs/rsocket.md, "siw,
+				// active side"): the passive side's first send can
+				// follow the MPA reply too soon and fail the connect.
+				// The C reference pair is recorded, not failed, as
+				// TestInterop does for rstream.
+				t.Logf("C rcopy pair failed by itself on siw: %v\n%s", err, out)
+				return
+			}
+			if err != nil {
+				t.Fatalf("C rcopy client: %v\n%s", err, out)
+			}
 			check(t, dst)
 		})
 		t.Run("CServer-GoClient", func(t *testing.T) {

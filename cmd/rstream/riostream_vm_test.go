@@ -36,6 +36,12 @@ func TestRiostream(t *testing.T) {
 					t.Logf("C riostream pair failed by itself (client riomap ENOMEM, server rrecv EINVAL):\n%v\n%v", srv, cli)
 					return
 				}
+				// On siw, rsocket.c's own connect flaw (docs/rsocket.md,
+				// "siw, active side"), as TestInterop notes for rstream.
+				if d.Driver == "siw" && strings.Contains(cli.Stderr, "rconnect: Invalid argument") {
+					t.Logf("C riostream pair failed by itself on siw (rconnect EINVAL):\n%v\n%v", srv, cli)
+					return
+				}
 				t.Fatalf("failed:\n%v\n%v", srv, cli)
 			})
 		}
