@@ -108,9 +108,12 @@ func newConn(id *rdmacm.ID, ch *rdmacm.EventChannel, o *Options) (c *Conn, err e
 		readSig: make(chan struct{}, 1), writeSig: make(chan struct{}, 1), closed: make(chan struct{})}
 	c.rdl.init()
 	c.wdl.init()
+	// The error returns below set c to nil: release what was built
+	// through a copy.
+	built := c
 	defer func() {
 		if err != nil {
-			c.release()
+			built.release()
 		}
 	}()
 	vctx := id.Context()

@@ -9,8 +9,8 @@ import (
 )
 
 // BenchmarkRstream runs the Go and the C rstream against each other and
-// themselves on rxe, a latency test (64-byte ping-pong) and a bandwidth
-// test (64 KiB transfers), and reports the client's Gb/sec and usec/xfer
+// themselves on rxe, latency tests (ping-pong) and bandwidth tests (one
+// way) at 64 B, 4 KiB and 64 KiB, and reports the client's Gb/sec and usec/xfer
 // columns. b.N is not used: each run is one rstream test of fixed size,
 // as the C tool measures.
 func BenchmarkRstream(b *testing.B) {
@@ -20,7 +20,11 @@ func BenchmarkRstream(b *testing.B) {
 		name string
 		args []string
 	}{
-		{"lat64", []string{"-S", "64", "-C", "1", "-I", "5000", "-T", "b", "-i", "64"}},
+		{"lat64", []string{"-S", "64", "-C", "1", "-I", "2000", "-T", "b", "-i", "64"}},
+		{"lat4k", []string{"-S", "4096", "-C", "1", "-I", "1000", "-T", "b"}},
+		{"lat64k", []string{"-S", "65536", "-C", "1", "-I", "300", "-T", "b"}},
+		{"bw64", []string{"-S", "64", "-C", "20000", "-I", "1", "-T", "b"}},
+		{"bw4k", []string{"-S", "4096", "-C", "10000", "-I", "1", "-T", "b"}},
 		{"bw64k", []string{"-S", "65536", "-C", "2000", "-I", "1", "-T", "b"}},
 	} {
 		for _, p := range []struct {

@@ -16,7 +16,7 @@ var CToolPackages = []string{"ibverbs-utils", "rdmacm-utils", "perftest", "librp
 // CTools are the programs later interop tests run against.
 var CTools = []string{
 	"ibv_devices", "ibv_devinfo", "ibv_rc_pingpong", "ibv_ud_pingpong", "ibv_srq_pingpong",
-	"rping", "rstream", "ucmatose", "udaddy", "rdma_server", "rdma_client",
+	"rping", "rstream", "riostream", "rcopy", "ucmatose", "udaddy", "rdma_server", "rdma_client",
 	"ib_write_lat", "ib_read_lat", "ib_send_lat", "ib_atomic_lat",
 	"ib_write_bw", "ib_read_bw", "ib_send_bw",
 	"perf",
@@ -26,7 +26,7 @@ var CTools = []string{
 // CToolFiles installs the C reference stack and lists the host files a
 // guest needs to run it: the programs, the shared libraries they load
 // (with the dynamic loader), libgcc_s (which glibc loads on thread cancel,
-// as rping does), librpma, and the libibverbs providers with their .driver
+// as rping does), librpma, librspreload, and the libibverbs providers with their .driver
 // files.
 func (e *Env) CToolFiles() ([]string, error) {
 	if err := e.Install(CToolPackages...); err != nil {
@@ -44,6 +44,9 @@ func (e *Env) CToolFiles() ([]string, error) {
 		"/usr/lib/*-linux-gnu/libibverbs/*.so",
 		"/usr/lib/*-linux-gnu/librpma.so*",
 		"/usr/lib/*-linux-gnu/libgcc_s.so.1",
+		// librdmacm1's LD_PRELOAD library, which turns a TCP program's
+		// socket calls into rsockets (rsocket's interop test).
+		"/usr/lib/*-linux-gnu/rsocket/librspreload.so",
 		"/etc/libibverbs.d/*.driver",
 	} {
 		m, _ := filepath.Glob(pattern)
