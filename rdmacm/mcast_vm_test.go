@@ -59,6 +59,11 @@ func mcastID(t *testing.T, ctx context.Context, d testenv.Dev, group netip.Addr)
 
 // TestMulticastFromCMckeyRXE joins a group through the connection manager
 // and receives what a C mckey sender sends to it.
+//
+// Known failure on Linux 6.12: rxe loses some of mckey's back-to-back
+// multicast datagrams there, between two C mckeys as well (a C receiver
+// of 4 gets fewer and waits forever), while 6.1 delivers them all; the
+// Go sender of TestMulticastToCMckeyRXE paces its sends and loses none.
 func TestMulticastFromCMckeyRXE(t *testing.T) {
 	d := testenv.Device(t, "rxe")
 	mckey := testenv.CTool(t, "mckey")
