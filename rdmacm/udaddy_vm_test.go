@@ -70,7 +70,7 @@ func TestUdaddyCServerRXE(t *testing.T) {
 	for i := range udaddyCount {
 		if _, err := c.QP().PostSend([]uverbs.SendWR{{ID: uint64(i), Opcode: uverbs.WRSendWithImm, Flags: uverbs.SendSignaled,
 			Imm: c.QP().Num(), SGE: []uverbs.SGE{{Addr: region.Addr() + 1024, Length: udaddySize, LKey: region.LKey()}},
-			AH:  ah, RemoteQPN: est.Param.QPNum, RemoteQKey: est.Param.QKey}}); err != nil {
+			AH: ah, RemoteQPN: est.Param.QPNum, RemoteQKey: est.Param.QKey}}); err != nil {
 			t.Fatal(err)
 		}
 		if wc, err := c.GetSendComp(ctx); err != nil || wc.Status != cq.Success {
