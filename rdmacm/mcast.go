@@ -37,6 +37,9 @@ func (id *ID) JoinMulticast(addr netip.Addr) error {
 	if id == nil {
 		return ErrClosed
 	}
+	if err := id.alive(); err != nil {
+		return err
+	}
 	if !addr.IsValid() || !addr.Unmap().IsMulticast() {
 		return fmt.Errorf("rdmacm: join multicast %v: not a multicast address: %w", addr, uverbs.ErrInvalid)
 	}

@@ -31,7 +31,9 @@ type WCAddr struct {
 // multicast destination (which is in no GID table) with EINVAL, and a local
 // GID not in the table with ErrNoGID, all wrapped.
 func (c *Context) AHAttrFromWC(port uint8, wc WCAddr, grh []byte) (AHAttr, error) {
-	if c == nil {
+	// A closed context fails even where the answer needs no system call
+	// (no GRH), as every other method does.
+	if c == nil || c.core.Closed() {
 		return AHAttr{}, ErrClosed
 	}
 	a := AHAttr{DLID: wc.SLID, SL: wc.SL, SrcPathBits: wc.DLIDPathBits, Port: port}
