@@ -5,6 +5,7 @@ import (
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/uverbs"
 )
 
 // WC is a work completion (struct ibv_wc). When Status is not Success,
@@ -160,3 +161,9 @@ const (
 	WithInv  Flags = abi.IB_WC_WITH_INVALIDATE
 	IPCsumOK Flags = abi.IB_WC_IP_CSUM_OK
 )
+
+// Addr returns what a receive completion says about its sender, for
+// uverbs.Context.AHAttrFromWC to build the address that replies to it.
+func (w *WC) Addr() uverbs.WCAddr {
+	return uverbs.WCAddr{SLID: w.SLID, SL: w.SL, DLIDPathBits: w.DLIDPathBits, GRH: w.Flags&GRH != 0}
+}

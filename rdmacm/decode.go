@@ -40,6 +40,10 @@ func (ch *EventChannel) decode(r *abi.UcmEventResp) (*Event, error) {
 		if err := owner.bindDevice(); err != nil {
 			e.Type, e.Status = EventAddrError, errnoStatus(err)
 		}
+	case EventMulticastJoin:
+		if err := owner.joinedEvent(&e.Param); err != nil {
+			e.Type, e.Status = EventMulticastError, errnoStatus(err)
+		}
 	case EventConnectResponse:
 		if owner.qp != nil {
 			if err := owner.completeConnect(&e.Param); err != nil {

@@ -18,6 +18,10 @@
 // for the ID's next event and checks its type, leaving the events of other
 // IDs on the channel to their own waiters.
 //
+// In the UDP port space, ID.JoinMulticast joins a multicast group: the
+// EventMulticastJoin event carries the group's address and QKey to send
+// with, and the ID's QP is attached to the group to receive from it.
+//
 // The channel and the ID may be used from several goroutines: posts go
 // through the QP's locks, and Close may race with them (they return
 // ErrClosed) and ends a WaitEvent on the ID. See docs/concurrency.md.

@@ -67,6 +67,7 @@ type ID struct {
 	port   uint8
 	qp     *uverbs.QP
 	own    ownedQP // what CreateQP made besides the QP
+	joins  []*mcJoin
 }
 
 // CreateID creates an ID on the channel (rdma_create_id).
@@ -358,6 +359,7 @@ func (id *ID) Close() error {
 		close(id.done)
 	}
 	id.mu.Unlock()
+	id.detachAll()
 	errs := []error{id.destroyQP()}
 	req := abi.UcmDestroyID{ID: id.handle}
 	var resp abi.UcmDestroyIDResp

@@ -134,6 +134,12 @@ func TestBadInput(t *testing.T) {
 			testenv.Bad("GIDTable: past the last port", uverbs.ErrInvalid, func() error { _, err := r.ctx.GIDTable(2); return err }),
 			testenv.Bad("GIDIndex: zero address", uverbs.ErrInvalid, func() error { _, err := r.ctx.GIDIndex(1, netip.Addr{}); return err }),
 			testenv.Bad("GIDIndex: port 0", uverbs.ErrInvalid, func() error { _, err := r.ctx.GIDIndex(0, addr); return err }),
+			testenv.Bad("AHAttrFromWC: short GRH", uverbs.ErrInvalid, ahFromWC(r.ctx, 1, make([]byte, uverbs.GRHSize-1))),
+			testenv.Bad("AHAttrFromWC: GRH neither IPv6 nor IPv4", unix.EPROTONOSUPPORT, ahFromWC(r.ctx, 1, make([]byte, uverbs.GRHSize))),
+			testenv.Bad("AHAttrFromWC: multicast destination", unix.EINVAL, ahFromWC(r.ctx, 1, testGRH6(0xff, ipprotoUDP))),
+			testenv.Bad("AHAttrFromWC: unknown next header", unix.EPROTONOSUPPORT, ahFromWC(r.ctx, 1, testGRH6(0xfe, 6))),
+			testenv.Bad("AHAttrFromWC: GID not in the table", uverbs.ErrNoGID, ahFromWC(r.ctx, 1, testGRH6(0xfe, ipprotoUDP))),
+			testenv.Bad("AHAttrFromWC: port 0", uverbs.ErrInvalid, ahFromWC(r.ctx, 0, testGRH6(0xfe, ipprotoUDP))),
 
 			testenv.Bad("CreateQP: unknown type", uverbs.ErrInvalid, createQP(func(i *uverbs.QPInit) { i.Type = 99 })),
 			testenv.Bad("CreateQP: no send CQ", uverbs.ErrInvalid, createQP(func(i *uverbs.QPInit) { i.SendCQ = nil })),
@@ -300,4 +306,23 @@ func completionsErr(c *cq.CQ, max int) func() error {
 		}
 		return got
 	}
+}
+
+func ahFromWC(c *uverbs.Context, port uint8, grh []byte) func() error {
+	return func() error {
+		_, err := c.AHAttrFromWC(port, uverbs.WCAddr{GRH: true}, grh)
+		return err
+	}
+}
+
+const ipprotoUDP = 17
+
+// testGRH6 is an IPv6 GRH to the GID first:0::1, which no port holds.
+func testGRH6(first, nextHdr byte) []byte {
+	b := make([]byte, uverbs.GRHSize)
+	b[0] = 0x60
+	b[6] = nextHdr
+	b[24] = first
+	b[39] = 1
+	return b
 }

@@ -2,6 +2,7 @@ package uverbs
 
 import (
 	"errors"
+	"github.com/purerdma/purerdma/internal/abi"
 	"os"
 	"testing"
 
@@ -78,6 +79,18 @@ func TestQueryBothPaths(t *testing.T) {
 		}
 		if diff := cmp.Diff(results[0], results[1]); diff != "" {
 			t.Errorf("write() and ioctl answers differ (-write +ioctl):\n%s", diff)
+		}
+		// QueryPort takes the ioctl method whenever the kernel has it;
+		// its write() fallback must give the same port, less the second
+		// capability word only the ioctl carries.
+		var ex abi.QueryPortRespEx
+		if err := c.queryPortWrite(1, &ex.LegacyResp); err != nil {
+			t.Fatalf("query port write(): %v", err)
+		}
+		want := results[1].Port
+		want.PortCapFlags2 = 0
+		if diff := cmp.Diff(want, portAttr(&ex)); diff != "" {
+			t.Errorf("write() port query differs from the ioctl one (-ioctl +write):\n%s", diff)
 		}
 		attr, port := results[0].Dev, results[0].Port
 		if attr.NodeGUID != c.Device().NodeGUID {

@@ -6,6 +6,13 @@
 // Discovery asks the kernel over RDMA netlink, which knows each device's
 // driver, and falls back to sysfs where netlink is unavailable.
 //
+// A UD receive lands after GRHSize bytes of global route header, and
+// Context.AHAttrFromWC turns that header and the completion (cq.WC.Addr)
+// into the address that replies to the sender, as ibv_init_ah_from_wc
+// does. QP.AttachMcast makes a UD QP receive a multicast group's
+// datagrams; sends go to the group through an AH whose DGID is the group
+// and QP number 0xffffff.
+//
 // Memory windows (PD.AllocMW, bound with a WRBindMW send work request and
 // taken back with WRLocalInv) give a peer access to part of a region under
 // an rkey of their own; rxe has them, siw does not (EOPNOTSUPP).

@@ -179,3 +179,24 @@ func TestGIDIndexInvalidAddr(t *testing.T) {
 		t.Errorf("GIDIndex(invalid addr) error = %v, want a non-ErrNoGID error", err)
 	}
 }
+
+func TestGIDIsMulticast(t *testing.T) {
+	for _, tt := range []struct {
+		addr string
+		want bool
+	}{
+		{"ff0e::1", true},
+		{"ff02::1:2", true},
+		{"::ffff:239.1.2.3", true},
+		{"::ffff:224.0.0.1", true},
+		{"::ffff:192.168.77.1", false},
+		{"::ffff:240.0.0.1", false},
+		{"fe80::1", false},
+		{"::224.0.0.1", false}, // IPv4-compatible, not mapped
+	} {
+		g := GID(netip.MustParseAddr(tt.addr).As16())
+		if got := g.IsMulticast(); got != tt.want {
+			t.Errorf("GID(%s).IsMulticast() = %v, want %v", tt.addr, got, tt.want)
+		}
+	}
+}

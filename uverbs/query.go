@@ -2,7 +2,10 @@ package uverbs
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
@@ -45,6 +48,41 @@ type DeviceAttr struct {
 	// (IB_ODP_SUPPORT_SEND, _RECV, _WRITE, _READ, _ATOMIC ...).
 	ODPGeneralCaps uint64
 	ODPRCCaps      uint32
+	ODPUCCaps      uint32 // as ODPRCCaps, for UC QPs
+	ODPUDCaps      uint32 // as ODPRCCaps, for UD QPs
+	ODPXRCCaps     uint32 // as ODPRCCaps, for XRC QPs
+
+	// Limits of features the kernel reports but this package does not
+	// implement (end-to-end contexts, reliable datagram domains, raw QPs,
+	// FMRs): zero on rxe and siw, kept so that tools can print them.
+	MaxEERdAtom           int
+	MaxEEInitRdAtom       int
+	MaxEE                 int
+	MaxRDD                int
+	MaxRawIPv6QP          int
+	MaxRawEthyQP          int
+	MaxMcastQPAttach      int // QPs per multicast group
+	MaxTotalMcastQPAttach int // QP attachments over all groups
+	MaxFMR                int
+	MaxMapPerFMR          int
+
+	// Extended attributes of EX_QUERY_DEVICE; a kernel that predates one
+	// leaves it zero.
+	CompletionTimestampMask    uint64
+	HCACoreClock               uint64 // kHz
+	RawPacketCaps              uint32 // IB_UVERBS_RAW_PACKET_CAP_* bits
+	RSSSupportedQPTs           uint32 // bit 1<<qp type per type RSS works on
+	MaxRWQIndirectionTables    int
+	MaxRWQIndirectionTableSize int
+	MaxWQTypeRQ                int
+	TMMaxRndvHdrSize           uint32 // tag matching; TMMaxNumTags 0 when unsupported
+	TMMaxNumTags               uint32
+	TMFlags                    uint32
+	TMMaxOps                   uint32
+	TMMaxSGE                   uint32
+	MaxCQModerationCount       uint16
+	MaxCQModerationPeriod      uint16 // microseconds
+	MaxDMSize                  uint64 // device memory, bytes
 }
 
 // Device capability bits of DeviceAttr.DeviceCapFlags this package acts on.
@@ -141,6 +179,36 @@ func (c *Context) QueryDevice() (DeviceAttr, error) {
 		PhysPortCnt:     b.PhysPortCnt,
 		ODPGeneralCaps:  resp.ODPCaps.GeneralCaps,
 		ODPRCCaps:       resp.ODPCaps.RCODPCaps,
+		ODPUCCaps:       resp.ODPCaps.UCODPCaps,
+		ODPUDCaps:       resp.ODPCaps.UDODPCaps,
+		ODPXRCCaps:      resp.XRCODPCaps,
+
+		MaxEERdAtom:           int(b.MaxEERdAtom),
+		MaxEEInitRdAtom:       int(b.MaxEEInitRdAtom),
+		MaxEE:                 int(b.MaxEE),
+		MaxRDD:                int(b.MaxRDD),
+		MaxRawIPv6QP:          int(b.MaxRawIPv6QP),
+		MaxRawEthyQP:          int(b.MaxRawEthyQP),
+		MaxMcastQPAttach:      int(b.MaxMcastQPAttach),
+		MaxTotalMcastQPAttach: int(b.MaxTotalMcastQPAttach),
+		MaxFMR:                int(b.MaxFMR),
+		MaxMapPerFMR:          int(b.MaxMapPerFMR),
+
+		CompletionTimestampMask:    resp.TimestampMask,
+		HCACoreClock:               resp.HCACoreClock,
+		RawPacketCaps:              resp.RawPacketCaps,
+		RSSSupportedQPTs:           resp.RSSCaps.SupportedQPTs,
+		MaxRWQIndirectionTables:    int(resp.RSSCaps.MaxRWQIndirectionTables),
+		MaxRWQIndirectionTableSize: int(resp.RSSCaps.MaxRWQIndirectionTableSize),
+		MaxWQTypeRQ:                int(resp.MaxWQTypeRQ),
+		TMMaxRndvHdrSize:           resp.TMCaps.MaxRndvHdrSize,
+		TMMaxNumTags:               resp.TMCaps.MaxNumTags,
+		TMFlags:                    resp.TMCaps.Flags,
+		TMMaxOps:                   resp.TMCaps.MaxOps,
+		TMMaxSGE:                   resp.TMCaps.MaxSGE,
+		MaxCQModerationCount:       resp.CQModerationCaps.MaxCQModerationCount,
+		MaxCQModerationPeriod:      resp.CQModerationCaps.MaxCQModerationPeriod,
+		MaxDMSize:                  resp.MaxDMSize,
 	}, nil
 }
 
@@ -239,6 +307,10 @@ type PortAttr struct {
 	PhysState     uint8
 	LinkLayer     LinkLayer
 	Flags         uint8
+	// PortCapFlags2 is the second capability word (IB_UVERBS_PCF2_*
+	// bits), which only the ioctl port query returns; 0 where the kernel
+	// has none.
+	PortCapFlags2 uint16
 }
 
 // QueryPort returns the attributes of port (numbered from 1).
@@ -246,12 +318,32 @@ func (c *Context) QueryPort(port uint8) (PortAttr, error) {
 	if c == nil {
 		return PortAttr{}, ErrClosed
 	}
-	var resp abi.QueryPortResp
-	req := abi.QueryPort{PortNum: port}
-	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_QUERY_PORT, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&resp)}
-	if err := c.do(&cmd); err != nil {
+	// The ioctl method returns port_cap_flags2 besides the legacy
+	// response; kernels or drivers without it get the write command, as
+	// libibverbs falls back.
+	var ex abi.QueryPortRespEx
+	m := ucmd.NewMethod(abi.UVERBS_OBJECT_DEVICE, abi.UVERBS_METHOD_QUERY_PORT)
+	m.Const(abi.UVERBS_ATTR_QUERY_PORT_PORT_NUM, uint64(port))
+	m.Out(abi.UVERBS_ATTR_QUERY_PORT_RESP, ucmd.Bytes(&ex))
+	err := c.run(m)
+	if errors.Is(err, unix.ENOTTY) || errors.Is(err, unix.EPROTONOSUPPORT) || errors.Is(err, unix.EOPNOTSUPP) {
+		err = c.queryPortWrite(port, &ex.LegacyResp)
+	}
+	if err != nil {
 		return PortAttr{}, fmt.Errorf("uverbs: query port %d: %w", port, err)
 	}
+	return portAttr(&ex), nil
+}
+
+// queryPortWrite is the write command QueryPort falls back to.
+func (c *Context) queryPortWrite(port uint8, resp *abi.QueryPortResp) error {
+	req := abi.QueryPort{PortNum: port}
+	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_QUERY_PORT, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(resp)}
+	return c.do(&cmd)
+}
+
+func portAttr(ex *abi.QueryPortRespEx) PortAttr {
+	resp := &ex.LegacyResp
 	return PortAttr{
 		State:         PortState(resp.State),
 		MaxMTU:        MTU(resp.MaxMTU),
@@ -274,5 +366,6 @@ func (c *Context) QueryPort(port uint8) (PortAttr, error) {
 		PhysState:     resp.PhysState,
 		LinkLayer:     LinkLayer(resp.LinkLayer),
 		Flags:         resp.Flags,
-	}, nil
+		PortCapFlags2: ex.PortCapFlags2,
+	}
 }

@@ -68,6 +68,43 @@ func TestUD(t *testing.T) {
 		t.Errorf("completions (-want +got):\n%s", diff)
 	}
 	verbstest.WantBytes(t, r.buf[offB+grhSize:offB+grhSize+8], "datagram")
+
+	// Reply through an address built from the receive completion and
+	// its GRH, as ibv_create_ah_from_wc does: it must route back to a.
+	attr, err := r.ctx.AHAttrFromWC(1, got[1].Addr(), r.buf[offB:offB+grhSize])
+	if err != nil {
+		t.Fatalf("AHAttrFromWC: %v", err)
+	}
+	if !attr.IsGlobal || attr.Port != 1 || attr.GRH.DGID != gids[r.gid].GID || int(attr.GRH.SGIDIndex) != gids[r.gid].Index || attr.GRH.HopLimit == 0 {
+		t.Errorf("AHAttrFromWC = %+v; want global on port 1, to and from GID %v (index %d), with a hop limit", attr, gids[r.gid].GID, gids[r.gid].Index)
+	}
+	back, err := r.pd.CreateAH(attr)
+	if err != nil {
+		t.Fatalf("CreateAH from a WC: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := back.Close(); err != nil {
+			t.Errorf("AH close: %v", err)
+		}
+	})
+	const offReply = offB + 512
+	copy(r.buf[offB+grhSize:], "reply!")
+	if _, err := a.PostRecv([]uverbs.RecvWR{{ID: 4, SGE: []uverbs.SGE{r.sge(offReply, grhSize+64)}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.PostSend([]uverbs.SendWR{{ID: 3, Opcode: uverbs.WRSend, Flags: uverbs.SendSignaled,
+		SGE: []uverbs.SGE{r.sge(offB+grhSize, 6)}, AH: back, RemoteQPN: got[1].SrcQP, RemoteQKey: qkey}}); err != nil {
+		t.Fatal(err)
+	}
+	got = verbstest.SortWC(r.poll(t, 2))
+	want = []cq.WC{
+		{ID: 3, Opcode: cq.OpSend, ByteLen: 6, QPNum: b.Num()},
+		{ID: 4, Opcode: cq.OpRecv, ByteLen: grhSize + 6, QPNum: a.Num(), SrcQP: b.Num(), Flags: grh},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("reply completions (-want +got):\n%s", diff)
+	}
+	verbstest.WantBytes(t, r.buf[offReply+grhSize:offReply+grhSize+6], "reply!")
 	if _, err := a.PostSend([]uverbs.SendWR{{Opcode: uverbs.WRSend, SGE: []uverbs.SGE{r.sge(0, 8)}}}); !errors.Is(err, uverbs.ErrInvalid) {
 		t.Errorf("UD send without an AH: %v, want ErrInvalid", err)
 	}

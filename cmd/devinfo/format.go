@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"net/netip"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/uverbs"
@@ -12,13 +13,10 @@ import (
 // The formats below follow libibverbs/examples/devinfo.c of rdma-core v44
 // (the version Debian bookworm ships, which the VM tests compare against).
 //
-// With -v, ibv_devinfo also prints lines that uverbs.DeviceAttr and
-// uverbs.PortAttr do not carry, and devinfo leaves them out: max_ee_rd_atom,
-// max_ee_init_rd_atom, max_ee, max_rdd, max_raw_ipv6_qp, max_raw_ethy_qp,
-// max_mcast_qp_attach, max_total_mcast_qp_attach, max_fmr, max_map_per_fmr,
-// the ODP, timestamp, clock, raw packet, TSO, RSS, WQ, packet pacing, tag
-// matching, CQ moderation and device memory capabilities, port_cap_flags2,
-// and the GID table.
+// The TSO, RSS hash and packet pacing capabilities ibv_devinfo -v prints
+// come from provider-private response data (mlx5's), not from the kernel's
+// common EX_QUERY_DEVICE response; libibverbs leaves them zero for every
+// other provider, rxe and siw included, and so does devinfo.
 
 // deviceInfo is everything printDevice prints about one device.
 type deviceInfo struct {
@@ -33,6 +31,13 @@ type deviceInfo struct {
 type portInfo struct {
 	Num  uint8
 	Attr uverbs.PortAttr
+	GIDs []gidLine // with -v: the entries ibv_devinfo prints, in index order
+}
+
+type gidLine struct {
+	Index int
+	GID   uverbs.GID
+	Type  uverbs.GIDType
 }
 
 // transport is enum ibv_transport_type.
@@ -277,12 +282,24 @@ func printDevice(w io.Writer, d *deviceInfo, verbose bool) error {
 		p("\tmax_mr:\t\t\t\t%d\n", a.MaxMR)
 		p("\tmax_pd:\t\t\t\t%d\n", a.MaxPD)
 		p("\tmax_qp_rd_atom:\t\t\t%d\n", a.MaxQPRdAtom)
+		p("\tmax_ee_rd_atom:\t\t\t%d\n", a.MaxEERdAtom)
 		p("\tmax_res_rd_atom:\t\t%d\n", a.MaxResRdAtom)
 		p("\tmax_qp_init_rd_atom:\t\t%d\n", a.MaxQPInitRdAtom)
+		p("\tmax_ee_init_rd_atom:\t\t%d\n", a.MaxEEInitRdAtom)
 		p("\tatomic_cap:\t\t\t%s (%d)\n", atomicCapStr(a.AtomicCap), a.AtomicCap)
+		p("\tmax_ee:\t\t\t\t%d\n", a.MaxEE)
+		p("\tmax_rdd:\t\t\t%d\n", a.MaxRDD)
 		p("\tmax_mw:\t\t\t\t%d\n", a.MaxMW)
+		p("\tmax_raw_ipv6_qp:\t\t%d\n", a.MaxRawIPv6QP)
+		p("\tmax_raw_ethy_qp:\t\t%d\n", a.MaxRawEthyQP)
 		p("\tmax_mcast_grp:\t\t\t%d\n", a.MaxMcastGrp)
+		p("\tmax_mcast_qp_attach:\t\t%d\n", a.MaxMcastQPAttach)
+		p("\tmax_total_mcast_qp_attach:\t%d\n", a.MaxTotalMcastQPAttach)
 		p("\tmax_ah:\t\t\t\t%d\n", a.MaxAH)
+		p("\tmax_fmr:\t\t\t%d\n", a.MaxFMR)
+		if a.MaxFMR != 0 {
+			p("\tmax_map_per_fmr:\t\t%d\n", a.MaxMapPerFMR)
+		}
 		p("\tmax_srq:\t\t\t%d\n", a.MaxSRQ)
 		if a.MaxSRQ != 0 {
 			p("\tmax_srq_wr:\t\t\t%d\n", a.MaxSRQWR)
@@ -290,6 +307,25 @@ func printDevice(w io.Writer, d *deviceInfo, verbose bool) error {
 		}
 		p("\tmax_pkeys:\t\t\t%d\n", a.MaxPKeys)
 		p("\tlocal_ca_ack_delay:\t\t%d\n", a.LocalCAAckDelay)
+		printODPCaps(p, a)
+		if a.CompletionTimestampMask != 0 {
+			p("\tcompletion timestamp_mask:\t\t\t0x%016x\n", a.CompletionTimestampMask)
+		} else {
+			p("\tcompletion_timestamp_mask not supported\n")
+		}
+		if a.HCACoreClock != 0 {
+			p("\thca_core_clock:\t\t\t%dkHZ\n", a.HCACoreClock)
+		} else {
+			p("\tcore clock not supported\n")
+		}
+		if c := a.RawPacketCaps; c != 0 {
+			p("\traw packet caps:\n")
+			for _, f := range rawPacketCaps {
+				if c&f.bit != 0 {
+					p("\t\t\t\t\t%s\n", f.name)
+				}
+			}
+		}
 		// DeviceCapFlags holds the kernel's device_cap_flags_ex (a
 		// superset of the legacy bits), which is what ibv_devinfo prints
 		// here.
@@ -303,6 +339,43 @@ func printDevice(w io.Writer, d *deviceInfo, verbose bool) error {
 		}
 		if u := ex &^ knownExFlags; u != 0 {
 			p("\t\t\t\t\tUnknown flags: 0x%X\n", u)
+		}
+		// TSO: provider data only (see the top of this file).
+		p("\ttso_caps:\n")
+		p("\tmax_tso:\t\t\t%d\n", 0)
+		p("\trss_caps:\n")
+		p("\t\tmax_rwq_indirection_tables:\t\t\t%d\n", a.MaxRWQIndirectionTables)
+		p("\t\tmax_rwq_indirection_table_size:\t\t\t%d\n", a.MaxRWQIndirectionTableSize)
+		p("\t\trx_hash_function:\t\t\t\t0x%x\n", 0)    // provider data only
+		p("\t\trx_hash_fields_mask:\t\t\t\t0x%X\n", 0) // provider data only
+		if q := a.RSSSupportedQPTs; q != 0 {
+			p("\t\tsupported_qp:\n")
+			printQPTs(p, q)
+		}
+		p("\tmax_wq_type_rq:\t\t\t%d\n", a.MaxWQTypeRQ)
+		// Packet pacing: provider data only, so never a supported_qp list.
+		p("\tpacket_pacing_caps:\n")
+		p("\t\tqp_rate_limit_min:\t%dkbps\n", 0)
+		p("\t\tqp_rate_limit_max:\t%dkbps\n", 0)
+		if a.TMMaxNumTags != 0 {
+			p("\tmax_rndv_hdr_size:\t\t%d\n", a.TMMaxRndvHdrSize)
+			p("\tmax_num_tags:\t\t\t%d\n", a.TMMaxNumTags)
+			p("\tmax_ops:\t\t\t%d\n", a.TMMaxOps)
+			p("\tmax_sge:\t\t\t%d\n", a.TMMaxSGE)
+			p("\tflags:\n")
+			if a.TMFlags&tmCapRC != 0 {
+				p("\t\t\t\t\tIBV_TM_CAP_RC\n")
+			}
+		} else {
+			p("\ttag matching not supported\n")
+		}
+		if a.MaxCQModerationCount != 0 && a.MaxCQModerationPeriod != 0 {
+			p("\n\tcq moderation caps:\n")
+			p("\t\tmax_cq_count:\t%d\n", a.MaxCQModerationCount)
+			p("\t\tmax_cq_period:\t%d us\n\n", a.MaxCQModerationPeriod)
+		}
+		if a.MaxDMSize != 0 {
+			p("\tmaximum available device memory:\t%dBytes\n\n", a.MaxDMSize)
 		}
 		p("\tnum_comp_vectors:\t\t%d\n", d.CompVecs)
 	}
@@ -320,6 +393,7 @@ func printDevice(w io.Writer, d *deviceInfo, verbose bool) error {
 		if verbose {
 			p("\t\t\tmax_msg_sz:\t\t0x%x\n", pa.MaxMsgSz)
 			p("\t\t\tport_cap_flags:\t\t0x%08x\n", pa.PortCapFlags)
+			p("\t\t\tport_cap_flags2:\t0x%04x\n", pa.PortCapFlags2)
 			p("\t\t\tmax_vl_num:\t\t%s (%d)\n", vlStr(pa.MaxVLNum), pa.MaxVLNum)
 			p("\t\t\tbad_pkey_cntr:\t\t0x%x\n", pa.BadPKeyCntr)
 			p("\t\t\tqkey_viol_cntr:\t\t0x%x\n", pa.QKeyViolCntr)
@@ -333,8 +407,123 @@ func printDevice(w io.Writer, d *deviceInfo, verbose bool) error {
 			if d.Transport == transportIB {
 				p("\t\t\tphys_state:\t\t%s (%d)\n", physStateStr(pa.PhysState), pa.PhysState)
 			}
+			for _, g := range port.GIDs {
+				p("\t\t\tGID[%3d]:\t\t%s\n", g.Index, gidStr(g, pa.LinkLayer))
+			}
 		}
 		p("\n")
 	}
 	return bw.Flush()
+}
+
+// tmCapRC is IBV_TM_CAP_RC (IB_UVERBS_TM_CAP_RC): tag matching on RC QPs.
+const tmCapRC = 1 << 0
+
+var rawPacketCaps = []struct {
+	bit  uint32
+	name string
+}{
+	{abi.IB_UVERBS_RAW_PACKET_CAP_CVLAN_STRIPPING, "C-VLAN stripping offload"},
+	{abi.IB_UVERBS_RAW_PACKET_CAP_SCATTER_FCS, "Scatter FCS offload"},
+	{abi.IB_UVERBS_RAW_PACKET_CAP_IP_CSUM, "IP csum offload"},
+	{abi.IB_UVERBS_RAW_PACKET_CAP_DELAY_DROP, "Delay drop"},
+}
+
+// QP types (enum ib_uverbs_qp_type) of the supported_qp lists.
+const (
+	qptUD        = 4
+	qptRawPacket = 8
+)
+
+func printQPTs(p func(string, ...any), q uint32) {
+	if q&(1<<qptRawPacket) != 0 {
+		p("\t\t\t\t\tSUPPORT_RAW_PACKET\n")
+	}
+	if q&(1<<qptUD) != 0 {
+		p("\t\t\t\t\tSUPPORT_UD\n")
+	}
+	if u := q &^ (1<<qptRawPacket | 1<<qptUD); u != 0 {
+		p("\t\t\t\t\tUnknown flags: 0x%X\n", u)
+	}
+}
+
+var odpTransCaps = []struct {
+	bit  uint32
+	name string
+}{
+	{abi.IB_ODP_SUPPORT_SEND, "SUPPORT_SEND"},
+	{abi.IB_ODP_SUPPORT_RECV, "SUPPORT_RECV"},
+	{abi.IB_ODP_SUPPORT_WRITE, "SUPPORT_WRITE"},
+	{abi.IB_ODP_SUPPORT_READ, "SUPPORT_READ"},
+	{abi.IB_ODP_SUPPORT_ATOMIC, "SUPPORT_ATOMIC"},
+	{abi.IB_ODP_SUPPORT_SRQ_RECV, "SUPPORT_SRQ"},
+}
+
+// printODPCaps prints the on-demand paging capabilities: the general ones,
+// then per transport.
+func printODPCaps(p func(string, ...any), a *uverbs.DeviceAttr) {
+	p("\tgeneral_odp_caps:\n")
+	g := a.ODPGeneralCaps
+	if g&abi.IB_ODP_SUPPORT != 0 {
+		p("\t\t\t\t\tODP_SUPPORT\n")
+	}
+	if g&abi.IB_ODP_SUPPORT_IMPLICIT != 0 {
+		p("\t\t\t\t\tODP_SUPPORT_IMPLICIT\n")
+	}
+	if u := g &^ (abi.IB_ODP_SUPPORT | abi.IB_ODP_SUPPORT_IMPLICIT); u != 0 {
+		p("\t\t\t\t\tUnknown flags: 0x%X\n", u)
+	}
+	for _, t := range []struct {
+		name string
+		caps uint32
+	}{{"rc", a.ODPRCCaps}, {"uc", a.ODPUCCaps}, {"ud", a.ODPUDCaps}, {"xrc", a.ODPXRCCaps}} {
+		p("\t%s_odp_caps:\n", t.name)
+		if t.caps == 0 {
+			p("\t\t\t\t\tNO SUPPORT\n")
+			continue
+		}
+		known := uint32(0)
+		for _, f := range odpTransCaps {
+			known |= f.bit
+			if t.caps&f.bit != 0 {
+				p("\t\t\t\t\t%s\n", f.name)
+			}
+		}
+		if u := t.caps &^ known; u != 0 {
+			p("\t\t\t\t\tUnknown flags: 0x%X\n", u)
+		}
+	}
+}
+
+// gidStr formats a GID table entry as ibv_devinfo -v does: RoCE v2 GIDs as
+// IPv6 text (inet_ntop's), the others as eight groups of four hex digits,
+// and on Ethernet ports followed by the GID type, with IB and RoCE v1 not
+// told apart (sysfs names both "IB/RoCE v1").
+func gidStr(g gidLine, ll uverbs.LinkLayer) string {
+	var s string
+	if g.Type == uverbs.GIDTypeRoCEv2 {
+		s = inetNtop6(g.GID)
+	} else {
+		b := g.GID
+		s = fmt.Sprintf("%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
+			b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])
+	}
+	if ll == uverbs.LinkLayerEthernet {
+		if g.Type == uverbs.GIDTypeRoCEv2 {
+			s += ", RoCE v2"
+		} else {
+			s += ", RoCE v1"
+		}
+	}
+	return s
+}
+
+// inetNtop6 is glibc's inet_ntop(AF_INET6): RFC 5952 text, except that
+// an IPv4-compatible address (::a.b.c.d, 96 zero bits then a non-zero
+// word) keeps its dotted tail, which netip does not write.
+func inetNtop6(g uverbs.GID) string {
+	if [12]byte(g[:12]) == [12]byte{} && (g[12] != 0 || g[13] != 0) {
+		return "::" + netip.AddrFrom4([4]byte(g[12:])).String()
+	}
+	return netip.AddrFrom16(g).String()
 }

@@ -4,8 +4,9 @@
 //	devinfo [-d DEV] [-i PORT] [-l] [-v]
 //
 // Without -v the output matches ibv_devinfo byte for byte. With -v it
-// prints the verbose lines that uverbs reports; see format.go for the ones
-// it leaves out.
+// prints every line ibv_devinfo -v does, the GID table included; the
+// provider-private capabilities (TSO, RSS hash, packet pacing: mlx5 only)
+// print as zero, as libibverbs reports them for rxe and siw.
 package main
 
 import (

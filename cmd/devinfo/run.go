@@ -73,7 +73,7 @@ func run(w io.Writer, args []string) error {
 
 	var errs []error
 	for _, d := range devs {
-		info, qerr := query(d, port)
+		info, qerr := query(d, port, verbose)
 		if info != nil {
 			if err := printDevice(w, info, verbose); err != nil {
 				return err
@@ -90,8 +90,9 @@ func run(w io.Writer, args []string) error {
 // those of the selected port, or of every port when port is 0. When a port
 // query fails it returns the ports before it along with the error, so that
 // the output stops where ibv_devinfo's does; when the device itself fails,
-// nothing is printed for it.
-func query(d uverbs.Device, port int) (*deviceInfo, error) {
+// nothing is printed for it. With verbose it also reads each port's GID
+// table.
+func query(d uverbs.Device, port int, verbose bool) (*deviceInfo, error) {
 	ctx, err := uverbs.Open(d)
 	if err != nil {
 		return nil, fmt.Errorf("failed to open device: %w", err)
@@ -119,7 +120,22 @@ func query(d uverbs.Device, port int) (*deviceInfo, error) {
 		if err != nil {
 			return info, fmt.Errorf("failed to query port %d props: %w", p, err)
 		}
-		info.Ports = append(info.Ports, portInfo{Num: uint8(p), Attr: pa})
+		pi := portInfo{Num: uint8(p), Attr: pa}
+		if verbose {
+			ents, err := ctx.GIDTable(uint8(p))
+			if err != nil {
+				return info, fmt.Errorf("failed to query gid to port %d: %w", p, err)
+			}
+			for _, e := range ents {
+				// ibv_devinfo skips an entry whose interface ID (the
+				// low 8 bytes) is zero, whatever its prefix.
+				if [8]byte(e.GID[8:]) == [8]byte{} || e.Index >= pa.GIDTblLen {
+					continue
+				}
+				pi.GIDs = append(pi.GIDs, gidLine{Index: e.Index, GID: e.GID, Type: e.Type})
+			}
+		}
+		info.Ports = append(info.Ports, pi)
 	}
 	if err := ctx.Close(); err != nil {
 		return info, fmt.Errorf("failed to close device: %w", err)

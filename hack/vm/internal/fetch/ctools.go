@@ -16,7 +16,7 @@ var CToolPackages = []string{"ibverbs-utils", "rdmacm-utils", "perftest", "librp
 // CTools are the programs later interop tests run against.
 var CTools = []string{
 	"ibv_devices", "ibv_devinfo", "ibv_rc_pingpong", "ibv_ud_pingpong", "ibv_srq_pingpong",
-	"rping", "rstream", "riostream", "rcopy", "ucmatose", "udaddy", "rdma_server", "rdma_client",
+	"rping", "rstream", "riostream", "rcopy", "ucmatose", "udaddy", "mckey", "rdma_server", "rdma_client",
 	"ib_write_lat", "ib_read_lat", "ib_send_lat", "ib_atomic_lat",
 	"ib_write_bw", "ib_read_bw", "ib_send_bw",
 	"perf",

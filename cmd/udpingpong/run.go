@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"time"
+
+	"github.com/purerdma/purerdma/cq"
+)
+
+// argv0 is the program name in the usage text.
+const argv0 = "udpingpong"
+
+// run is the whole program with args (without the program name); it
+// returns the exit status: 0, or 1 on any failure, as ibv_ud_pingpong.
+func run(args []string, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdout, stderr)
+}
+
+// runContext is run that gives up when ctx ends: in the TCP exchange and
+// while waiting for completions.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, err := parseArgs(args)
+	if err != nil {
+		var ue *usageError
+		if errors.As(err, &ue) {
+			if ue.msg != "" {
+				fmt.Fprintf(stderr, "%s: %s\n", argv0, ue.msg)
+			}
+			usage(stdout, argv0)
+		} else {
+			fmt.Fprintf(stderr, "%s: %v\n", argv0, err)
+		}
+		return 1
+	}
+	if err := pingpongMain(ctx, &o, stdout); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// pingpongMain is ibv_ud_pingpong's main after option parsing.
+func pingpongMain(ctx context.Context, o *options, stdout io.Writer) (err error) {
+	p, err := newPingpong(o)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := p.close(); err == nil {
+			err = cerr
+		}
+	}()
+
+	routs := p.postRecv(p.rxDepth)
+	if routs < p.rxDepth {
+		return fmt.Errorf("Couldn't post receive (%d)", routs)
+	}
+	if p.ch != nil {
+		if err := p.cq.ReqNotify(false); err != nil {
+			return fmt.Errorf("Couldn't request CQ notification (%v)", err)
+		}
+	}
+	if p.portinfo, err = p.ctx.QueryPort(uint8(o.ibPort)); err != nil {
+		return fmt.Errorf("Couldn't get port info (%v)", err)
+	}
+	my := dest{lid: p.portinfo.LID}
+	my.qpn = p.qp.Num()
+	my.psn = rand.Uint32() & 0xffffff
+	if o.gidIdx >= 0 {
+		if my.gid, err = p.localGID(uint8(o.ibPort), o.gidIdx); err != nil {
+			return fmt.Errorf("Could not get local gid for gid index %d (%v)", o.gidIdx, err)
+		}
+	}
+	// Sic: a colon before GID, as the C tool prints it.
+	fmt.Fprintf(stdout, "  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x: GID %s\n",
+		my.lid, my.qpn, my.psn, formatGID(my.gid))
+
+	var rem dest
+	if o.server != "" {
+		rem, err = clientExchange(ctx, o.server, o.port, my)
+	} else {
+		rem, err = serverExchange(ctx, o.port, my, func(rem dest) error { return p.connect(o, my.psn, rem) })
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n",
+		rem.lid, rem.qpn, rem.psn, formatGID(rem.gid))
+	if o.server != "" {
+		if err := p.connect(o, my.psn, rem); err != nil {
+			return err
+		}
+	}
+
+	p.pending = recvWRID
+	if o.server != "" {
+		if err := p.postSend(); err != nil {
+			return fmt.Errorf("Couldn't post send (%v)", err)
+		}
+		p.pending |= sendWRID
+	}
+
+	start := time.Now()
+	if err := p.loop(ctx, o.iters, &routs); err != nil {
+		return err
+	}
+	usec := float32(time.Since(start).Microseconds()) // C's float
+	bytes := int64(o.size) * int64(o.iters) * 2
+	fmt.Fprintf(stdout, "%d bytes in %.2f seconds = %.2f Mbit/sec\n",
+		bytes, float64(usec)/1000000., float64(bytes)*8./float64(usec))
+	fmt.Fprintf(stdout, "%d iters in %.2f seconds = %.2f usec/iter\n",
+		o.iters, float64(usec)/1000000., float64(usec)/float64(o.iters))
+	return nil
+}
+
+// loop runs the ping-pong until iters sends and receives completed.
+func (p *pingpong) loop(ctx context.Context, iters int, routs *int) error {
+	var (
+		wc         [2]cq.WC
+		rcnt, scnt int
+		spins      int
+	)
+	for rcnt < iters || scnt < iters {
+		if p.ch != nil {
+			c, err := p.ch.Wait(ctx)
+			if err != nil {
+				return fmt.Errorf("Failed to get cq_event (%v)", err)
+			}
+			if c != p.cq {
+				return fmt.Errorf("CQ event for unknown CQ %p", c)
+			}
+			if err := p.cq.ReqNotify(false); err != nil {
+				return fmt.Errorf("Couldn't request CQ notification (%v)", err)
+			}
+		}
+		var ne int
+		for {
+			n, err := p.cq.Poll(wc[:])
+			if err != nil {
+				return fmt.Errorf("poll CQ failed (%v)", err)
+			}
+			ne = n
+			if p.ch != nil || ne > 0 {
+				break
+			}
+			// Busy-poll as C does, but let other goroutines run and
+			// notice the context ending.
+			runtime.Gosched()
+			if spins++; spins%4096 == 0 && ctx.Err() != nil {
+				return fmt.Errorf("poll CQ failed (%v)", ctx.Err())
+			}
+		}
+		for i := 0; i < ne; i++ {
+			if err := p.parseWC(&wc[i], iters, &scnt, &rcnt, routs); err != nil {
+				return fmt.Errorf("%v\nparse WC failed %d", err, ne)
+			}
+		}
+	}
+	return nil
+}
+
+// parseWC is parse_single_wc.
+func (p *pingpong) parseWC(wc *cq.WC, iters int, scnt, rcnt, routs *int) error {
+	if wc.Status != cq.Success {
+		return fmt.Errorf("Failed status %s (%d) for wr_id %d", wc.Status, wc.Status, int(wc.ID))
+	}
+	switch wc.ID {
+	case sendWRID:
+		*scnt++
+	case recvWRID:
+		if *routs--; *routs <= 1 {
+			*routs += p.postRecv(p.rxDepth - *routs)
+			if *routs < p.rxDepth {
+				return fmt.Errorf("Couldn't post receive (%d)", *routs)
+			}
+		}
+		if err := p.replyTo(wc); err != nil {
+			return err
+		}
+		*rcnt++
+	default:
+		return fmt.Errorf("Completion for unknown wr_id %d", int(wc.ID))
+	}
+	p.pending &^= int(wc.ID)
+	if *scnt < iters && p.pending == 0 {
+		if err := p.postSend(); err != nil {
+			return fmt.Errorf("Couldn't post send (%v)", err)
+		}
+		p.pending = recvWRID | sendWRID
+	}
+	return nil
+}
