@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/ppdest"
 	"github.com/purerdma/purerdma/internal/rcqp"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/uverbs"
@@ -124,12 +125,12 @@ func newPingpong(o *options) (_ *pingpong, err error) {
 }
 
 // connect is pp_connect_ctx: RTR towards rem, then RTS.
-func (p *pingpong) connect(o *options, myPSN uint32, rem dest) error {
+func (p *pingpong) connect(o *options, myPSN uint32, rem ppdest.Dest) error {
 	state, err := rcqp.Connect(p.qp, rcqp.Path{
 		Port: uint8(o.ibPort), MTU: o.mtu, SL: uint8(o.sl), SGIDIndex: uint8(o.gidIdx),
 		// C tests gid.global.interface_id, the GID's last 8 bytes.
-		Global: [8]byte(rem.gid[8:]) != [8]byte{}, DGID: rem.gid, DLID: rem.lid,
-		DestQPN: rem.qpn, DestPSN: rem.psn, PSN: myPSN, RdAtomic: 1,
+		Global: [8]byte(rem.GID[8:]) != [8]byte{}, DGID: rem.GID, DLID: rem.LID,
+		DestQPN: rem.QPN, DestPSN: rem.PSN, PSN: myPSN, RdAtomic: 1,
 	})
 	if err != nil {
 		return fmt.Errorf("Failed to modify QP to %s (%v)", state, err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/ppdest"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
@@ -70,33 +71,33 @@ func pingpongMain(ctx context.Context, o *options, stdout io.Writer) (err error)
 	if p.portinfo, err = p.ctx.QueryPort(uint8(o.ibPort)); err != nil {
 		return fmt.Errorf("Couldn't get port info (%v)", err)
 	}
-	my := dest{lid: p.portinfo.LID}
-	if p.portinfo.LinkLayer != uverbs.LinkLayerEthernet && my.lid == 0 {
+	my := ppdest.Dest{LID: p.portinfo.LID}
+	if p.portinfo.LinkLayer != uverbs.LinkLayerEthernet && my.LID == 0 {
 		return errors.New("Couldn't get local LID")
 	}
 	if o.gidIdx >= 0 {
-		if my.gid, err = p.localGID(uint8(o.ibPort), o.gidIdx); err != nil {
+		if my.GID, err = p.localGID(uint8(o.ibPort), o.gidIdx); err != nil {
 			return fmt.Errorf("can't read sgid of index %d (%v)", o.gidIdx, err)
 		}
 	}
-	my.qpn = p.qp.Num()
-	my.psn = rand.Uint32() & 0xffffff
+	my.QPN = p.qp.Num()
+	my.PSN = rand.Uint32() & 0xffffff
 	fmt.Fprintf(stdout, "  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n",
-		my.lid, my.qpn, my.psn, formatGID(my.gid))
+		my.LID, my.QPN, my.PSN, ppdest.FormatGID(my.GID))
 
-	var rem dest
+	var rem ppdest.Dest
 	if o.server != "" {
 		rem, err = clientExchange(ctx, o.server, o.port, my)
 	} else {
-		rem, err = serverExchange(ctx, o.port, my, func(rem dest) error { return p.connect(o, my.psn, rem) })
+		rem, err = serverExchange(ctx, o.port, my, func(rem ppdest.Dest) error { return p.connect(o, my.PSN, rem) })
 	}
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n",
-		rem.lid, rem.qpn, rem.psn, formatGID(rem.gid))
+		rem.LID, rem.QPN, rem.PSN, ppdest.FormatGID(rem.GID))
 	if o.server != "" {
-		if err := p.connect(o, my.psn, rem); err != nil {
+		if err := p.connect(o, my.PSN, rem); err != nil {
 			return err
 		}
 	}

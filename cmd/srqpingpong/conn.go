@@ -7,31 +7,33 @@ import (
 	"io"
 	"net"
 	"strconv"
+
+	"github.com/purerdma/purerdma/internal/ppdest"
 )
 
 // encodeAll is what each side writes: maxQP address messages, the ones
 // past -q all zero, as the C tool's zeroed array prints them.
-func encodeAll(my []dest) []byte {
-	b := make([]byte, 0, maxQP*msgSize)
+func encodeAll(my []ppdest.Dest) []byte {
+	b := make([]byte, 0, maxQP*ppdest.MsgSize)
 	for i := range maxQP {
-		var d dest
+		var d ppdest.Dest
 		if i < len(my) {
 			d = my[i]
 		}
-		b = append(b, d.encode()...)
+		b = append(b, d.Encode()...)
 	}
 	return b
 }
 
 // readAll reads maxQP address messages and decodes the first n.
-func readAll(r io.Reader, n int) ([]dest, error) {
-	msg := make([]byte, maxQP*msgSize)
+func readAll(r io.Reader, n int) ([]ppdest.Dest, error) {
+	msg := make([]byte, maxQP*ppdest.MsgSize)
 	if _, err := io.ReadFull(r, msg); err != nil {
 		return nil, err
 	}
-	rem := make([]dest, n)
+	rem := make([]ppdest.Dest, n)
 	for i := range rem {
-		d, err := decodeDest(msg[i*msgSize : (i+1)*msgSize])
+		d, err := ppdest.Decode(msg[i*ppdest.MsgSize : (i+1)*ppdest.MsgSize])
 		if err != nil {
 			return nil, err
 		}
@@ -42,7 +44,7 @@ func readAll(r io.Reader, n int) ([]dest, error) {
 
 // clientExchange is pp_client_exch_dest: it connects to the server, sends
 // my addresses, reads the server's and answers "done".
-func clientExchange(ctx context.Context, server string, port int, my []dest) ([]dest, error) {
+func clientExchange(ctx context.Context, server string, port int, my []ppdest.Dest) ([]ppdest.Dest, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(server, strconv.Itoa(port)))
 	if err != nil {
@@ -59,7 +61,7 @@ func clientExchange(ctx context.Context, server string, port int, my []dest) ([]
 	if err != nil {
 		return nil, fmt.Errorf("Couldn't read remote address (%v)", err)
 	}
-	if _, err := c.Write([]byte(doneMsg)); err != nil {
+	if _, err := c.Write([]byte(ppdest.DoneMsg)); err != nil {
 		return nil, fmt.Errorf("client write (%v)", err)
 	}
 	return rem, nil
@@ -68,7 +70,7 @@ func clientExchange(ctx context.Context, server string, port int, my []dest) ([]
 // serverExchange is pp_server_exch_dest: it waits for one client, reads
 // its addresses, connects the QPs with connect, then sends my addresses
 // and waits for "done".
-func serverExchange(ctx context.Context, port int, my []dest, connect func([]dest) error) ([]dest, error) {
+func serverExchange(ctx context.Context, port int, my []ppdest.Dest, connect func([]ppdest.Dest) error) ([]ppdest.Dest, error) {
 	var lc net.ListenConfig
 	l, err := lc.Listen(ctx, "tcp", ":"+strconv.Itoa(port))
 	if err != nil {
@@ -98,7 +100,7 @@ func serverExchange(ctx context.Context, port int, my []dest, connect func([]des
 	if _, err := c.Write(encodeAll(my)); err != nil {
 		return nil, fmt.Errorf("Couldn't send local address (%v)", err)
 	}
-	done := make([]byte, len(doneMsg))
+	done := make([]byte, len(ppdest.DoneMsg))
 	if _, err := io.ReadFull(c, done); err != nil {
 		return nil, fmt.Errorf("client write (%v)", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/ppdest"
 	"github.com/purerdma/purerdma/internal/rcqp"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/uverbs"
@@ -136,12 +137,12 @@ func newPingpong(o *options) (_ *pingpong, err error) {
 // connect is pp_connect_ctx: each QP to RTR towards its peer, then RTS.
 // As in C, whether the route is global, and the GID it goes to, come from
 // the peer's first address.
-func (p *pingpong) connect(o *options, my, rem []dest) error {
+func (p *pingpong) connect(o *options, my, rem []ppdest.Dest) error {
 	for i, qp := range p.qps {
 		state, err := rcqp.Connect(qp, rcqp.Path{
 			Port: uint8(o.ibPort), MTU: o.mtu, SL: uint8(o.sl), SGIDIndex: uint8(o.gidIdx),
-			Global: [8]byte(rem[0].gid[8:]) != [8]byte{}, DGID: rem[0].gid, DLID: rem[i].lid,
-			DestQPN: rem[i].qpn, DestPSN: rem[i].psn, PSN: my[i].psn, RdAtomic: 1,
+			Global: [8]byte(rem[0].GID[8:]) != [8]byte{}, DGID: rem[0].GID, DLID: rem[i].LID,
+			DestQPN: rem[i].QPN, DestPSN: rem[i].PSN, PSN: my[i].PSN, RdAtomic: 1,
 		})
 		if err != nil {
 			return fmt.Errorf("Failed to modify QP[%d] to %s (%v)", i, state, err)

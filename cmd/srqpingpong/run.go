@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/ppdest"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
@@ -72,33 +73,33 @@ func pingpongMain(ctx context.Context, o *options, stdout io.Writer) (err error)
 	if p.portinfo, err = p.ctx.QueryPort(uint8(o.ibPort)); err != nil {
 		return fmt.Errorf("Couldn't get port info (%v)", err)
 	}
-	my := make([]dest, o.numQP)
+	my := make([]ppdest.Dest, o.numQP)
 	for i := range my {
-		my[i] = dest{lid: p.portinfo.LID, qpn: p.qps[i].Num(), psn: rand.Uint32() & 0xffffff}
-		if p.portinfo.LinkLayer != uverbs.LinkLayerEthernet && my[i].lid == 0 {
+		my[i] = ppdest.Dest{LID: p.portinfo.LID, QPN: p.qps[i].Num(), PSN: rand.Uint32() & 0xffffff}
+		if p.portinfo.LinkLayer != uverbs.LinkLayerEthernet && my[i].LID == 0 {
 			return errors.New("Couldn't get local LID")
 		}
 		if o.gidIdx >= 0 {
-			if my[i].gid, err = p.localGID(uint8(o.ibPort), o.gidIdx); err != nil {
+			if my[i].GID, err = p.localGID(uint8(o.ibPort), o.gidIdx); err != nil {
 				return fmt.Errorf("Could not get local gid for gid index %d (%v)", o.gidIdx, err)
 			}
 		}
 		fmt.Fprintf(stdout, "  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n",
-			my[i].lid, my[i].qpn, my[i].psn, formatGID(my[i].gid))
+			my[i].LID, my[i].QPN, my[i].PSN, ppdest.FormatGID(my[i].GID))
 	}
 
-	var rem []dest
+	var rem []ppdest.Dest
 	if o.server != "" {
 		rem, err = clientExchange(ctx, o.server, o.port, my)
 	} else {
-		rem, err = serverExchange(ctx, o.port, my, func(rem []dest) error { return p.connect(o, my, rem) })
+		rem, err = serverExchange(ctx, o.port, my, func(rem []ppdest.Dest) error { return p.connect(o, my, rem) })
 	}
 	if err != nil {
 		return err
 	}
 	for _, r := range rem {
 		fmt.Fprintf(stdout, "  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n",
-			r.lid, r.qpn, r.psn, formatGID(r.gid))
+			r.LID, r.QPN, r.PSN, ppdest.FormatGID(r.GID))
 	}
 	if o.server != "" {
 		if err := p.connect(o, my, rem); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/ppdest"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/uverbs"
 )
@@ -145,7 +146,7 @@ func newPingpong(o *options) (_ *pingpong, err error) {
 // connect is pp_connect_ctx: RTR, RTS, and the address handle to rem,
 // global when rem has a GID (its interface ID, the last 8 bytes, is not
 // zero).
-func (p *pingpong) connect(o *options, myPSN uint32, rem dest) error {
+func (p *pingpong) connect(o *options, myPSN uint32, rem ppdest.Dest) error {
 	rtr := uverbs.QPAttr{State: uverbs.QPSRTR}
 	if err := p.qp.Modify(&rtr, uverbs.QPAttrState); err != nil {
 		return fmt.Errorf("Failed to modify QP to RTR (%v)", err)
@@ -154,17 +155,17 @@ func (p *pingpong) connect(o *options, myPSN uint32, rem dest) error {
 	if err := p.qp.Modify(&rts, uverbs.QPAttrState|uverbs.QPAttrSQPSN); err != nil {
 		return fmt.Errorf("Failed to modify QP to RTS (%v)", err)
 	}
-	attr := uverbs.AHAttr{DLID: rem.lid, SL: uint8(o.sl), Port: p.port}
-	if [8]byte(rem.gid[8:]) != [8]byte{} {
+	attr := uverbs.AHAttr{DLID: rem.LID, SL: uint8(o.sl), Port: p.port}
+	if [8]byte(rem.GID[8:]) != [8]byte{} {
 		attr.IsGlobal = true
-		attr.GRH = uverbs.GlobalRoute{HopLimit: 1, DGID: rem.gid, SGIDIndex: uint8(o.gidIdx)}
+		attr.GRH = uverbs.GlobalRoute{HopLimit: 1, DGID: rem.GID, SGIDIndex: uint8(o.gidIdx)}
 	}
 	ah, err := p.pd.CreateAH(attr)
 	if err != nil {
 		return fmt.Errorf("Failed to create AH (%v)", err)
 	}
-	p.ah, p.remQPN = ah, rem.qpn
-	p.send[0].AH, p.send[0].RemoteQPN = ah, rem.qpn
+	p.ah, p.remQPN = ah, rem.QPN
+	p.send[0].AH, p.send[0].RemoteQPN = ah, rem.QPN
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/ppdest"
 )
 
 // argv0 is the program name in the usage text.
@@ -68,31 +69,31 @@ func pingpongMain(ctx context.Context, o *options, stdout io.Writer) (err error)
 	if p.portinfo, err = p.ctx.QueryPort(uint8(o.ibPort)); err != nil {
 		return fmt.Errorf("Couldn't get port info (%v)", err)
 	}
-	my := dest{lid: p.portinfo.LID}
-	my.qpn = p.qp.Num()
-	my.psn = rand.Uint32() & 0xffffff
+	my := ppdest.Dest{LID: p.portinfo.LID}
+	my.QPN = p.qp.Num()
+	my.PSN = rand.Uint32() & 0xffffff
 	if o.gidIdx >= 0 {
-		if my.gid, err = p.localGID(uint8(o.ibPort), o.gidIdx); err != nil {
+		if my.GID, err = p.localGID(uint8(o.ibPort), o.gidIdx); err != nil {
 			return fmt.Errorf("Could not get local gid for gid index %d (%v)", o.gidIdx, err)
 		}
 	}
 	// Sic: a colon before GID, as the C tool prints it.
 	fmt.Fprintf(stdout, "  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x: GID %s\n",
-		my.lid, my.qpn, my.psn, formatGID(my.gid))
+		my.LID, my.QPN, my.PSN, ppdest.FormatGID(my.GID))
 
-	var rem dest
+	var rem ppdest.Dest
 	if o.server != "" {
 		rem, err = clientExchange(ctx, o.server, o.port, my)
 	} else {
-		rem, err = serverExchange(ctx, o.port, my, func(rem dest) error { return p.connect(o, my.psn, rem) })
+		rem, err = serverExchange(ctx, o.port, my, func(rem ppdest.Dest) error { return p.connect(o, my.PSN, rem) })
 	}
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n",
-		rem.lid, rem.qpn, rem.psn, formatGID(rem.gid))
+		rem.LID, rem.QPN, rem.PSN, ppdest.FormatGID(rem.GID))
 	if o.server != "" {
-		if err := p.connect(o, my.psn, rem); err != nil {
+		if err := p.connect(o, my.PSN, rem); err != nil {
 			return err
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package ppdest
 
 import (
 	"net/netip"
@@ -12,23 +12,23 @@ import (
 // ibv_rc_pingpong sends, which decode to the same address, and its GID
 // prints as an address that parses back to it.
 func FuzzDecodeDest(f *testing.F) {
-	f.Add(dest{qpn: 0x11, psn: 0xabcdef, gid: gid("::ffff:10.0.0.1")}.encode())
-	f.Add(dest{lid: 0x1234, qpn: 0xffffff, gid: gid("fe80::1234:5678:9abc:def0")}.encode())
+	f.Add(Dest{QPN: 0x11, PSN: 0xabcdef, GID: gid("::ffff:10.0.0.1")}.Encode())
+	f.Add(Dest{LID: 0x1234, QPN: 0xffffff, GID: gid("fe80::1234:5678:9abc:def0")}.Encode())
 	f.Add([]byte("1:2:3:0000000000000000000000000000000G"))
 	f.Add([]byte("ffff:1000000:0:00000000000000000000000000000000\x00junk"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		d, err := decodeDest(b)
+		d, err := Decode(b)
 		if err != nil {
 			return
 		}
-		msg := d.encode()
-		if len(msg) != msgSize || msg[msgSize-1] != 0 {
+		msg := d.Encode()
+		if len(msg) != MsgSize || msg[MsgSize-1] != 0 {
 			t.Fatalf("%+v encodes to %q", d, msg)
 		}
-		if again, err := decodeDest(msg); err != nil || again != d {
+		if again, err := Decode(msg); err != nil || again != d {
 			t.Fatalf("decode(encode(%+v)) = %+v, %v", d, again, err)
 		}
-		checkGIDText(t, d.gid)
+		checkGIDText(t, d.GID)
 	})
 }
 
@@ -49,7 +49,7 @@ func FuzzFormatGID(f *testing.F) {
 
 func checkGIDText(t *testing.T, g uverbs.GID) {
 	t.Helper()
-	s := formatGID(g)
+	s := FormatGID(g)
 	a, err := netip.ParseAddr(s)
 	if err != nil || a.As16() != [16]byte(g) {
 		t.Fatalf("GID % x prints as %q, which parses as %v, %v", g[:], s, a, err)

@@ -1,4 +1,4 @@
-package main
+package ppdest
 
 import (
 	"net/netip"
@@ -17,24 +17,24 @@ func gid(s string) uverbs.GID { return uverbs.GID(netip.MustParseAddr(s).As16())
 // written as sizeof msg = 52 bytes, its NUL included.
 func TestEncodeDecode(t *testing.T) {
 	tests := []struct {
-		d    dest
+		d    Dest
 		want string
 	}{
-		{dest{lid: 0, qpn: 0x11, psn: 0xabcdef, gid: gid("::ffff:10.0.0.1")},
+		{Dest{LID: 0, QPN: 0x11, PSN: 0xabcdef, GID: gid("::ffff:10.0.0.1")},
 			"0000:000011:abcdef:00000000000000000000ffff0a000001"},
-		{dest{lid: 0x1234, qpn: 0xffffff, psn: 0, gid: gid("fe80::1234:5678:9abc:def0")},
+		{Dest{LID: 0x1234, QPN: 0xffffff, PSN: 0, GID: gid("fe80::1234:5678:9abc:def0")},
 			"1234:ffffff:000000:fe800000000000001234567 89abcdef0"},
-		{dest{lid: 1, qpn: 0x123, psn: 0x42}, "0001:000123:000042:00000000000000000000000000000000"},
+		{Dest{LID: 1, QPN: 0x123, PSN: 0x42}, "0001:000123:000042:00000000000000000000000000000000"},
 	}
 	for _, tt := range tests {
 		want := strings.ReplaceAll(tt.want, " ", "")
-		got := tt.d.encode()
-		if len(got) != msgSize || string(got[:len(want)]) != want || strings.Trim(string(got[len(want):]), "\x00") != "" {
-			t.Errorf("encode(%+v) = %q, want %q and NULs to %d bytes", tt.d, got, want, msgSize)
+		got := tt.d.Encode()
+		if len(got) != MsgSize || string(got[:len(want)]) != want || strings.Trim(string(got[len(want):]), "\x00") != "" {
+			t.Errorf("encode(%+v) = %q, want %q and NULs to %d bytes", tt.d, got, want, MsgSize)
 		}
-		back, err := decodeDest(got)
+		back, err := Decode(got)
 		if err != nil || back != tt.d {
-			t.Errorf("decodeDest(%q) = %+v, %v; want %+v", got, back, err, tt.d)
+			t.Errorf("Decode(%q) = %+v, %v; want %+v", got, back, err, tt.d)
 		}
 	}
 }
@@ -51,13 +51,13 @@ func TestDecodeErrors(t *testing.T) {
 		"0000:1000000:abcdef:00000000000000000000ffff0a000001", // QPN over 24 bits
 		"0000:000011:abcdef:0000:0000",
 	} {
-		if d, err := decodeDest([]byte(msg)); err == nil {
-			t.Errorf("decodeDest(%q) = %+v, want an error", msg, d)
+		if d, err := Decode([]byte(msg)); err == nil {
+			t.Errorf("Decode(%q) = %+v, want an error", msg, d)
 		}
 	}
 }
 
-// formatGID must print what glibc's inet_ntop(AF_INET6) prints.
+// FormatGID must print what glibc's inet_ntop(AF_INET6) prints.
 func TestFormatGID(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"::", "::"},
@@ -74,8 +74,8 @@ func TestFormatGID(t *testing.T) {
 		{"0:0:0:0:1:ffff:0:1", "::1:ffff:0:1"},
 	}
 	for _, tt := range tests {
-		if got := formatGID(gid(tt.in)); got != tt.want {
-			t.Errorf("formatGID(%s) = %q, want %q", tt.in, got, tt.want)
+		if got := FormatGID(gid(tt.in)); got != tt.want {
+			t.Errorf("FormatGID(%s) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

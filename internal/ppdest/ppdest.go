@@ -1,4 +1,8 @@
-package main
+// Package ppdest is the address exchange of rdma-core's pingpong examples
+// (ibv_rc_pingpong, ibv_ud_pingpong, ibv_srq_pingpong): the message each
+// side writes over TCP, and the GID formats they print. The three Go
+// tools share it.
+package ppdest
 
 import (
 	"encoding/binary"
@@ -9,61 +13,61 @@ import (
 	"github.com/purerdma/purerdma/uverbs"
 )
 
-// dest is a peer's address as the TCP exchange carries it (struct
+// Dest is a peer's address as the TCP exchange carries it (struct
 // pingpong_dest).
-type dest struct {
-	lid uint16
-	qpn uint32
-	psn uint32
-	gid uverbs.GID
+type Dest struct {
+	LID uint16
+	QPN uint32
+	PSN uint32
+	GID uverbs.GID
 }
 
-// msgSize is sizeof "0000:000000:000000:00000000000000000000000000000000":
+// MsgSize is sizeof "0000:000000:000000:00000000000000000000000000000000":
 // the message is written with its terminating NUL, always this long.
-const msgSize = 52
+const MsgSize = 52
 
-// doneMsg is the final sync, also with its NUL.
-const doneMsg = "done\x00"
+// DoneMsg is the final sync, also with its NUL.
+const DoneMsg = "done\x00"
 
-// encode returns the message "%04x:%06x:%06x:%s" that ibv_rc_pingpong
-// sends, padded with NULs to msgSize bytes.
-func (d dest) encode() []byte {
-	s := fmt.Sprintf("%04x:%06x:%06x:%s", d.lid, d.qpn, d.psn, wireGID(d.gid))
-	b := make([]byte, msgSize)
+// Encode returns the message "%04x:%06x:%06x:%s" that ibv_rc_pingpong
+// sends, padded with NULs to MsgSize bytes.
+func (d Dest) Encode() []byte {
+	s := fmt.Sprintf("%04x:%06x:%06x:%s", d.LID, d.QPN, d.PSN, WireGID(d.GID))
+	b := make([]byte, MsgSize)
 	copy(b, s)
 	return b
 }
 
-// decodeDest parses a message as sscanf("%x:%x:%x:%s") and
+// Decode parses a message as sscanf("%x:%x:%x:%s") and
 // wire_gid_to_gid do, but strictly: three hex numbers and 32 hex digits.
-func decodeDest(b []byte) (dest, error) {
+func Decode(b []byte) (Dest, error) {
 	s := string(b)
 	if i := strings.IndexByte(s, 0); i >= 0 {
 		s = s[:i]
 	}
 	f := strings.Split(s, ":")
 	if len(f) != 4 {
-		return dest{}, fmt.Errorf("bad address message %q", s)
+		return Dest{}, fmt.Errorf("bad address message %q", s)
 	}
 	var n [3]uint64
 	for i, bits := range []int{16, 24, 24} {
 		v, err := strconv.ParseUint(f[i], 16, bits)
 		if err != nil {
-			return dest{}, fmt.Errorf("bad address message %q: %v", s, err)
+			return Dest{}, fmt.Errorf("bad address message %q: %v", s, err)
 		}
 		n[i] = v
 	}
-	g, err := parseWireGID(f[3])
+	g, err := ParseWireGID(f[3])
 	if err != nil {
-		return dest{}, fmt.Errorf("bad address message %q: %v", s, err)
+		return Dest{}, fmt.Errorf("bad address message %q: %v", s, err)
 	}
-	return dest{lid: uint16(n[0]), qpn: uint32(n[1]), psn: uint32(n[2]), gid: g}, nil
+	return Dest{LID: uint16(n[0]), QPN: uint32(n[1]), PSN: uint32(n[2]), GID: g}, nil
 }
 
-// wireGID is gid_to_wire_gid: each 32-bit word of the GID, read in host
+// WireGID is gid_to_wire_gid: each 32-bit word of the GID, read in host
 // order, goes through htobe32 and is printed with %08x. Whatever the host's
 // byte order, that prints the GID's bytes in memory (network) order.
-func wireGID(g uverbs.GID) string {
+func WireGID(g uverbs.GID) string {
 	var sb strings.Builder
 	for i := 0; i < 4; i++ {
 		fmt.Fprintf(&sb, "%08x", binary.BigEndian.Uint32(g[4*i:]))
@@ -71,9 +75,9 @@ func wireGID(g uverbs.GID) string {
 	return sb.String()
 }
 
-// parseWireGID is wire_gid_to_gid: each group of 8 hex digits is a
+// ParseWireGID is wire_gid_to_gid: each group of 8 hex digits is a
 // big-endian 32-bit word of the GID.
-func parseWireGID(s string) (uverbs.GID, error) {
+func ParseWireGID(s string) (uverbs.GID, error) {
 	var g uverbs.GID
 	if len(s) != 32 {
 		return g, fmt.Errorf("GID %q is not 32 hex digits", s)
@@ -88,10 +92,10 @@ func parseWireGID(s string) (uverbs.GID, error) {
 	return g, nil
 }
 
-// formatGID prints g as glibc's inet_ntop(AF_INET6) does: the longest run
+// FormatGID prints g as glibc's inet_ntop(AF_INET6) does: the longest run
 // (the first of equal ones) of two or more zero words becomes "::", and
 // an IPv4-mapped or IPv4-compatible address ends in dotted decimal.
-func formatGID(g uverbs.GID) string {
+func FormatGID(g uverbs.GID) string {
 	var w [8]int
 	for i := range w {
 		w[i] = int(binary.BigEndian.Uint16(g[2*i:]))
