@@ -83,9 +83,9 @@ func pingpongMain(ctx context.Context, o *options, stdout io.Writer) (err error)
 
 	var rem ppdest.Dest
 	if o.server != "" {
-		rem, err = clientExchange(ctx, o.server, o.port, my)
+		rem, err = ppdest.ClientExchange(ctx, o.server, o.port, my)
 	} else {
-		rem, err = serverExchange(ctx, o.port, my, func(rem ppdest.Dest) error { return p.connect(o, my.PSN, rem) })
+		rem, err = ppdest.ServerExchange(ctx, o.port, my, func(rem ppdest.Dest) error { return p.connect(o, my.PSN, rem) })
 	}
 	if err != nil {
 		return err
