@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/testenv"
 	"github.com/purerdma/purerdma/rpma"
@@ -130,14 +132,25 @@ func TestRemoteAccess(t *testing.T) {
 				// The good read's source is readable in every case but
 				// the write-only region's, where the bad read already
 				// failed the QP.
+				n := 2
 				if err := p.cc.Read(p.client.mr, 64, p.remote, 0, 8, rpma.CompletionAlways, 2); err != nil {
-					t.Fatal(err)
+					// siw completes a write once it is sent (iWARP has
+					// no write ACK); when the peer's TERMINATE has
+					// already taken the connection down, this post's
+					// doorbell fails with ENOTCONN: the next request
+					// reports the failure at post time rather than as
+					// a flushed completion (seen under load).
+					if d.Driver != "siw" || !tc.write || !errors.Is(err, unix.ENOTCONN) {
+						t.Fatal(err)
+					}
+					t.Logf("%s: the read after the bad write was refused at post: %v", d.Name, err)
+					n = 1
 				}
 				start := time.Now()
-				got := statuses(collect(t, p.cc, 2, strands(d), 30*time.Second), 2)
+				got := statuses(collect(t, p.cc, n, strands(d), 30*time.Second), n)
 				t.Logf("%s: statuses %v after %v", d.Name, got, time.Since(start))
 				w := tc.wants[d.Driver]
-				if got[0] != w.bad || !slices.Contains(w.next, got[1]) {
+				if got[0] != w.bad || (n == 2 && !slices.Contains(w.next, got[1])) {
 					t.Errorf("statuses %v, want [%v one of %v]", got, w.bad, w.next)
 				}
 				if string(p.server.buf[:64]) != string(before) {
