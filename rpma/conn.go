@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -116,6 +117,22 @@ func (c *Conn) NextEvent(ctx context.Context) (ConnEvent, error) {
 			c.private = e.Param.PrivateData
 		}
 		c.mu.Unlock()
+		if c.peer.iwarp && c.req.ch == nil {
+			// The passive side of an iWARP connection learns
+			// ESTABLISHED as it sends its MPA reply. siw's active
+			// side fails its connect ("peer sent extra data",
+			// CONNECT_ERROR -22) when bytes follow that reply before
+			// it has handed the socket to the QP, so a read or send
+			// posted at once could break the new connection (seen on
+			// Linux 6.12 under load; docs/kernel-notes.md). Give it a
+			// moment first, as the rsocket package does.
+			t := time.NewTimer(iwarpSettle)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+			}
+		}
 		return ConnEstablished, nil
 	case rdmacm.EventConnectError, rdmacm.EventDeviceRemoval:
 		return ConnLost, nil
@@ -235,6 +252,10 @@ func (c *Conn) Wait(ctx context.Context) (q *CQ, isRCQ bool, err error) {
 	}
 	return q, isRCQ, provider("arm CQ", q.q.ReqNotify(false))
 }
+
+// iwarpSettle is how long the passive side of an iWARP connection waits
+// after ESTABLISHED before it lets the application post (see NextEvent).
+const iwarpSettle = 50 * time.Millisecond
 
 // Disconnect starts tearing the connection down (rpma_conn_disconnect);
 // ConnClosed follows.
