@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/rpma"
 )
@@ -95,6 +97,13 @@ func stream(t *testing.T, c *rpma.Conn, local *rpma.MR, remote *rpma.RemoteMR, f
 			}
 			if err != nil {
 				o.postErr = err
+				// A post whose doorbell failed has its request in the
+				// ring already (siw's doorbell returns ENOTCONN once
+				// the QP has left RTS): it is in flight and may still
+				// complete, flushed, or stay stranded.
+				if errors.Is(err, unix.ENOTCONN) {
+					inFlight[next] = true
+				}
 				stop()
 				break
 			}
