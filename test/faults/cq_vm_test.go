@@ -80,8 +80,11 @@ func TestCQOverrun(t *testing.T) {
 				t.Fatalf("completion after the overrun: %+v", w)
 			case w.ID == next:
 				done = true
-			case w.ID < 2 || w.ID > ops || late[w.ID] || d.Driver != "siw":
-				t.Fatalf("completion %+v after the overrun; want read %d's (siw: or a late one of 2..%d, once)", w, next, ops)
+			// siw, and rxe from 6.12 (its completer runs on a
+			// workqueue, after the doorbell returned), may deliver a
+			// late completion of the batch once the CQ has room.
+			case w.ID < 2 || w.ID > ops || late[w.ID] || (d.Driver != "siw" && !testenv.KernelAtLeast(6, 12)):
+				t.Fatalf("completion %+v after the overrun; want read %d's (siw, rxe from 6.12: or a late one of 2..%d, once)", w, next, ops)
 			}
 			late[w.ID] = true
 		}
