@@ -26,6 +26,11 @@ var ErrBusy = verbs.ErrBusy
 // work on every device.
 var ErrNoProvider = verbs.ErrNoProvider
 
+// ErrUnsupported is returned for an operation the device or its driver
+// does not have (RDMA FLUSH on Linux 6.1, memory windows on siw, ...). It
+// matches unix.EOPNOTSUPP, as libibverbs' errno would.
+var ErrUnsupported = verbs.ErrUnsupported
+
 // Context is an opened device: its uverbs command file and the async event
 // file the kernel created with it. It is what ibv_open_device returns.
 // All kernel objects made through a Context are released when it closes.

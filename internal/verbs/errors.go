@@ -19,11 +19,12 @@ func (e *errnoSentinel) Is(target error) bool { return target == e.errno }
 
 // The sentinels uverbs, cq and mr share; uverbs exports them.
 var (
-	ErrClosed     error = &errnoSentinel{"uverbs: use of closed object", unix.EBADF}
-	ErrBusy       error = &errnoSentinel{"uverbs: object in use", unix.EBUSY}
-	ErrInvalid    error = &errnoSentinel{"uverbs: invalid argument", unix.EINVAL}
-	ErrQueueFull  error = &errnoSentinel{"uverbs: queue full", unix.ENOMEM}
-	ErrNoProvider error = &errnoSentinel{"uverbs: no provider for this driver", unix.EOPNOTSUPP}
+	ErrClosed      error = &errnoSentinel{"uverbs: use of closed object", unix.EBADF}
+	ErrBusy        error = &errnoSentinel{"uverbs: object in use", unix.EBUSY}
+	ErrInvalid     error = &errnoSentinel{"uverbs: invalid argument", unix.EINVAL}
+	ErrQueueFull   error = &errnoSentinel{"uverbs: queue full", unix.ENOMEM}
+	ErrNoProvider  error = &errnoSentinel{"uverbs: no provider for this driver", unix.EOPNOTSUPP}
+	ErrUnsupported error = &errnoSentinel{"uverbs: operation not supported by the device", unix.EOPNOTSUPP}
 )
 
 // KernelErr adds the sentinel matching a kernel errno: ErrInvalid for
