@@ -92,6 +92,16 @@ type Conn struct {
 	rdl, wdl deadline
 	ka       *time.Timer
 	kaEvery  time.Duration
+
+	// The user timeout (Options.UserTimeout): sendComps counts send
+	// completions (under mu); the check sees whether it moved while sends
+	// were outstanding.
+	ut        *time.Timer
+	utLimit   time.Duration
+	utTick    time.Duration
+	utIdle    time.Duration
+	sendComps uint64
+	utSeen    uint64
 }
 
 // Connection states, as rsocket.c's rs_connected/rs_readable/rs_writable.
@@ -181,6 +191,10 @@ func newConn(id *rdmacm.ID, ch *rdmacm.EventChannel, o *Options) (c *Conn, err e
 	c.sqeAvail = c.sqSize - qpCtrlSize
 	c.rseqComp = uint16(c.rqSize / 2)
 	c.kaEvery = o.KeepAlive
+	if o.UserTimeout > 0 {
+		c.utLimit = o.UserTimeout
+		c.utTick = max(o.UserTimeout/4, 10*time.Millisecond)
+	}
 	for range c.rqSize {
 		if err := c.postRecv(); err != nil {
 			return nil, err
@@ -227,6 +241,9 @@ func (c *Conn) start(d connData) {
 	go c.cmLoop(ctx)
 	if c.kaEvery > 0 {
 		c.ka = time.AfterFunc(c.kaEvery, c.keepalive)
+	}
+	if c.utLimit > 0 {
+		c.ut = time.AfterFunc(c.utTick, c.checkProgress)
 	}
 	c.mu.Lock()
 	c.process()
@@ -494,6 +511,7 @@ func next(i, n int) int {
 }
 
 func (c *Conn) sendDone(wc *cq.WC) {
+	c.sendComps++
 	m := uint32(wc.ID)
 	switch msgOp(m) {
 	case opSGL:
@@ -592,6 +610,31 @@ func (c *Conn) keepalive() {
 	}
 	c.sendKeepalive()
 	c.ka.Reset(c.kaEvery)
+}
+
+// checkProgress is the user timeout's check, every utTick: while sends
+// are outstanding and none completes for utLimit, the connection fails
+// with ETIMEDOUT. The QP's own retries do not bound this on rxe:
+// rsocket.c's retry_count 7 means "retry forever" there, and on a link
+// that went down a retransmission can end with neither a packet nor an
+// error (docs/rsocket.md), so without this a blocked Read or Write would
+// wait for good.
+func (c *Conn) checkProgress() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.isClosed() || c.state&stConnected == 0 {
+		return
+	}
+	outstanding := int(c.ctrlMax-c.ctrlSeq)+c.sqeAvail != c.sqSize
+	if !outstanding || c.sendComps != c.utSeen {
+		c.utSeen, c.utIdle = c.sendComps, 0
+	} else if c.utIdle += c.utTick; c.utIdle >= c.utLimit {
+		c.fail(fmt.Errorf("rsocket: no send completed for %v: %w", c.utIdle, syscall.ETIMEDOUT))
+		signal(c.readSig)
+		signal(c.writeSig)
+		return
+	}
+	c.ut.Reset(c.utTick)
 }
 
 // kick sends one keepalive.
@@ -897,6 +940,9 @@ func (c *Conn) Close() error {
 		close(c.closed)
 		if c.ka != nil {
 			c.ka.Stop()
+		}
+		if c.ut != nil {
+			c.ut.Stop()
 		}
 		c.mu.Lock()
 		if c.holdTimer != nil {

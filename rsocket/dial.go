@@ -31,6 +31,15 @@ type Options struct {
 	// KeepAlive, when positive, sends a keepalive (a zero-length RDMA
 	// write) at this interval, so a vanished peer fails the connection.
 	KeepAlive time.Duration
+	// UserTimeout, when positive, bounds how long sends may stay
+	// unacknowledged, as TCP_USER_TIMEOUT does: when work is outstanding
+	// on the send queue and none of it completes for this long, the
+	// connection fails with an error matching syscall.ETIMEDOUT. Zero
+	// leaves it to the QP's retries, as rsocket.c does; those use
+	// retry_count 7, which rxe takes as "retry forever". Together with
+	// KeepAlive (which keeps a send outstanding on an idle connection)
+	// it detects a dead link whatever the transport does.
+	UserTimeout time.Duration
 	// ResolveTimeout bounds address and route resolution. Default 2s.
 	ResolveTimeout time.Duration
 }

@@ -167,7 +167,7 @@ func fillImage(env *fetch.Env, o options, mode plan.Mode, k *fetch.Kernel, work 
 	if err := b.programs(); err != nil {
 		return err
 	}
-	im := newImage(k, plan.Plan{Mode: mode, Arch: o.arch, CTools: o.ctools})
+	im := newImage(k, plan.Plan{Mode: mode, Arch: o.arch, CTools: o.ctools, Hog: o.hog})
 	im.files["/init"] = filepath.Join(work, "init")
 	bins, _ := filepath.Glob(filepath.Join(work, "bin", "*"))
 	for _, bin := range bins {

@@ -28,6 +28,7 @@ type options struct {
 	ctools  bool
 	race    bool
 	keep    bool
+	hog     int       // busy loops beside the tests (-hog)
 	console io.Writer // where the guest's console goes; nil for os.Stdout
 }
 
@@ -45,6 +46,7 @@ func main() {
 	fs.BoolVar(&o.ctools, "ctools", false, "pack rdma-core's C tools and libraries into the guest")
 	fs.BoolVar(&o.keep, "keep", false, "keep the built initramfs")
 	fs.BoolVar(&o.race, "race", false, "build the test binaries with the race detector (cgo, the host's libc in the guest; host architecture only)")
+	fs.IntVar(&o.hog, "hog", 0, "run this many busy loops in the guest beside the tests (a CPU hog: timing races show under load)")
 	fs.Parse(os.Args[2:])
 
 	env := &fetch.Env{Log: os.Stderr}

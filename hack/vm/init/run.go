@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -19,6 +20,9 @@ func run(p *plan.Plan) int {
 		fmt.Println("purerdma-vm: shell; exit it to power off")
 		runStep(plan.Step{Name: "shell", Path: p.Shell, Args: []string{"-i"}, Dir: "/"}, env)
 		return 0
+	}
+	if p.Hog > 0 {
+		startHog(p.Hog)
 	}
 	status := 0
 	for _, s := range p.Steps {
@@ -42,6 +46,30 @@ func kernelRelease() string {
 	}
 	return unix.ByteSliceToString(u.Release[:])
 }
+
+// startHog starts n busy loops, each on its own OS thread, at the tests'
+// priority: with the guest's 2 vCPUs, the test programs then get about
+// half the CPU they would, and their threads are descheduled at random
+// points, which is what a busy host did to the runs where the siw races
+// showed.
+func startHog(n int) {
+	fmt.Printf("purerdma-vm: %d CPU hogs beside the tests\n", n)
+	for range n {
+		go func() {
+			runtime.LockOSThread()
+			x := uint64(1)
+			for {
+				// Work the compiler keeps: an xorshift that never ends.
+				x ^= x << 13
+				x ^= x >> 7
+				x ^= x << 17
+				hogSink.Store(x)
+			}
+		}()
+	}
+}
+
+var hogSink atomic.Uint64
 
 func runStep(s plan.Step, env []string) int {
 	fmt.Printf("=== purerdma-vm: run %s (%s)\n", s.Name, guestLabel)

@@ -32,6 +32,10 @@ type Plan struct {
 	CTools bool              `json:"ctools,omitempty"`
 	Shell  string            `json:"shell,omitempty"`
 	Wire   *Wire             `json:"wire,omitempty"`
+	// Hog is how many busy loops init runs beside the steps. The races
+	// issue 20 chases showed only on a loaded host; a hog makes that load
+	// part of the run instead of luck.
+	Hog int `json:"hog,omitempty"`
 }
 
 // Step is one program to run.
