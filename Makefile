@@ -133,13 +133,14 @@ demo:
 bench-host:
 	GO=$(GO) sh hack/benchhost.sh
 
-## bench: compare rperf with perftest's C tools in the VM, write
-## BENCHMARKS.md (which names the kernel); make bench KERNEL=6.12 writes
-## docs/benchmarks-linux-6.12.md instead.
+## bench: compare rperf with perftest's C tools in the VM (hack/benchcmp),
+## write docs/benchmarks.md (which names the kernel); make bench
+## KERNEL=6.12 writes docs/benchmarks-linux-6.12.md instead.
 bench:
 	$(GO) run ./hack/vm bench -timeout 45m -kernel $(KERNEL) $(VMFLAGS)
 
-## profile: rperf and perftest under perf record in the VM, write PROFILE.md.
+## profile: rperf and perftest under perf record in the VM (hack/benchcmp),
+## write docs/profile-report.md.
 profile:
 	$(GO) run ./hack/vm profile -timeout 30m -kernel $(KERNEL) $(VMFLAGS)
 

@@ -1,11 +1,10 @@
 // Command rperf measures RDMA latency and bandwidth as perftest's
-// ib_*_lat and ib_*_bw tools do, in Go, so that the two can be compared.
+// ib_*_lat and ib_*_bw tools do, in Go, with perftest's options and
+// output, so that the two can be compared.
 //
 //	rperf <test> [options]          start a server and wait for a client
 //	rperf <test> [options] <host>   run the test against the server at <host>
-//	rperf compare [flags]           run the Go and perftest's C tools in turns
-//	rperf rpma server|client ...    the rpma package's side of compare's rpma rows
-//	rperf profile [flags]           compare's pairs under perf record: where the time goes
+//	rperf rpma server|client ...    the rpma package's latency (rpma.go)
 //
 // test is write_lat, read_lat, send_lat, atomic_lat, write_bw, read_bw or
 // send_bw. The options are perftest's: -d <dev>, -i <port>, -x <gid index>,
@@ -14,10 +13,8 @@
 // -F (ignored), and -json for one JSON object per size. The address
 // exchange is rperf's own, so rperf talks to rperf, not to perftest.
 //
-// compare runs each test and size in rounds, rperf's server and client
-// then perftest's ib_* programs, each side a process of its own, on
-// loopback, and prints the medians and the ratio Go/C as a markdown table
-// between the lines BENCH-BEGIN and BENCH-END (see compare.go; hack/vm bench runs it).
+// The comparison with perftest's C programs (make bench, make profile)
+// is not part of the tool: hack/benchcmp runs rperf and them in turns.
 package main
 
 import (
@@ -28,36 +25,12 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/purerdma/purerdma/internal/perftest"
 )
 
 func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
-}
-
-// testKind describes one of the tests.
-type testKind struct {
-	name  string
-	lat   bool   // a latency test; else bandwidth
-	title string // perftest's banner
-}
-
-var tests = []testKind{
-	{"write_lat", true, "RDMA_Write Latency Test"},
-	{"read_lat", true, "RDMA_Read Latency Test"},
-	{"send_lat", true, "Send Latency Test"},
-	{"atomic_lat", true, "Atomic FETCH_AND_ADD Latency Test"},
-	{"write_bw", false, "RDMA_Write BW Test"},
-	{"read_bw", false, "RDMA_Read BW Test"},
-	{"send_bw", false, "Send BW Test"},
-}
-
-func findTest(name string) (int, bool) {
-	for i, t := range tests {
-		if t.name == name {
-			return i, true
-		}
-	}
-	return 0, false
 }
 
 // options are the parsed command line.
@@ -76,19 +49,16 @@ type options struct {
 	server  string // "" for the server side
 }
 
-// maxAllSize is the largest size of -a, perftest's MAX_SIZE.
-const maxAllSize = 1 << 23
-
 // sizes returns the message sizes to run.
 func (o *options) sizes() []int {
-	if tests[o.test].name == "atomic_lat" {
+	if perftest.Tests[o.test].Name == "atomic_lat" {
 		return []int{8}
 	}
 	if !o.all {
 		return []int{o.size}
 	}
 	var s []int
-	for n := 2; n <= maxAllSize; n *= 2 {
+	for n := 2; n <= perftest.MaxAllSize; n *= 2 {
 		s = append(s, n)
 	}
 	return s
@@ -110,7 +80,7 @@ func parseArgs(args []string) (options, error) {
 	if len(args) == 0 {
 		return options{}, &usageError{"no test named"}
 	}
-	ti, ok := findTest(args[0])
+	ti, ok := perftest.Find(args[0])
 	if !ok {
 		return options{}, &usageError{fmt.Sprintf("unknown test %q", args[0])}
 	}
@@ -173,7 +143,7 @@ func parseArgs(args []string) (options, error) {
 	default:
 		return o, &usageError{fmt.Sprintf("more than one server: %q", pos)}
 	}
-	lat := tests[o.test].lat
+	lat := perftest.Tests[o.test].Lat
 	if o.size < 0 {
 		o.size = 65536
 		if lat {
@@ -189,7 +159,7 @@ func parseArgs(args []string) (options, error) {
 	if lat && o.iters < 5 {
 		return o, &usageError{"latency tests need at least 5 iterations"}
 	}
-	if tests[o.test].name == "atomic_lat" {
+	if perftest.Tests[o.test].Name == "atomic_lat" {
 		o.size = 8
 	}
 	return o, nil
@@ -212,7 +182,7 @@ func (o *options) set(c byte, val string) error {
 	case 'x':
 		o.gidIdx, err = num(0, 255)
 	case 's':
-		o.size, err = num(1, maxAllSize)
+		o.size, err = num(1, perftest.MaxAllSize)
 	case 'n':
 		o.iters, err = num(1, 1<<30)
 	case 'p':
@@ -230,13 +200,9 @@ func (o *options) set(c byte, val string) error {
 const usageText = `Usage:
   rperf <test> [options]          start a server and wait for connection
   rperf <test> [options] <host>   connect to server at <host>
-  rperf compare [-d dev] [-x gid] [-rounds n] [-sizes a,b] [-n iters] [-tests all|t1,t2]
-                                  Go against perftest's C tools, a markdown table
   rperf rpma server <addr> <port> <size>
   rperf rpma client <addr> <port> read|write_flush|sendrecv <size> <iters>
-                                  the rpma package's latency, as compare's rpma rows
-  rperf profile [-tests t1,t2] [-s size] [-n iters] [-perf path] [-window 30%-70%]
-                                  compare's pairs under perf record -a: where the time goes
+                                  the rpma package's latency: read, write and flush, send and receive
 
 Tests: write_lat read_lat send_lat atomic_lat write_bw read_bw send_bw
 
@@ -257,12 +223,6 @@ Not supported: -D (duration), -R (rdma_cm).
 
 // run is the whole program; it returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "compare" {
-		return compare(ctx, args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "profile" {
-		return profile(ctx, args[1:], stdout, stderr)
-	}
 	if len(args) > 0 && args[0] == "rpma" {
 		return rpmaMain(ctx, args[1:], stdout, stderr)
 	}

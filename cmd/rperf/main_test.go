@@ -3,12 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/purerdma/purerdma/internal/perftest"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -24,7 +23,7 @@ func TestParseArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.size != 4096 || o.iters != 10 || !o.all || o.server != "" || tests[o.test].name != "send_bw" {
+	if o.size != 4096 || o.iters != 10 || !o.all || o.server != "" || perftest.Tests[o.test].Name != "send_bw" {
 		t.Errorf("got %+v", o)
 	}
 	if s := o.sizes(); len(s) != 23 || s[0] != 2 || s[22] != 1<<23 {
@@ -94,7 +93,7 @@ func TestLatStats(t *testing.T) {
 	for _, g := range gaps {
 		tpost = append(tpost, tpost[len(tpost)-1]+g)
 	}
-	r := Result{Iters: len(tpost)}
+	r := perftest.Result{Iters: len(tpost)}
 	latStats(&r, tpost, make([]int64, len(tpost)), 2)
 	// Sorted: 9 x 2000, 4000, 6000, 100000; the 2 largest dropped: n = 10.
 	// delta[n] = 6000 is perftest's t_max; the 99% and 99.9% indexes are
@@ -111,7 +110,7 @@ func TestLatStats(t *testing.T) {
 		t.Errorf("median of 5 = %d, want 4", m)
 	}
 	// Read and atomic latency is a whole round trip.
-	r = Result{Iters: len(tpost)}
+	r = perftest.Result{Iters: len(tpost)}
 	latStats(&r, tpost, make([]int64, len(tpost)), 1)
 	if !near(r.TTypical, 2) {
 		t.Errorf("rtt 1: typical %v, want 2", r.TTypical)
@@ -130,7 +129,7 @@ func TestBWStats(t *testing.T) {
 	tcomp[3] = 4e6
 	tcomp[7] = 7.5e6
 	tcomp[9] = 10e6
-	r := Result{Bytes: mib, Iters: n}
+	r := perftest.Result{Bytes: perftest.MiB, Iters: n}
 	bwStats(&r, tpost, tcomp, mod, false)
 	if !near(r.BWAvg, 1000) || !near(r.MsgRate, 0.001) {
 		t.Errorf("avg %v MB/s %v Mpps, want 1000 and 0.001", r.BWAvg, r.MsgRate)
@@ -144,99 +143,14 @@ func TestBWStats(t *testing.T) {
 	// Completion 7 at 7.5 ms: from post 7, 0.5 ms for one operation,
 	// 2 GB/s at the peak.
 	tcomp[7] = 7.5e6
-	r = Result{Bytes: mib, Iters: n}
+	r = perftest.Result{Bytes: perftest.MiB, Iters: n}
 	bwStats(&r, tpost, tcomp, mod, false)
 	if !near(r.BWPeak, 2000) {
 		t.Errorf("peak %v, want 2000", r.BWPeak)
 	}
-	r = Result{Bytes: mib, Iters: n}
+	r = perftest.Result{Bytes: perftest.MiB, Iters: n}
 	bwStats(&r, tpost, tcomp, mod, true)
 	if r.BWPeak != 0 || !near(r.BWAvg, 1000) {
 		t.Errorf("receiver peak %v avg %v, want 0 and 1000", r.BWPeak, r.BWAvg)
-	}
-}
-
-func TestFormatRoundTrip(t *testing.T) {
-	lat := Result{Test: "write_lat", Bytes: 2, Iters: 1000, TMin: 1.5, TMax: 20.25, TTypical: 2.5, TAvg: 2.75, TStdev: 0.5, P99: 10, P999: 20}
-	bw := Result{Test: "write_bw", Bytes: 65536, Iters: 5000, BWPeak: 1234.5, BWAvg: 1200.25, MsgRate: 0.019204}
-	out := resultLine + latHeader + "\n" + formatLatRow(lat) + resultLine
-	if got, err := ParseOutput("write_lat", out); err != nil || len(got) != 1 || got[0] != lat {
-		t.Errorf("latency row %q parsed as %+v, %v", formatLatRow(lat), got, err)
-	}
-	out = bwHeader + "\n" + formatBWRow(bw)
-	if got, err := ParseOutput("ib_write_bw", out); err != nil || len(got) != 1 || got[0] != bw {
-		t.Errorf("BW row %q parsed as %+v, %v", formatBWRow(bw), got, err)
-	}
-	// perftest's exact layout.
-	if want := " 2       1000          1.50           20.25        2.50     \t       2.75        \t0.50   \t\t10.00   \t\t20.00  \n"; formatLatRow(lat) != want {
-		t.Errorf("latency row %q, want %q", formatLatRow(lat), want)
-	}
-	if want := " 65536      5000             1234.50            1200.25\t\t     0.019204\n"; formatBWRow(bw) != want {
-		t.Errorf("BW row %q, want %q", formatBWRow(bw), want)
-	}
-	// -json lines parse too.
-	b, _ := json.Marshal(bw)
-	if got, err := ParseOutput("write_bw", string(b)+"\n"); err != nil || got[0] != bw {
-		t.Errorf("json %s parsed as %+v, %v", b, got, err)
-	}
-	for _, k := range []string{`"test"`, `"bytes"`, `"iters"`, `"t_typical_us"`, `"t_avg_us"`, `"p99_us"`, `"bw_avg_MBps"`, `"msg_rate_Mpps"`} {
-		if !strings.Contains(string(b), k) {
-			t.Errorf("json %s lacks %s", b, k)
-		}
-	}
-}
-
-func TestParseErrors(t *testing.T) {
-	for _, out := range []string{
-		"",
-		"no table here\n",
-		latHeader + "\n 2 1000 1.0 2.0\n",
-		bwHeader + "\n 2 1000 x 2.0 3.0\n",
-		" #bytes    #sl      #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n",
-	} {
-		if rs, err := ParseOutput("x", out); err == nil {
-			t.Errorf("ParseOutput(%q) = %+v, want an error", out, rs)
-		}
-	}
-}
-
-// The samples in testdata are perftest's C tools' output, captured in the
-// VM (TestPerftestCRXE logs them): each names its tool and holds one row.
-func TestParseSamples(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.txt")
-	if len(files) == 0 {
-		t.Fatal("no samples in testdata")
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tool := strings.SplitN(filepath.Base(f), ".", 2)[0]
-		rs, err := ParseOutput(tool, string(b))
-		if err != nil {
-			t.Errorf("%s: %v", f, err)
-			continue
-		}
-		lat := strings.HasSuffix(tool, "_lat")
-		for _, r := range rs {
-			ok := r.Bytes > 0 && r.Iters > 0 && r.Test == strings.TrimPrefix(tool, "ib_")
-			if lat {
-				ok = ok && r.TMin > 0 && r.TTypical >= r.TMin && r.TAvg > 0 && r.P99 > 0
-			} else {
-				// The receiver of send_bw reports no peak.
-				ok = ok && r.BWAvg > 0 && r.BWPeak >= 0 && r.MsgRate > 0
-			}
-			if !ok {
-				t.Errorf("%s: implausible %+v", f, r)
-			}
-		}
-		t.Logf("%s: %+v", f, rs)
-	}
-	// perftest without a CPU frequency (as in the VM, at times) prints
-	// inf and -nan.
-	rs, err := ParseOutput("ib_write_lat", latHeader+"\n 64      200          inf            inf          inf      \t       inf         \t-nan   \t\tinf     \t\tinf    \n")
-	if err != nil || !math.IsInf(rs[0].TTypical, 1) || !math.IsNaN(rs[0].TStdev) {
-		t.Errorf("inf/nan row: %+v, %v", rs, err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/purerdma/purerdma/internal/netport"
+	"github.com/purerdma/purerdma/internal/perftest"
 	"github.com/purerdma/purerdma/internal/testenv"
 	"github.com/purerdma/purerdma/uverbs"
 )
@@ -71,13 +72,13 @@ func portOf(args []string) int {
 }
 
 // sane checks parsed rows: the sizes wanted and positive numbers.
-func sane(t *testing.T, who string, rs []Result, lat bool, sizes []int, iters int) {
+func sane(t *testing.T, who string, rs []perftest.Result, lat bool, sizes []int, iters int) {
 	t.Helper()
 	sane2(t, who, rs, lat, false, sizes, iters)
 }
 
 // sane2 is sane; noPeak allows a zero BW peak (the receiver of send_bw).
-func sane2(t *testing.T, who string, rs []Result, lat, noPeak bool, sizes []int, iters int) {
+func sane2(t *testing.T, who string, rs []perftest.Result, lat, noPeak bool, sizes []int, iters int) {
 	t.Helper()
 	if len(rs) != len(sizes) {
 		t.Errorf("%s: %d rows, want %d: %+v", who, len(rs), len(sizes), rs)
@@ -104,18 +105,18 @@ func sane2(t *testing.T, who string, rs []Result, lat, noPeak bool, sizes []int,
 func TestGoGoRXE(t *testing.T) {
 	d, gidx := rxeGID(t)
 	const iters = 200
-	for _, tk := range tests {
+	for _, tk := range perftest.Tests {
 		for _, size := range []int{2, 4096} {
-			if tk.name == "atomic_lat" && size != 2 {
+			if tk.Name == "atomic_lat" && size != 2 {
 				continue
 			}
 			for _, js := range []bool{false, true} {
-				name := fmt.Sprintf("%s/%d", tk.name, size)
+				name := fmt.Sprintf("%s/%d", tk.Name, size)
 				if js {
 					name += "/json"
 				}
 				t.Run(name, func(t *testing.T) {
-					args := []string{tk.name, "-d", d.Name, "-x", strconv.Itoa(gidx), "-s", strconv.Itoa(size),
+					args := []string{tk.Name, "-d", d.Name, "-x", strconv.Itoa(gidx), "-s", strconv.Itoa(size),
 						"-n", strconv.Itoa(iters), "-p", strconv.Itoa(testenv.FreePort(t)), "-F"}
 					if js {
 						args = append(args, "-json")
@@ -123,7 +124,7 @@ func TestGoGoRXE(t *testing.T) {
 					srv, cli := pair(t, goSide, goSide, args, args)
 					t.Logf("client:\n%s", cli.Stdout)
 					want := size
-					if tk.name == "atomic_lat" {
+					if tk.Name == "atomic_lat" {
 						want = 8
 					}
 					for _, r := range []testenv.Result{srv, cli} {
@@ -132,16 +133,16 @@ func TestGoGoRXE(t *testing.T) {
 						}
 					}
 					sides := []testenv.Result{cli}
-					if tk.name == "write_lat" || tk.name == "send_lat" || tk.name == "send_bw" {
+					if tk.Name == "write_lat" || tk.Name == "send_lat" || tk.Name == "send_bw" {
 						sides = append(sides, srv)
 						t.Logf("server:\n%s", srv.Stdout)
 					}
 					for _, r := range sides {
-						rs, err := ParseOutput(tk.name, r.Stdout)
+						rs, err := perftest.ParseOutput(tk.Name, r.Stdout)
 						if err != nil {
 							t.Fatalf("%v:\n%v", err, r)
 						}
-						sane2(t, r.Who, rs, tk.lat, tk.name == "send_bw" && r.Who == srv.Who, []int{want}, iters)
+						sane2(t, r.Who, rs, tk.Lat, tk.Name == "send_bw" && r.Who == srv.Who, []int{want}, iters)
 					}
 				})
 			}
@@ -154,12 +155,12 @@ func TestAllSizesRXE(t *testing.T) {
 	d, gidx := rxeGID(t)
 	args := []string{"write_lat", "-d", d.Name, "-x", strconv.Itoa(gidx), "-a", "-n", "5", "-p", strconv.Itoa(testenv.FreePort(t))}
 	_, cli := pair(t, goSide, goSide, args, args)
-	rs, err := ParseOutput("write_lat", cli.Stdout)
+	rs, err := perftest.ParseOutput("write_lat", cli.Stdout)
 	if err != nil {
 		t.Fatalf("%v:\n%v", err, cli)
 	}
 	var sizes []int
-	for n := 2; n <= maxAllSize; n *= 2 {
+	for n := 2; n <= perftest.MaxAllSize; n *= 2 {
 		sizes = append(sizes, n)
 	}
 	sane(t, cli.Who, rs, true, sizes, 5)
@@ -175,46 +176,46 @@ func TestPerftestCRXE(t *testing.T) {
 	// kvm-clock): that costs the Go side in the BW tests' post loop.
 	cs, _ := os.ReadFile("/sys/devices/system/clocksource/clocksource0/current_clocksource")
 	t.Logf("clock source: %s", strings.TrimSpace(string(cs)))
-	for _, tk := range tests {
-		t.Run(tk.name, func(t *testing.T) {
-			tool := "ib_" + tk.name
+	for _, tk := range perftest.Tests {
+		t.Run(tk.Name, func(t *testing.T) {
+			tool := "ib_" + tk.Name
 			c := testenv.CSide(tool, testenv.CTool(t, tool))
 			args := []string{"-d", d.Name, "-x", strconv.Itoa(gidx), "-n", "200", "-p", strconv.Itoa(testenv.FreePort(t)), "-F"}
 			size := 64
-			if tk.name == "atomic_lat" {
+			if tk.Name == "atomic_lat" {
 				size = 8
 			} else {
 				args = append(args, "-s", "64")
 			}
 			srv, cli := pair(t, c, c, args, args)
 			t.Logf("C server:\n%s\nC client:\n%s", srv.Stdout, cli.Stdout)
-			rs, err := ParseOutput(tool, cli.Stdout)
+			rs, err := perftest.ParseOutput(tool, cli.Stdout)
 			if err != nil {
 				t.Fatalf("%v:\n%v", err, cli)
 			}
-			if tk.lat && math.IsInf(rs[0].TTypical, 1) {
+			if tk.Lat && math.IsInf(rs[0].TTypical, 1) {
 				// perftest converts cycles with the CPU frequency it
 				// measures, which under TCG is sometimes 0.
 				t.Logf("C %s printed inf: it found no CPU frequency", tool)
 			} else {
-				sane(t, cli.Who, rs, tk.lat, []int{size}, 200)
+				sane(t, cli.Who, rs, tk.Lat, []int{size}, 200)
 			}
 
 			// The Go tool on the same arguments, for comparison.
-			gargs := append([]string{tk.name}, args...)
+			gargs := append([]string{tk.Name}, args...)
 			for i := range gargs {
 				if gargs[i] == "-p" {
 					gargs[i+1] = strconv.Itoa(testenv.FreePort(t))
 				}
 			}
 			_, gcli := pair(t, goSide, goSide, gargs, gargs)
-			grs, err := ParseOutput(tk.name, gcli.Stdout)
+			grs, err := perftest.ParseOutput(tk.Name, gcli.Stdout)
 			if err != nil {
 				t.Fatalf("%v:\n%v", err, gcli)
 			}
-			sane(t, gcli.Who, grs, tk.lat, []int{size}, 200)
+			sane(t, gcli.Who, grs, tk.Lat, []int{size}, 200)
 			t.Logf("Go client:\n%s", gcli.Stdout)
-			t.Logf("compare %s size %d: C %+v\n                        Go %+v", tk.name, size, rs[0], grs[0])
+			t.Logf("compare %s size %d: C %+v\n                        Go %+v", tk.Name, size, rs[0], grs[0])
 		})
 	}
 }
@@ -223,19 +224,19 @@ func TestPerftestCRXE(t *testing.T) {
 // where both take part, under testing.AllocsPerRun.
 func TestNoAllocsRXE(t *testing.T) {
 	d, gidx := rxeGID(t)
-	for _, tk := range tests {
-		t.Run(tk.name, func(t *testing.T) {
+	for _, tk := range perftest.Tests {
+		t.Run(tk.Name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			const runs = 5
 			port := strconv.Itoa(testenv.FreePort(t))
-			args := []string{tk.name, "-d", d.Name, "-x", strconv.Itoa(gidx), "-s", "64", "-n", "50", "-p", port}
+			args := []string{tk.Name, "-d", d.Name, "-x", strconv.Itoa(gidx), "-s", "64", "-n", "50", "-p", port}
 			so, err := parseArgs(args)
 			if err != nil {
 				t.Fatal(err)
 			}
 			co, _ := parseArgs(append(args, "127.0.0.1"))
-			both := tk.name == "write_lat" || tk.name == "send_lat" || tk.name == "send_bw"
+			both := tk.Name == "write_lat" || tk.Name == "send_lat" || tk.Name == "send_bw"
 			// AllocsPerRun counts the mallocs of every goroutine, so the
 			// server finishes its set-up, which allocates, before the
 			// client starts counting.
@@ -294,7 +295,7 @@ func TestNoAllocsRXE(t *testing.T) {
 				t.Fatal(merr)
 			}
 			if allocs != 0 {
-				t.Errorf("%s: %v allocations per run of the loop, want 0", tk.name, allocs)
+				t.Errorf("%s: %v allocations per run of the loop, want 0", tk.Name, allocs)
 			}
 		})
 	}

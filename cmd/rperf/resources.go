@@ -6,6 +6,7 @@ import (
 	"net/netip"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/perftest"
 	"github.com/purerdma/purerdma/internal/rcqp"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/uverbs"
@@ -89,13 +90,13 @@ func newRes(o *options) (_ *res, err error) {
 	if r.mr, err = mr.Register(r.pd, r.buf, mr.LocalWrite|mr.RemoteWrite|mr.RemoteRead|mr.RemoteAtomic); err != nil {
 		return nil, fmt.Errorf("couldn't register MR: %v", err)
 	}
-	t := tests[o.test]
+	t := perftest.Tests[o.test]
 	sq := o.txDepth
-	if t.lat {
+	if t.Lat {
 		sq = 128 // send_lat leaves up to cqMod sends unsignaled
 	}
 	r.rxDepth = 1
-	if t.name == "send_lat" || t.name == "send_bw" {
+	if t.Name == "send_lat" || t.Name == "send_bw" {
 		r.rxDepth = min(rxDepthSend, max(o.iters, 1))
 	}
 	if r.scq, err = cq.New(r.ctx, sq+1, nil); err != nil {
@@ -136,7 +137,7 @@ func inlineSize(o *options, drv uverbs.Driver) int {
 	default:
 		return 0
 	}
-	switch tests[o.test].name {
+	switch perftest.Tests[o.test].Name {
 	case "write_lat":
 		return 220 // DEF_INLINE_WRITE
 	case "send_lat":

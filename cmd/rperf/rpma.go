@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -15,13 +13,17 @@ import (
 	"time"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/perftest"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/rpma"
 )
 
-// rperf rpma is the Go side of compare's rpma rows: the rpma package
-// doing what test/rpmabench/testdata/peer.c does with librpma, with the
-// same arguments and output:
+// rperf rpma measures the rpma package's latency between two hosts, or
+// on one, as perftest's latency tests measure the verbs': what an
+// application on rpma pays per read, per write made visible with a flush,
+// and per message. It does what test/rpmabench/testdata/peer.c does with
+// librpma, with the same arguments and output, so that either side may be
+// Go or C (hack/benchcmp's rpma rows pair them):
 //
 //	rperf rpma server <addr> <port> <size>
 //	rperf rpma client <addr> <port> <test> <size> <iters>
@@ -43,14 +45,12 @@ import (
 // for the flush; sendrecv a Recv and a Send (CompletionAlways), waiting
 // for both completions, reported as half the round trip.
 
-// rpmaTests are the tests, in the order of compare's rows (rpma_<test>).
-var rpmaTests = []string{"read", "write_flush", "sendrecv"}
-
 // rpmaArgs are rperf rpma's parsed arguments.
 type rpmaArgs struct {
 	// emulatedFlush makes the peer flush as librpma 1.2 does (an 8-byte
-	// read; rpma.FlushEmulated), the work the C peer of rperf compare
-	// does on every kernel: Debian's librpma has no native flush.
+	// read; rpma.FlushEmulated) even where the kernel has RDMA FLUSH:
+	// the work Debian's librpma does on every kernel, for a comparison
+	// with it.
 	emulatedFlush bool
 	server        bool
 	addr          netip.Addr
@@ -75,7 +75,7 @@ func parseRPMAArgs(args []string) (rpmaArgs, error) {
 		a.server = true
 	case len(args) == 6 && args[0] == "client":
 		a.test = strings.TrimPrefix(args[3], "rpma_")
-		if !slices.Contains(rpmaTests, a.test) {
+		if !slices.Contains(perftest.RPMATests, a.test) {
 			return a, fmt.Errorf("unknown test %q", args[3])
 		}
 	default:
@@ -115,7 +115,7 @@ func rpmaMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if a.server {
 		err = rpmaServer(ctx, a, stdout)
 	} else {
-		var r rpmaResult
+		var r perftest.RPMAResult
 		if r, err = rpmaClient(ctx, a); err == nil {
 			fmt.Fprintln(stdout, r)
 		}
@@ -127,61 +127,6 @@ func rpmaMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return 0
 }
 
-// rpmaResult is a RESULT line.
-type rpmaResult struct {
-	Test     string
-	Bytes    int
-	Iters    int
-	MedianUS float64
-}
-
-func (r rpmaResult) String() string {
-	return fmt.Sprintf("RESULT test=%s bytes=%d iters=%d median_us=%.3f", r.Test, r.Bytes, r.Iters, r.MedianUS)
-}
-
-// parseRPMAResult finds the RESULT line in out, Go's or C's.
-func parseRPMAResult(out string) (rpmaResult, error) {
-	var r rpmaResult
-	sc := bufio.NewScanner(strings.NewReader(out))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 || f[0] != "RESULT" {
-			continue
-		}
-		seen := map[string]bool{}
-		for _, kv := range f[1:] {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok {
-				return r, fmt.Errorf("RESULT field %q without =", kv)
-			}
-			var err error
-			switch k {
-			case "test":
-				r.Test = v
-			case "bytes":
-				r.Bytes, err = strconv.Atoi(v)
-			case "iters":
-				r.Iters, err = strconv.Atoi(v)
-			case "median_us":
-				r.MedianUS, err = strconv.ParseFloat(v, 64)
-			default:
-				continue
-			}
-			if err != nil {
-				return r, fmt.Errorf("RESULT field %s: %v", k, err)
-			}
-			seen[k] = true
-		}
-		for _, k := range []string{"test", "bytes", "iters", "median_us"} {
-			if !seen[k] {
-				return r, fmt.Errorf("RESULT line without %s: %q", k, sc.Text())
-			}
-		}
-		return r, nil
-	}
-	return r, errors.New("no RESULT line in the output")
-}
-
 const (
 	rpmaPage         = 4096
 	rpmaHelloPrefix  = "rpmabench "
@@ -191,9 +136,6 @@ const (
 	rpmaClientUsage  = rpma.UsageReadDst | rpma.UsageWriteSrc | rpma.UsageSend | rpma.UsageRecv
 	rpmaPollCtxEvery = 1 << 16 // empty polls between looks at the context
 )
-
-// rpmaWarmup is the number of untimed iterations before iters timed ones.
-func rpmaWarmup(iters int) int { return max(iters/10, 5) }
 
 // rpmaPeer is an opened device, its peer and a registered buffer of at
 // least n bytes.
@@ -354,9 +296,9 @@ func rpmaServer(ctx context.Context, a rpmaArgs, stdout io.Writer) (err error) {
 	return conn.Disconnect()
 }
 
-func rpmaClient(ctx context.Context, a rpmaArgs) (res rpmaResult, err error) {
+func rpmaClient(ctx context.Context, a rpmaArgs) (res perftest.RPMAResult, err error) {
 	size, iters := a.size, a.iters
-	warm := rpmaWarmup(iters)
+	warm := perftest.RPMAWarmup(iters)
 	p, err := openRPMAPeer(ctx, a, rpma.ContextRemote, 2*size, rpmaClientUsage)
 	if err != nil {
 		return res, err
@@ -451,21 +393,9 @@ func rpmaClient(ctx context.Context, a rpmaArgs) (res rpmaResult, err error) {
 	if err := nextEvent(ctx, conn, rpma.ConnClosed); err != nil {
 		return res, err
 	}
-	median := medianOf(lat)
+	median := perftest.Median(lat)
 	if a.test == "sendrecv" {
 		median /= 2
 	}
-	return rpmaResult{Test: a.test, Bytes: size, Iters: iters, MedianUS: median}, nil
-}
-
-// validRPMA checks a client's result: the run asked for and a positive
-// median.
-func validRPMA(r rpmaResult, test string, size, iters int) error {
-	if r.Test != test || r.Bytes != size || r.Iters != iters {
-		return fmt.Errorf("result %v, want test=%s bytes=%d iters=%d", r, test, size, iters)
-	}
-	if math.IsNaN(r.MedianUS) || math.IsInf(r.MedianUS, 0) || r.MedianUS <= 0 {
-		return fmt.Errorf("median %v", r.MedianUS)
-	}
-	return nil
+	return perftest.RPMAResult{Test: a.test, Bytes: size, Iters: iters, MedianUS: median}, nil
 }

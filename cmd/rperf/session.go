@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/perftest"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
@@ -71,7 +72,7 @@ func open(ctx context.Context, o *options) (_ *session, err error) {
 			return nil, err
 		}
 		if int(s.rem.test) != o.test {
-			return nil, fmt.Errorf("the client runs another test (%d), not %s", s.rem.test, tests[o.test].name)
+			return nil, fmt.Errorf("the client runs another test (%d), not %s", s.rem.test, perftest.Tests[o.test].Name)
 		}
 		o.size, o.iters, o.all = int(s.rem.size), int(s.rem.iters), s.rem.all
 		if s.r, err = newRes(o); err != nil {
@@ -129,7 +130,7 @@ func (s *session) close() error {
 
 // postRecvs posts the receives once, before connecting.
 func (s *session) postRecvs() error {
-	t := tests[s.o.test].name
+	t := perftest.Tests[s.o.test].Name
 	if t != "send_lat" && t != "send_bw" {
 		return nil
 	}
@@ -178,7 +179,7 @@ func (s *session) pollOne(c *cq.CQ) error {
 
 // measure runs one size: the hot loop of the test.
 func (s *session) measure(size int) error {
-	switch tests[s.o.test].name {
+	switch perftest.Tests[s.o.test].Name {
 	case "write_lat":
 		return s.latWrite(size)
 	case "read_lat":
@@ -215,7 +216,7 @@ func (s *session) measure(size int) error {
 // reports tells whether this side prints results: both sides of the
 // ping-pong tests and the receiver of send_bw, else the client only.
 func (s *session) reports() bool {
-	switch tests[s.o.test].name {
+	switch perftest.Tests[s.o.test].Name {
 	case "write_lat", "send_lat", "send_bw":
 		return true
 	}
@@ -223,21 +224,21 @@ func (s *session) reports() bool {
 }
 
 // round runs one size between two barriers and returns its result.
-func (s *session) round(size int) (Result, error) {
-	if tests[s.o.test].name == "write_lat" {
+func (s *session) round(size int) (perftest.Result, error) {
+	if perftest.Tests[s.o.test].Name == "write_lat" {
 		clear(s.r.buf[s.r.half : s.r.half+size])
 	}
 	if err := s.conn.sync('r'); err != nil {
-		return Result{}, err
+		return perftest.Result{}, err
 	}
 	if err := s.measure(size); err != nil {
-		return Result{}, err
+		return perftest.Result{}, err
 	}
 	if err := s.conn.sync('d'); err != nil {
-		return Result{}, err
+		return perftest.Result{}, err
 	}
-	res := Result{Test: tests[s.o.test].name, Bytes: size, Iters: s.o.iters}
-	if tests[s.o.test].lat {
+	res := perftest.Result{Test: perftest.Tests[s.o.test].Name, Bytes: size, Iters: s.o.iters}
+	if perftest.Tests[s.o.test].Lat {
 		rtt := 2
 		if n := res.Test; n == "read_lat" || n == "atomic_lat" {
 			rtt = 1
@@ -263,7 +264,7 @@ func perf(ctx context.Context, o *options, stdout io.Writer) (err error) {
 	if err := s.postRecvs(); err != nil {
 		return err
 	}
-	t := tests[o.test]
+	t := perftest.Tests[o.test]
 	if !o.json {
 		printBanner(stdout, s)
 	}
@@ -280,14 +281,14 @@ func perf(ctx context.Context, o *options, stdout io.Writer) (err error) {
 			if err := enc.Encode(res); err != nil {
 				return err
 			}
-		} else if t.lat {
-			fmt.Fprint(stdout, formatLatRow(res))
+		} else if t.Lat {
+			fmt.Fprint(stdout, perftest.FormatLatRow(res))
 		} else {
-			fmt.Fprint(stdout, formatBWRow(res))
+			fmt.Fprint(stdout, perftest.FormatBWRow(res))
 		}
 	}
 	if !o.json {
-		fmt.Fprint(stdout, resultLine)
+		fmt.Fprint(stdout, perftest.ResultLine)
 	}
 	return nil
 }

@@ -3,14 +3,13 @@ package main
 import (
 	"math"
 	"slices"
+
+	"github.com/purerdma/purerdma/internal/perftest"
 )
 
 // latMeasureTail is perftest's LAT_MEASURE_TAIL: the largest samples
 // dropped before the statistics.
 const latMeasureTail = 2
-
-// mib is perftest's MB: BW is reported in units of 2^20 bytes per second.
-const mib = 0x100000
 
 // median is perftest's get_median on the sorted delta[:n].
 func median(n int, delta []int64) int64 {
@@ -25,7 +24,7 @@ func median(n int, delta []int64) int64 {
 // ping-pong tests: half a round trip). tpost holds ns; scratch is at least
 // as long. The standard deviation is computed in floating point (perftest
 // truncates each difference to an integer number of usec).
-func latStats(r *Result, tpost, scratch []int64, rtt int) {
+func latStats(r *perftest.Result, tpost, scratch []int64, rtt int) {
 	iters := r.Iters
 	n := iters - 1
 	delta := scratch[:n]
@@ -84,13 +83,13 @@ func peakDelta(tpost, tcomp []int64, cqMod int) float64 {
 // the whole run, the message rate, and the peak from peakDelta. The
 // receiver of send_bw has no post times and, as perftest's, reports no
 // peak (0).
-func bwStats(r *Result, tpost, tcomp []int64, cqMod int, receiver bool) {
+func bwStats(r *perftest.Result, tpost, tcomp []int64, cqMod int, receiver bool) {
 	iters, size := r.Iters, float64(r.Bytes)
 	total := float64(tcomp[iters-1] - tpost[0])
 	if total <= 0 {
 		total = 1
 	}
-	r.BWAvg = size * float64(iters) * 1e9 / total / mib
+	r.BWAvg = size * float64(iters) * 1e9 / total / perftest.MiB
 	r.MsgRate = float64(iters) * 1e3 / total
 	if receiver {
 		r.BWPeak = 0
@@ -101,5 +100,5 @@ func bwStats(r *Result, tpost, tcomp []int64, cqMod int, receiver bool) {
 		r.BWPeak = r.BWAvg
 		return
 	}
-	r.BWPeak = size * 1e9 / d / mib
+	r.BWPeak = size * 1e9 / d / perftest.MiB
 }

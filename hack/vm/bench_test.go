@@ -22,7 +22,7 @@ func TestParseBench(t *testing.T) {
 		{name: "empty table", out: "BENCH-BEGIN\nBENCH-END\n", wantError: true},
 		{
 			name: "full",
-			out: "=== purerdma-vm: run rperf compare (amd64)\r\n" +
+			out: "=== purerdma-vm: run benchcmp compare (amd64)\r\n" +
 				"BENCH-INFO: kernel=6.1.0-56-amd64\r\n" +
 				"BENCH-INFO: device=rxe0 gid_index=1 rounds=5 sizes=2,64\n" +
 				"BENCH-INFO: iterations=latency 1000, bandwidth 2000\n" +
@@ -76,7 +76,7 @@ func TestRenderBench(t *testing.T) {
 		"the ratio from one boot is the figure that counts",
 	} {
 		if !strings.Contains(md, want) {
-			t.Errorf("BENCHMARKS.md lacks %q:\n%s", want, md)
+			t.Errorf("the report lacks %q:\n%s", want, md)
 		}
 	}
 }
@@ -104,8 +104,8 @@ func TestBetween(t *testing.T) {
 
 func TestBenchFile(t *testing.T) {
 	for series, want := range map[string]string{
-		"":     "BENCHMARKS.md",
-		"6.1":  "BENCHMARKS.md",
+		"":     "docs/benchmarks.md",
+		"6.1":  "docs/benchmarks.md",
 		"6.12": "docs/benchmarks-linux-6.12.md",
 	} {
 		if got := benchFile(series); got != want {

@@ -128,3 +128,10 @@ func (b *builder) programs() error {
 	}
 	return b.goCmd("build", "-o", bin+"/", "./cmd/...")
 }
+
+// harness builds the benchmark harness (hack/benchcmp), for bench and
+// profile, and returns the binary's path.
+func (b *builder) harness() (string, error) {
+	out := filepath.Join(b.out, "benchcmp")
+	return out, b.goCmd("build", "-o", out, "./hack/benchcmp")
+}

@@ -4,8 +4,8 @@
 //
 //	go run ./hack/vm test [flags] [packages] [-- test flags]
 //	go run ./hack/vm demo|shell|fetch [flags]
-//	go run ./hack/vm bench [flags] [-- rperf compare flags]
-//	go run ./hack/vm profile [flags] [-- rperf profile flags]
+//	go run ./hack/vm bench [flags] [-- benchcmp compare flags]
+//	go run ./hack/vm profile [flags] [-- benchcmp profile flags]
 //	go run ./hack/vm pair [flags] [packages] [-- test flags]
 package main
 

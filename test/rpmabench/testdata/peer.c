@@ -1,7 +1,8 @@
 /*
- * rpmabench: librpma's side of rperf compare's rpma rows (cmd/rperf,
- * rpma.go does the same with the Go rpma package; hack/vm builds this
- * with -ctools as /opt/purerdma/test/rpmabench).
+ * rpmabench: librpma's side of the harness's rpma rows (benchcmp compare,
+ * hack/benchcmp; rperf rpma, cmd/rperf/rpma.go, does the same with the Go
+ * rpma package; hack/vm builds this with -ctools as
+ * /opt/purerdma/test/rpmabench).
  *
  *	rpmabench server <addr> <port> <size>
  *	rpmabench client <addr> <port> <test> <size> <iters>

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/purerdma/purerdma/internal/perftest"
 	"github.com/purerdma/purerdma/internal/testenv"
 )
 
@@ -14,12 +15,13 @@ import (
 func TestRPMAPairs(t *testing.T) {
 	d := testenv.Device(t, "rxe")
 	peer := testenv.TestPeer(t, "rpmabench")
-	c := &compareOpts{dev: d.Name, rpma: true, rpmaPeer: peer, rpmaAddr: d.Addr, rounds: 1, timeout: time.Minute}
+	rperf := testenv.ProjectTool(t, "rperf")
+	c := &compareOpts{dev: d.Name, rpma: true, rpmaPeer: peer, rpmaAddr: d.Addr, rounds: 1, timeout: time.Minute, rperf: rperf}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	const size, iters = 64, 20
 	for _, pair := range [][2]string{{"Go", "Go"}, {"C", "C"}, {"C", "Go"}, {"Go", "C"}} {
-		for _, test := range rpmaTests {
+		for _, test := range perftest.RPMATests {
 			start := time.Now()
 			var counts runCounts
 			r, err := c.runRPMAPairOnce(ctx, pair[0], pair[1], test, size, iters, &counts)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/purerdma/purerdma/internal/netport"
-
 	"bytes"
 	"context"
 	"fmt"
@@ -13,9 +11,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/purerdma/purerdma/internal/netport"
+	"github.com/purerdma/purerdma/internal/perftest"
 )
 
-// compare's rpma rows: rperf rpma (rpma.go) against the C librpma program
+// compare's rpma rows: rperf rpma (cmd/rperf/rpma.go) against the C librpma program
 // test/rpmabench/testdata/peer.c, which hack/vm packs with the C tools.
 
 const (
@@ -26,7 +27,7 @@ const (
 // rpmaSizes are the rpma rows' message sizes.
 var rpmaSizes = []int{64, 4096}
 
-var rpmaMetric = metric{"median usec (lower is better)", true, func(r Result) float64 { return r.TTypical }}
+var rpmaMetric = metric{"median usec (lower is better)", true, func(r perftest.Result) float64 { return r.TTypical }}
 
 // rpmaIters is the iteration count of one rpma run.
 func (c *compareOpts) rpmaIters() int {
@@ -49,12 +50,12 @@ func (c *compareOpts) compareRPMA(ctx context.Context, stdout io.Writer, start t
 	}
 	iters := c.rpmaIters()
 	fmt.Fprintf(stdout, "%srpma=Go rpma against C librpma (%s), %d iterations after %d of warm-up, sizes %s\n",
-		benchInfo, c.rpmaPeer, iters, rpmaWarmup(iters), joinInts(rpmaSizes))
+		benchInfo, c.rpmaPeer, iters, perftest.RPMAWarmup(iters), joinInts(rpmaSizes))
 	for _, side := range []string{stackGo, stackC} {
-		_, err := c.runRPMAPair(ctx, side, side, rpmaTests[0], rpmaSizes[0], iters, &runCounts{})
+		_, err := c.runRPMAPair(ctx, side, side, perftest.RPMATests[0], rpmaSizes[0], iters, &runCounts{})
 		fmt.Fprintf(stdout, "compare: rpma warm-up %s: %v (%v)\n", side, err, time.Since(start).Round(time.Second))
 	}
-	for _, test := range rpmaTests {
+	for _, test := range perftest.RPMATests {
 		for _, size := range rpmaSizes {
 			r := row{test: "rpma_" + test, bytes: size, metric: rpmaMetric, rounds: c.rounds}
 			cs := counterRows(r.test, size, c.rounds)
@@ -84,8 +85,10 @@ func (c *compareOpts) compareRPMA(ctx context.Context, stdout io.Writer, start t
 
 // runRPMAPair runs one server and client pair, each "Go" or "C",
 // retrying a failed pair, and returns the client's result.
-func (c *compareOpts) runRPMAPair(ctx context.Context, srvSide, cliSide, test string, size, iters int, counts *runCounts) (rpmaResult, error) {
-	return retry(ctx, func() (rpmaResult, error) { return c.runRPMAPairOnce(ctx, srvSide, cliSide, test, size, iters, counts) })
+func (c *compareOpts) runRPMAPair(ctx context.Context, srvSide, cliSide, test string, size, iters int, counts *runCounts) (perftest.RPMAResult, error) {
+	return retry(ctx, func() (perftest.RPMAResult, error) {
+		return c.runRPMAPairOnce(ctx, srvSide, cliSide, test, size, iters, counts)
+	})
 }
 
 // lineWatch is a program's stdout that closes ready at a line "listening".
@@ -113,10 +116,10 @@ func (w *lineWatch) String() string {
 	return w.buf.String()
 }
 
-func (c *compareOpts) runRPMAPairOnce(ctx context.Context, srvSide, cliSide, test string, size, iters int, counts *runCounts) (rpmaResult, error) {
+func (c *compareOpts) runRPMAPairOnce(ctx context.Context, srvSide, cliSide, test string, size, iters int, counts *runCounts) (perftest.RPMAResult, error) {
 	port, err := netport.Free()
 	if err != nil {
-		return rpmaResult{}, err
+		return perftest.RPMAResult{}, err
 	}
 	addr, p := c.rpmaAddr, strconv.Itoa(port)
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
@@ -138,9 +141,9 @@ func (c *compareOpts) runRPMAPairOnce(ctx context.Context, srvSide, cliSide, tes
 			w, w.ready)
 	})
 	if err != nil {
-		return rpmaResult{}, err
+		return perftest.RPMAResult{}, err
 	}
-	r, err := parseRPMAResult(cli.stdout)
+	r, err := perftest.ParseRPMAResult(cli.stdout)
 	if err != nil {
 		return r, fmt.Errorf("%s client output: %v", cliSide, err)
 	}
@@ -148,4 +151,16 @@ func (c *compareOpts) runRPMAPairOnce(ctx context.Context, srvSide, cliSide, tes
 		return r, fmt.Errorf("%s client: %v", cliSide, err)
 	}
 	return r, nil
+}
+
+// validRPMA checks a client's result: the run asked for and a positive
+// median.
+func validRPMA(r perftest.RPMAResult, test string, size, iters int) error {
+	if r.Test != test || r.Bytes != size || r.Iters != iters {
+		return fmt.Errorf("result %v, want test=%s bytes=%d iters=%d", r, test, size, iters)
+	}
+	if math.IsNaN(r.MedianUS) || math.IsInf(r.MedianUS, 0) || r.MedianUS <= 0 {
+		return fmt.Errorf("median %v", r.MedianUS)
+	}
+	return nil
 }

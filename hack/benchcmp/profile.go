@@ -16,11 +16,13 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/purerdma/purerdma/internal/perftest"
 )
 
-// rperf profile runs one pair of each side per test under `perf record
+// benchcmp profile runs one pair of each side per test under `perf record
 // -a` and prints where each side's samples went, between PROFILE-BEGIN and
-// PROFILE-END (hack/vm profile writes it to PROFILE.md). It answers the
+// PROFILE-END (hack/vm profile writes it to docs/profile-report.md). It answers the
 // question a Go/C ratio leaves open: which code, whose thread, which CPU
 // time makes the difference.
 
@@ -43,7 +45,7 @@ type profileOpts struct {
 }
 
 func parseProfileArgs(args []string, stderr io.Writer) (*profileOpts, error) {
-	fs := flag.NewFlagSet("rperf profile", flag.ContinueOnError)
+	fs := flag.NewFlagSet("benchcmp profile", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	p := &profileOpts{}
 	fs.StringVar(&p.dev, "d", "rxe0", "RDMA device")
@@ -59,19 +61,19 @@ func parseProfileArgs(args []string, stderr io.Writer) (*profileOpts, error) {
 	fs.StringVar(&p.window, "window", "30%-70%", "the part of each recording analysed (perf report --time), past start-up and before the end")
 	fs.StringVar(&p.dir, "o", os.TempDir(), "directory for the perf.data files")
 	fs.IntVar(&p.top, "top", 12, "symbols listed per side")
-	p.goEnvFlag(fs)
+	p.goFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if p.size < 1 || p.size > maxAllSize || p.iters < 0 || p.freq < 1 || p.loop <= 0 {
+	if p.size < 1 || p.size > perftest.MaxAllSize || p.iters < 0 || p.freq < 1 || p.loop <= 0 {
 		return nil, errors.New("-s, -F and -loop must be positive, -n not negative")
 	}
 	for _, name := range strings.Split(*testList, ",") {
 		name = strings.TrimSpace(name)
-		if t, ok := strings.CutPrefix(name, "rpma_"); ok && slices.Contains(rpmaTests, t) {
+		if t, ok := strings.CutPrefix(name, "rpma_"); ok && slices.Contains(perftest.RPMATests, t) {
 			p.rpmaTests = append(p.rpmaTests, t)
 			continue
 		}
@@ -88,45 +90,41 @@ func parseProfileArgs(args []string, stderr io.Writer) (*profileOpts, error) {
 // workload is one profiled test: its name, the C side's program and a
 // run of a pair of either side.
 type workload struct {
-	t     testKind
+	t     perftest.Test
 	size  int
 	cComm string
-	run   func(ctx context.Context, side string, iters int) (Result, error)
+	run   func(ctx context.Context, side string, iters int) (perftest.Result, error)
 }
 
 // workloads are the tests to profile, perftest's then the rpma ones.
 func (p *profileOpts) workloads() []workload {
 	var ws []workload
 	for _, ti := range p.tests {
-		t := tests[ti]
+		t := perftest.Tests[ti]
 		size := p.size
-		if t.name == "atomic_lat" {
+		if t.Name == "atomic_lat" {
 			size = 8
 		}
-		ws = append(ws, workload{t, size, commOf("ib_" + t.name), func(ctx context.Context, side string, iters int) (Result, error) {
+		ws = append(ws, workload{t, size, commOf("ib_" + t.Name), func(ctx context.Context, side string, iters int) (perftest.Result, error) {
 			var rc runCounts
 			return p.runPairOnce(ctx, t, side, size, iters, &rc)
 		}})
 	}
 	for _, name := range p.rpmaTests {
-		ws = append(ws, workload{testKind{name: "rpma_" + name, lat: true}, p.size, commOf(p.rpmaPeer), func(ctx context.Context, side string, iters int) (Result, error) {
+		ws = append(ws, workload{perftest.Test{Name: "rpma_" + name, Lat: true}, p.size, commOf(p.rpmaPeer), func(ctx context.Context, side string, iters int) (perftest.Result, error) {
 			var rc runCounts
 			r, err := p.runRPMAPairOnce(ctx, side, side, name, p.size, iters, &rc)
-			return Result{TTypical: r.MedianUS}, err
+			return perftest.Result{TTypical: r.MedianUS}, err
 		}})
 	}
 	return ws
 }
 
-// profile is rperf profile.
+// profile is benchcmp profile.
 func profile(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	p, err := parseProfileArgs(args, stderr)
 	if err == nil {
-		err = p.defaultGID()
-	}
-	var self string
-	if err == nil {
-		self, err = os.Executable()
+		err = p.setup()
 	}
 	if err != nil {
 		return fail(stderr, "profile", err)
@@ -143,18 +141,18 @@ func profile(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, w := range p.workloads() {
 		var prof [2]sideProfile
 		for i, side := range []string{stackGo, stackC} {
-			comm := commOf(self)
+			comm := commOf(p.rperf)
 			if side == stackC {
 				comm = w.cComm
 			}
 			prof[i], err = p.record(ctx, w, side, comm)
-			fmt.Fprintf(stdout, "profile: %s %s: %v\n", w.t.name, side, err)
+			fmt.Fprintf(stdout, "profile: %s %s: %v\n", w.t.Name, side, err)
 			if err != nil {
 				failed = true
 				prof[i].err = err
 			}
 		}
-		writeProfile(&b, w.t.name, w.size, prof, p.top)
+		writeProfile(&b, w.t.Name, w.size, prof, p.top)
 	}
 	fmt.Fprintln(&b, profileEnd)
 	fmt.Fprint(stdout, b.String())
@@ -185,7 +183,7 @@ func (p *profileOpts) record(ctx context.Context, w workload, side string, comm 
 		}
 		iters = itersForLoop(t, cal, p.loop)
 	}
-	data := filepath.Join(p.dir, fmt.Sprintf("rperf-%s-%s.data", t.name, side))
+	data := filepath.Join(p.dir, fmt.Sprintf("rperf-%s-%s.data", t.Name, side))
 	defer os.Remove(data)
 	var recErr bytes.Buffer
 	rec := exec.CommandContext(ctx, p.perf, "record", "-q", "-F", strconv.Itoa(p.freq), "-a", "-o", data)
@@ -251,7 +249,7 @@ const calibrationIters = 2000
 // result: a round trip for the latency tests (perftest reports half of one
 // for write_lat and send_lat, rperf rpma for sendrecv; all of it for the
 // others), a message for the bandwidth tests; NaN without a figure.
-func iterTime(t testKind, r Result) float64 {
+func iterTime(t perftest.Test, r perftest.Result) float64 {
 	// The mean, not the median: CPU time per iteration is the recording's
 	// time over the iterations in it. rperf rpma reports a median only.
 	lat := r.TAvg
@@ -259,9 +257,9 @@ func iterTime(t testKind, r Result) float64 {
 		lat = r.TTypical
 	}
 	switch {
-	case t.name == "write_lat" || t.name == "send_lat" || t.name == "rpma_sendrecv":
+	case t.Name == "write_lat" || t.Name == "send_lat" || t.Name == "rpma_sendrecv":
 		return 2 * lat
-	case t.lat:
+	case t.Lat:
 		return lat
 	case r.MsgRate > 0:
 		return 1 / r.MsgRate
@@ -271,7 +269,7 @@ func iterTime(t testKind, r Result) float64 {
 
 // itersForLoop is how many iterations of t last about d, by the result of
 // a shorter run.
-func itersForLoop(t testKind, r Result, d time.Duration) int {
+func itersForLoop(t perftest.Test, r perftest.Result, d time.Duration) int {
 	per := iterTime(t, r)
 	if !(per > 0) {
 		return calibrationIters

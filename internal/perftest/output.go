@@ -1,4 +1,4 @@
-package main
+package perftest
 
 import (
 	"bufio"
@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Result is one size of a run, from rperf (its -json objects) or parsed
+// Result is one size of a run, from rperf (its -json objects) or read
 // from a perftest C tool's table. Latencies are in usec, bandwidths in
 // perftest's MB/sec (2^20 bytes per second), message rates in Mpps.
 type Result struct {
@@ -99,8 +99,8 @@ func ParseOutput(test, out string) ([]Result, error) {
 			r.BWPeak, r.BWAvg, r.MsgRate = nums[2], nums[3], nums[4]
 			if gbits {
 				// Gb/sec is 1e9/8 bytes per second.
-				r.BWPeak *= 125000000.0 / mib
-				r.BWAvg *= 125000000.0 / mib
+				r.BWPeak *= 125000000.0 / MiB
+				r.BWAvg *= 125000000.0 / MiB
 			}
 		}
 		res = append(res, r)
@@ -112,4 +112,25 @@ func ParseOutput(test, out string) ([]Result, error) {
 		return nil, fmt.Errorf("no result rows in the output")
 	}
 	return res, nil
+}
+
+// ResultLine is perftest's RESULT_LINE, around the banner and the table.
+var ResultLine = strings.Repeat("-", 87) + "\n"
+
+// LatHeader is RESULT_FMT_LAT, BWHeader RESULT_FMT: the tables' headers.
+const (
+	LatHeader = " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] "
+	BWHeader  = " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]"
+)
+
+// FormatLatRow is REPORT_FMT_LAT, a row of the latency table.
+func FormatLatRow(r Result) string {
+	return fmt.Sprintf(" %-7d %d          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t%-7.2f\t\t%-7.2f \t\t%-7.2f\n",
+		r.Bytes, r.Iters, r.TMin, r.TMax, r.TTypical, r.TAvg, r.TStdev, r.P99, r.P999)
+}
+
+// FormatBWRow is REPORT_FMT, a row of the bandwidth table.
+func FormatBWRow(r Result) string {
+	return fmt.Sprintf(" %-7d    %-10d       %-7.2f            %-7.2f\t\t     %-7.6f\n",
+		r.Bytes, r.Iters, r.BWPeak, r.BWAvg, r.MsgRate)
 }

@@ -11,17 +11,18 @@ import (
 	"github.com/purerdma/purerdma/internal/testenv"
 )
 
-// rperf profile end to end on a short write_lat: perf records both sides,
+// benchcmp profile end to end on a short write_lat: perf records both sides,
 // and the report finds each side's processes busy and rxe working (in
 // their system calls on 6.1, in kworkers from 6.12).
 func TestProfileRXE(t *testing.T) {
 	d, gidx := rxeGID(t)
+	rperf := testenv.ProjectTool(t, "rperf")
 	perf := testenv.CTool(t, "perf")
 	testenv.CTool(t, "ib_write_lat")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out, errOut bytes.Buffer
-	args := []string{"-d", d.Name, "-x", strconv.Itoa(gidx), "-tests", "write_lat", "-loop", "1s", "-perf", perf, "-o", t.TempDir()}
+	args := []string{"-d", d.Name, "-x", strconv.Itoa(gidx), "-tests", "write_lat", "-loop", "1s", "-perf", perf, "-o", t.TempDir(), "-rperf", rperf}
 	if rc := profile(ctx, args, &out, &errOut); rc != 0 {
 		t.Fatalf("profile exited %d: %s\n%s", rc, errOut.String(), out.String())
 	}

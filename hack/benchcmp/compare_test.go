@@ -3,38 +3,15 @@ package main
 import (
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/purerdma/purerdma/internal/perftest"
 )
 
 var nan = math.NaN()
-
-func TestMedianOf(t *testing.T) {
-	for _, tc := range []struct {
-		in   []float64
-		want float64
-	}{
-		{nil, nan},
-		{[]float64{nan, math.Inf(1)}, nan},
-		{[]float64{3}, 3},
-		{[]float64{3, 1}, 2},
-		{[]float64{5, 1, 3}, 3},
-		{[]float64{4, 1, 3, 2}, 2.5},
-		{[]float64{9, nan, 1, 5, math.Inf(1)}, 5},
-		{[]float64{40, 41, 3990, 39, 42}, 41},
-	} {
-		got := medianOf(tc.in)
-		if got != tc.want && !(math.IsNaN(got) && math.IsNaN(tc.want)) {
-			t.Errorf("medianOf(%v) = %v, want %v", tc.in, got, tc.want)
-		}
-	}
-	in := []float64{3, 1, 2}
-	medianOf(in)
-	if !slices.Equal(in, []float64{3, 1, 2}) {
-		t.Errorf("medianOf changed its argument: %v", in)
-	}
-}
 
 func TestRatio(t *testing.T) {
 	for _, tc := range []struct {
@@ -74,18 +51,18 @@ func TestFormatNum(t *testing.T) {
 }
 
 func TestMetrics(t *testing.T) {
-	lat := Result{Bytes: 2, TTypical: 41.5}
+	lat := perftest.Result{Bytes: 2, TTypical: 41.5}
 	if got := latMetric.get(lat); got != 41.5 {
 		t.Errorf("latency metric %v, want 41.5", got)
 	}
 	for _, tc := range []struct {
-		r          Result
+		r          perftest.Result
 		bw, rate   float64
 		whyDerived string
 	}{
-		{Result{Bytes: 65536, BWAvg: 123.45, MsgRate: 0.001975}, 123.45, 0.001975, ""},
-		{Result{Bytes: 2, BWAvg: 0.02, MsgRate: 0.011108}, 0.011108 * 1e6 * 2 / mib, 0.011108, "small BW from the rate"},
-		{Result{Bytes: 64, BWAvg: 0, MsgRate: 0}, 0, 0, "no rate"},
+		{perftest.Result{Bytes: 65536, BWAvg: 123.45, MsgRate: 0.001975}, 123.45, 0.001975, ""},
+		{perftest.Result{Bytes: 2, BWAvg: 0.02, MsgRate: 0.011108}, 0.011108 * 1e6 * 2 / perftest.MiB, 0.011108, "small BW from the rate"},
+		{perftest.Result{Bytes: 64, BWAvg: 0, MsgRate: 0}, 0, 0, "no rate"},
 	} {
 		if got := bwMetric.get(tc.r); math.Abs(got-tc.bw) > 1e-9 {
 			t.Errorf("BW of %+v = %v, want %v (%s)", tc.r, got, tc.bw, tc.whyDerived)
@@ -94,10 +71,10 @@ func TestMetrics(t *testing.T) {
 			t.Errorf("rate of %+v = %v, want %v", tc.r, got, tc.rate)
 		}
 	}
-	if n := len(metricsOf(tests[0])); n != 1 {
+	if n := len(metricsOf(perftest.Tests[0])); n != 1 {
 		t.Errorf("latency test: %d metrics, want 1", n)
 	}
-	if n := len(metricsOf(tests[4])); n != 2 {
+	if n := len(metricsOf(perftest.Tests[4])); n != 2 {
 		t.Errorf("bandwidth test: %d metrics, want 2", n)
 	}
 }
@@ -155,29 +132,30 @@ func TestParseCompareArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.dev != "rxe0" || c.gidIdx != -1 || c.rounds != 9 || !slices.Equal(c.sizes, []int{2, 64, 4096, 65536}) || len(c.tests) != len(tests) {
+	if c.dev != "rxe0" || c.gidIdx != -1 || c.rounds != 9 || !slices.Equal(c.sizes, []int{2, 64, 4096, 65536}) || len(c.tests) != len(perftest.Tests) ||
+		filepath.Base(c.rperf) != "rperf" {
 		t.Errorf("defaults: %+v", c)
 	}
-	if n := c.itersFor(tests[0], 64); n != defLatIters {
+	if n := c.itersFor(perftest.Tests[0], 64); n != defLatIters {
 		t.Errorf("latency iterations %d", n)
 	}
-	if n := c.itersFor(tests[0], 65536); n != defLatBigIters {
+	if n := c.itersFor(perftest.Tests[0], 65536); n != defLatBigIters {
 		t.Errorf("latency iterations %d", n)
 	}
-	if n := c.itersFor(tests[4], 64); n != defBWIters {
+	if n := c.itersFor(perftest.Tests[4], 64); n != defBWIters {
 		t.Errorf("bandwidth iterations %d", n)
 	}
-	if n := c.itersFor(tests[4], 65536); n != defBWBigIters {
+	if n := c.itersFor(perftest.Tests[4], 65536); n != defBWBigIters {
 		t.Errorf("large bandwidth iterations %d", n)
 	}
 	c, err = parseCompareArgs([]string{"-d", "siw0", "-x", "3", "-rounds", "2", "-sizes", "8, 16", "-n", "77", "-tests", "send_bw,ib_read_lat",
-		"-goenv", "GOMAXPROCS=1", "-goenv", "GODEBUG=x=1"}, io.Discard)
+		"-goenv", "GOMAXPROCS=1", "-goenv", "GODEBUG=x=1", "-rperf", "/x/rperf"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.dev != "siw0" || c.gidIdx != 3 || c.rounds != 2 || !slices.Equal(c.sizes, []int{8, 16}) ||
-		!slices.Equal(c.tests, []int{6, 1}) || c.itersFor(tests[0], 2) != 77 ||
-		!slices.Equal(c.goEnv, envList{"GOMAXPROCS=1", "GODEBUG=x=1"}) {
+		!slices.Equal(c.tests, []int{6, 1}) || c.itersFor(perftest.Tests[0], 2) != 77 ||
+		!slices.Equal(c.goEnv, envList{"GOMAXPROCS=1", "GODEBUG=x=1"}) || c.rperf != "/x/rperf" {
 		t.Errorf("parsed: %+v", c)
 	}
 	for _, bad := range [][]string{

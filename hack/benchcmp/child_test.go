@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,14 +15,10 @@ import (
 // so that the test needs no shell (the VM's image has none).
 const fakeArg = "-rperf-fake-program"
 
-// TestMain lets the test binary stand in for rperf when compare
-// re-executes itself (program.start with no path), or play a fake.
+// TestMain lets the test binary play a fake program.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == fakeArg {
 		os.Exit(fake(os.Args[2:]))
-	}
-	if os.Getenv(childEnv) == "1" {
-		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
@@ -66,7 +63,7 @@ func TestServerClient(t *testing.T) {
 		{"server ends first", script("err:nope", "exit:3"), script("out:hello"), "", "S server ended before listening: exit status 3: nope", ""},
 		{"client fails", script("out:listening", "sleep:100ms"), script("err:bad", "exit:4"), "", "C client: exit status 4: bad", "bad"},
 		{"server fails after", script("out:listening", "err:late", "exit:5"), script("sleep:100ms"), "", "S server: exit status 5: late", ""},
-		{"rperf re-executed", script("out:listening"), goProgram("no_such_test"), "", "C client: exit status 1", `rperf: unknown test "no_such_test"`},
+		{"no such program", script("out:listening"), program{path: filepath.Join(t.TempDir(), "rperf")}, "", "C client: fork/exec", ""},
 		{"environment added", script("out:listening"), withEnv(script("env:GOMAXPROCS"), "GOMAXPROCS=1"), "1\n", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

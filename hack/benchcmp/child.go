@@ -15,9 +15,7 @@ import (
 // compare runs every side, Go's as C's, as a process of its own: a server
 // and a client that share one Go runtime (its Ps, its GC, its scheduler)
 // would not be measured as perftest's two processes are. The Go side is
-// this program re-executed; childEnv makes a test binary that re-executes
-// itself behave as rperf (see TestMain).
-const childEnv = "RPERF_CHILD"
+// the rperf program (-rperf), as the C side is perftest's.
 
 // The two stacks compare measures.
 const (
@@ -31,33 +29,21 @@ type childOut struct {
 	stdout, stderr string
 }
 
-// program is what runs one side: path, or this program when it is empty.
+// program is what runs one side.
 type program struct {
 	path string
 	args []string
 	env  []string // added to the environment
 }
 
-// goProgram is rperf itself with args.
-func goProgram(args ...string) program { return program{args: args} }
-
 // start runs p in the background; stdout, when not nil, also receives its
 // output as it comes (lineWatch waits for "listening").
 func (p program) start(ctx context.Context, stdout io.Writer) <-chan childOut {
 	ch := make(chan childOut, 1)
 	go func() {
-		path := p.path
-		if path == "" {
-			self, err := os.Executable()
-			if err != nil {
-				ch <- childOut{err: fmt.Errorf("finding rperf: %v", err)}
-				return
-			}
-			path = self
-		}
 		var o, e bytes.Buffer
-		cmd := exec.CommandContext(ctx, path, p.args...)
-		cmd.Env = append(append(os.Environ(), childEnv+"=1"), p.env...)
+		cmd := exec.CommandContext(ctx, p.path, p.args...)
+		cmd.Env = append(os.Environ(), p.env...)
 		cmd.Stdout, cmd.Stderr = &o, &e
 		if stdout != nil {
 			cmd.Stdout = io.MultiWriter(&o, stdout)

@@ -9,12 +9,15 @@ import (
 	"math"
 	"net/netip"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/purerdma/purerdma/internal/netport"
+	"github.com/purerdma/purerdma/internal/perftest"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
@@ -39,6 +42,7 @@ type compareOpts struct {
 	rpma     bool    // the rpma rows (rpmacompare.go)
 	rpmaPeer string  // the C librpma program
 	rpmaAddr string  // the server's address: PURERDMA_RXE_ADDR
+	rperf    string  // the Go side's program
 	goEnv    envList // added to the Go side's environment
 }
 
@@ -55,9 +59,21 @@ func (e *envList) Set(v string) error {
 	return nil
 }
 
-// goEnvFlag declares -goenv on fs.
-func (c *compareOpts) goEnvFlag(fs *flag.FlagSet) {
+// goFlags declares the Go side's flags on fs, -rperf and -goenv.
+func (c *compareOpts) goFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.rperf, "rperf", besideSelf("rperf"), "the rperf program")
 	fs.Var(&c.goEnv, "goenv", "NAME=value for the Go side's processes, e.g. GOMAXPROCS=1 (repeatable)")
+}
+
+// besideSelf is the program name in this program's directory, where
+// hack/vm puts the project's commands (/opt/purerdma/bin), or name alone
+// (looked up in PATH) when this program cannot find itself.
+func besideSelf(name string) string {
+	self, err := os.Executable()
+	if err != nil {
+		return name
+	}
+	return filepath.Join(filepath.Dir(self), name)
 }
 
 // Default iteration counts: small enough that the whole comparison runs in
@@ -72,13 +88,13 @@ const (
 )
 
 // itersFor is the iteration count of one run.
-func (c *compareOpts) itersFor(t testKind, size int) int {
+func (c *compareOpts) itersFor(t perftest.Test, size int) int {
 	switch {
 	case c.iters > 0:
 		return c.iters
-	case t.lat && size >= bigSize:
+	case t.Lat && size >= bigSize:
 		return defLatBigIters
-	case t.lat:
+	case t.Lat:
 		return defLatIters
 	case size >= bigSize:
 		return defBWBigIters
@@ -87,7 +103,7 @@ func (c *compareOpts) itersFor(t testKind, size int) int {
 }
 
 func parseCompareArgs(args []string, stderr io.Writer) (*compareOpts, error) {
-	fs := flag.NewFlagSet("rperf compare", flag.ContinueOnError)
+	fs := flag.NewFlagSet("benchcmp compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	c := &compareOpts{}
 	fs.StringVar(&c.dev, "d", "rxe0", "RDMA device")
@@ -99,7 +115,7 @@ func parseCompareArgs(args []string, stderr io.Writer) (*compareOpts, error) {
 	testList := fs.String("tests", "all", "tests, comma-separated, or all")
 	fs.StringVar(&c.cToolDir, "ctools", "/usr/bin", "directory of perftest's ib_* programs")
 	fs.DurationVar(&c.timeout, "timeout", 2*time.Minute, "time limit of one run")
-	c.goEnvFlag(fs)
+	c.goFlags(fs)
 	fs.BoolVar(&c.rpma, "rpma", true, "also compare the rpma package with librpma (rpma_* rows)")
 	fs.StringVar(&c.rpmaPeer, "rpma-peer", defRPMAPeer, "the C librpma program of the rpma rows")
 	if err := fs.Parse(args); err != nil {
@@ -113,7 +129,7 @@ func parseCompareArgs(args []string, stderr io.Writer) (*compareOpts, error) {
 	}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n < 1 || n > maxAllSize {
+		if err != nil || n < 1 || n > perftest.MaxAllSize {
 			return nil, fmt.Errorf("invalid size %q", s)
 		}
 		c.sizes = append(c.sizes, n)
@@ -128,13 +144,13 @@ func parseCompareArgs(args []string, stderr io.Writer) (*compareOpts, error) {
 func parseTests(list string) ([]int, error) {
 	var ts []int
 	if list == "all" {
-		for i := range tests {
+		for i := range perftest.Tests {
 			ts = append(ts, i)
 		}
 		return ts, nil
 	}
 	for _, name := range strings.Split(list, ",") {
-		i, ok := findTest(strings.TrimPrefix(strings.TrimSpace(name), "ib_"))
+		i, ok := perftest.Find(strings.TrimPrefix(strings.TrimSpace(name), "ib_"))
 		if !ok {
 			return nil, fmt.Errorf("unknown test %q", name)
 		}
@@ -147,46 +163,27 @@ func parseTests(list string) ([]int, error) {
 type metric struct {
 	name  string
 	lower bool // lower is better
-	get   func(Result) float64
+	get   func(perftest.Result) float64
 }
 
 var (
-	latMetric = metric{"t_typical usec (lower is better)", true, func(r Result) float64 { return r.TTypical }}
-	bwMetric  = metric{"BW average MB/s (higher is better)", false, func(r Result) float64 {
+	latMetric = metric{"t_typical usec (lower is better)", true, func(r perftest.Result) float64 { return r.TTypical }}
+	bwMetric  = metric{"BW average MB/s (higher is better)", false, func(r perftest.Result) float64 {
 		// The table's %.2f leaves little of small messages' bandwidth:
 		// derive it from the message rate (%.6f) then.
 		if r.BWAvg < 10 && r.MsgRate > 0 {
-			return r.MsgRate * 1e6 * float64(r.Bytes) / mib
+			return r.MsgRate * 1e6 * float64(r.Bytes) / perftest.MiB
 		}
 		return r.BWAvg
 	}}
-	rateMetric = metric{"MsgRate Mpps (higher is better)", false, func(r Result) float64 { return r.MsgRate }}
+	rateMetric = metric{"MsgRate Mpps (higher is better)", false, func(r perftest.Result) float64 { return r.MsgRate }}
 )
 
-func metricsOf(t testKind) []metric {
-	if t.lat {
+func metricsOf(t perftest.Test) []metric {
+	if t.Lat {
 		return []metric{latMetric}
 	}
 	return []metric{bwMetric, rateMetric}
-}
-
-// medianOf is the median of the finite values in v; NaN if there are none.
-func medianOf(v []float64) float64 {
-	var s []float64
-	for _, x := range v {
-		if !math.IsNaN(x) && !math.IsInf(x, 0) {
-			s = append(s, x)
-		}
-	}
-	if len(s) == 0 {
-		return math.NaN()
-	}
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // ratio is goV/cV, NaN when either is missing or cV is 0.
@@ -227,11 +224,9 @@ func (r *row) add(side string, v float64) {
 	}
 }
 
-// goSide is rperf itself with args, in the Go side's environment.
+// goSide is rperf with args, in the Go side's environment.
 func (c *compareOpts) goSide(args ...string) program {
-	p := goProgram(args...)
-	p.env = c.goEnv
-	return p
+	return program{path: c.rperf, args: args, env: c.goEnv}
 }
 
 // formatNum prints a value with 3 significant digits at least, "n/a" for
@@ -296,7 +291,7 @@ func writeTable(b *strings.Builder, rows []row) {
 	fmt.Fprintln(b, "| test | bytes | metric | Go (median) | C (median) | Go/C | Go/C by round (IQR) | rounds |")
 	fmt.Fprintln(b, "|---|---:|---|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
-		g, c := medianOf(r.goV), medianOf(r.cV)
+		g, c := perftest.Median(r.goV), perftest.Median(r.cV)
 		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", r.test, r.bytes, r.metric.name,
 			formatNum(g), formatNum(c), formatRatio(ratio(g, c)), iqrCell(r), roundsCell(r))
 	}
@@ -341,7 +336,7 @@ func quantile(s []float64, p float64) float64 {
 func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c, err := parseCompareArgs(args, stderr)
 	if err == nil {
-		err = c.defaultGID()
+		err = c.setup()
 	}
 	if err != nil {
 		return fail(stderr, "compare", err)
@@ -362,30 +357,30 @@ func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// Warm up: the first runs after boot are slower by far (the
 	// translator's cache, the neighbour entries...); discard a pair of each.
 	for _, side := range []string{stackGo, stackC} {
-		_, err := c.runPair(ctx, tests[c.tests[0]], side, c.sizes[0], c.itersFor(tests[c.tests[0]], c.sizes[0]), &runCounts{})
+		_, err := c.runPair(ctx, perftest.Tests[c.tests[0]], side, c.sizes[0], c.itersFor(perftest.Tests[c.tests[0]], c.sizes[0]), &runCounts{})
 		fmt.Fprintf(stdout, "compare: warm-up %s: %v (%v)\n", side, err, time.Since(start).Round(time.Second))
 	}
 	var rows, counts []row
 	for _, ti := range c.tests {
-		t := tests[ti]
+		t := perftest.Tests[ti]
 		sizes := c.sizes
-		if t.name == "atomic_lat" {
+		if t.Name == "atomic_lat" {
 			sizes = []int{8}
 		}
 		for _, size := range sizes {
 			ms := metricsOf(t)
 			rs := make([]row, len(ms))
 			for i, m := range ms {
-				rs[i] = row{test: t.name, bytes: size, metric: m, rounds: c.rounds}
+				rs[i] = row{test: t.Name, bytes: size, metric: m, rounds: c.rounds}
 			}
-			cs := counterRows(t.name, size, c.rounds)
+			cs := counterRows(t.Name, size, c.rounds)
 			iters := c.itersFor(t, size)
 			for round := 1; round <= c.rounds; round++ {
 				for _, side := range []string{stackGo, stackC} {
 					var rc runCounts
 					r, err := c.runPair(ctx, t, side, size, iters, &rc)
 					addCounts(cs, side, rc, err != nil)
-					line := fmt.Sprintf("compare: %s %d B round %d/%d %s:", t.name, size, round, c.rounds, side)
+					line := fmt.Sprintf("compare: %s %d B round %d/%d %s:", t.Name, size, round, c.rounds, side)
 					for i, m := range ms {
 						v := math.NaN()
 						if err == nil {
@@ -412,7 +407,7 @@ func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprint(stdout, formatTables(rows, counts, notes))
 	for _, r := range rows {
 		if valid(r.goV) == 0 || valid(r.cV) == 0 {
-			fmt.Fprintf(stderr, "rperf compare: %s %d: no result from one side\n", r.test, r.bytes)
+			fmt.Fprintf(stderr, "benchcmp compare: %s %d: no result from one side\n", r.test, r.bytes)
 			return 1
 		}
 	}
@@ -427,24 +422,29 @@ func joinInts(v []int) string {
 	return strings.Join(s, ",")
 }
 
-// defaultGID sets gidIdx, when -x did not, to the GID of
+// setup finds rperf, so that a wrong -rperf fails at once and not in
+// every run, and sets gidIdx, when -x did not, to the GID of
 // PURERDMA_RXE_ADDR.
-func (c *compareOpts) defaultGID() error {
+func (c *compareOpts) setup() error {
+	path, err := exec.LookPath(c.rperf)
+	if err != nil {
+		return fmt.Errorf("no rperf: %v (give -rperf)", err)
+	}
+	c.rperf = path
 	if c.gidIdx >= 0 {
 		return nil
 	}
-	var err error
 	if c.gidIdx, err = gidOfAddr(c.dev, os.Getenv("PURERDMA_RXE_ADDR")); err != nil {
 		return fmt.Errorf("%v (give -x)", err)
 	}
 	return nil
 }
 
-// fail reports err of rperf's subcommand cmd, unless it is -h's, and
+// fail reports err of the subcommand cmd, unless it is -h's, and
 // returns the exit code.
 func fail(stderr io.Writer, cmd string, err error) int {
 	if !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(stderr, "rperf %s: %v\n", cmd, err)
+		fmt.Fprintf(stderr, "benchcmp %s: %v\n", cmd, err)
 	}
 	return 1
 }
@@ -466,8 +466,8 @@ func gidOfAddr(dev, addr string) (int, error) {
 // runPair runs one server and client pair of side ("Go" or "C"), retrying
 // a failed pair, and returns the client's result and, in counts, what the
 // device counted during it.
-func (c *compareOpts) runPair(ctx context.Context, t testKind, side string, size, iters int, counts *runCounts) (Result, error) {
-	return retry(ctx, func() (Result, error) { return c.runPairOnce(ctx, t, side, size, iters, counts) })
+func (c *compareOpts) runPair(ctx context.Context, t perftest.Test, side string, size, iters int, counts *runCounts) (perftest.Result, error) {
+	return retry(ctx, func() (perftest.Result, error) { return c.runPairOnce(ctx, t, side, size, iters, counts) })
 }
 
 // retry calls f until it succeeds, compareRetries times at most.
@@ -483,41 +483,41 @@ func retry[T any](ctx context.Context, f func() (T, error)) (T, error) {
 	return v, err
 }
 
-func (c *compareOpts) runPairOnce(ctx context.Context, t testKind, side string, size, iters int, counts *runCounts) (Result, error) {
+func (c *compareOpts) runPairOnce(ctx context.Context, t perftest.Test, side string, size, iters int, counts *runCounts) (perftest.Result, error) {
 	port, err := netport.Free()
 	if err != nil {
-		return Result{}, err
+		return perftest.Result{}, err
 	}
 	args := []string{"-d", c.dev, "-x", strconv.Itoa(c.gidIdx), "-n", strconv.Itoa(iters), "-p", strconv.Itoa(port), "-F"}
-	if t.name != "atomic_lat" {
+	if t.Name != "atomic_lat" {
 		args = append(args, "-s", strconv.Itoa(size))
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	prog := func(args []string) program {
 		if side == stackGo {
-			return c.goSide(append([]string{t.name}, args...)...)
+			return c.goSide(append([]string{t.Name}, args...)...)
 		}
-		return program{path: c.cToolDir + "/ib_" + t.name, args: args}
+		return program{path: c.cToolDir + "/ib_" + t.Name, args: args}
 	}
 	cli, err := c.measured(iters, counts, func() (childOut, error) {
 		return serverClient(ctx, side, side, prog(args), prog(append(slices.Clone(args), "127.0.0.1")), nil, portListening(ctx, port))
 	})
 	if err != nil {
-		return Result{}, err
+		return perftest.Result{}, err
 	}
-	rs, err := ParseOutput(t.name, cli.stdout)
+	rs, err := perftest.ParseOutput(t.Name, cli.stdout)
 	if err != nil {
-		return Result{}, fmt.Errorf("%s client output: %v", side, err)
+		return perftest.Result{}, fmt.Errorf("%s client output: %v", side, err)
 	}
 	r := rs[0]
-	if t.lat && (math.IsInf(r.TTypical, 0) || math.IsNaN(r.TTypical) || r.TTypical <= 0) {
+	if t.Lat && (math.IsInf(r.TTypical, 0) || math.IsNaN(r.TTypical) || r.TTypical <= 0) {
 		// perftest under TCG sometimes measures no CPU frequency.
-		return Result{}, fmt.Errorf("%s: no latency (t_typical %v)", side, r.TTypical)
+		return perftest.Result{}, fmt.Errorf("%s: no latency (t_typical %v)", side, r.TTypical)
 	}
-	if !t.lat && !(r.MsgRate > 0) {
+	if !t.Lat && !(r.MsgRate > 0) {
 		// perftest's send_bw client now and then reports zeros.
-		return Result{}, fmt.Errorf("%s: no message rate (%v)", side, r.MsgRate)
+		return perftest.Result{}, fmt.Errorf("%s: no message rate (%v)", side, r.MsgRate)
 	}
 	return r, nil
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/purerdma/purerdma/internal/perftest"
 )
 
 func TestCommOf(t *testing.T) {
@@ -16,20 +18,20 @@ func TestCommOf(t *testing.T) {
 }
 
 func TestItersForLoop(t *testing.T) {
-	lat, bw := tests[0], tests[6]
+	lat, bw := perftest.Tests[0], perftest.Tests[6]
 	for _, tc := range []struct {
 		name string
-		t    testKind
-		r    Result
+		t    perftest.Test
+		r    perftest.Result
 		d    time.Duration
 		want int
 	}{
-		{"latency", lat, Result{TTypical: 50}, 4 * time.Second, 40000},
-		{"read latency: a whole round trip", tests[1], Result{TTypical: 100}, 4 * time.Second, 40000},
-		{"bandwidth", bw, Result{MsgRate: 0.01}, 4 * time.Second, 40000},
-		{"at least the calibration", lat, Result{TTypical: 5000}, time.Second, calibrationIters},
-		{"no figure", bw, Result{}, time.Second, calibrationIters},
-		{"capped", lat, Result{TTypical: 1e-6}, time.Second, 1 << 22},
+		{"latency", lat, perftest.Result{TTypical: 50}, 4 * time.Second, 40000},
+		{"read latency: a whole round trip", perftest.Tests[1], perftest.Result{TTypical: 100}, 4 * time.Second, 40000},
+		{"bandwidth", bw, perftest.Result{MsgRate: 0.01}, 4 * time.Second, 40000},
+		{"at least the calibration", lat, perftest.Result{TTypical: 5000}, time.Second, calibrationIters},
+		{"no figure", bw, perftest.Result{}, time.Second, calibrationIters},
+		{"capped", lat, perftest.Result{TTypical: 1e-6}, time.Second, 1 << 22},
 	} {
 		if got := itersForLoop(tc.t, tc.r, tc.d); got != tc.want {
 			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
@@ -53,13 +55,13 @@ func TestParseProfileArgs(t *testing.T) {
 		t.Errorf("parsed: %+v", p)
 	}
 	ws := p.workloads()
-	if len(ws) != 3 || ws[0].cComm != "ib_write_lat" || ws[2].t.name != "rpma_sendrecv" || ws[2].cComm != "rpmabench" {
+	if len(ws) != 3 || ws[0].cComm != "ib_write_lat" || ws[2].t.Name != "rpma_sendrecv" || ws[2].cComm != "rpmabench" {
 		t.Errorf("workloads: %+v", ws)
 	}
-	if got := iterTime(tests[1], Result{TTypical: 30, TAvg: 40}); got != 40 {
+	if got := iterTime(perftest.Tests[1], perftest.Result{TTypical: 30, TAvg: 40}); got != 40 {
 		t.Errorf("read_lat iteration %v µs, want the mean, 40", got)
 	}
-	if got := iterTime(ws[2].t, Result{TTypical: 30}); got != 60 {
+	if got := iterTime(ws[2].t, perftest.Result{TTypical: 30}); got != 60 {
 		t.Errorf("rpma_sendrecv iteration %v µs, want 60", got)
 	}
 	for _, bad := range [][]string{{"-tests", "rpma_nope"}, {"-loop", "0s"}, {"-n", "-1"}, {"extra"}} {

@@ -12,16 +12,28 @@ import (
 	"github.com/purerdma/purerdma/internal/testenv"
 )
 
+// rxeGID returns the device and the index of its RoCE v2 IPv4 GID.
+func rxeGID(t *testing.T) (testenv.Dev, int) {
+	d := testenv.Device(t, "rxe")
+	gidx, err := gidOfAddr(d.Name, d.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, gidx
+}
+
 // compare end to end, one short round of two tests: the results table
-// and the counter table, whose rows come from rxe's counters.
+// and the counter table, whose rows come from rxe's counters. The Go side
+// is the rperf of the VM image, as in make bench.
 func TestCompareRXE(t *testing.T) {
 	d, gidx := rxeGID(t)
+	rperf := testenv.ProjectTool(t, "rperf")
 	tools := filepath.Dir(testenv.CTool(t, "ib_write_lat"))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out, errOut bytes.Buffer
 	args := []string{"-d", d.Name, "-x", strconv.Itoa(gidx), "-tests", "write_lat,send_bw", "-sizes", "64",
-		"-rounds", "1", "-n", "200", "-ctools", tools, "-rpma=false"}
+		"-rounds", "1", "-n", "200", "-ctools", tools, "-rpma=false", "-rperf", rperf}
 	if rc := compare(ctx, args, &out, &errOut); rc != 0 {
 		t.Fatalf("compare exited %d: %s\n%s", rc, errOut.String(), out.String())
 	}

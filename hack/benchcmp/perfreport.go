@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/purerdma/purerdma/internal/perftest"
 )
 
 // perf report's output, read and sorted into the profile's tables
@@ -45,7 +47,7 @@ func parseReport(out string) []share {
 type sideProfile struct {
 	err     error
 	comm    string // the tool's processes' command name
-	result  Result
+	result  perftest.Result
 	iters   int
 	comms   []share // by command: all samples
 	threads []share // by thread: the tool's samples
@@ -82,10 +84,11 @@ func isSched(dso, sym string) bool {
 	return false
 }
 
-// isTool tells rperf's own code (package main, or cmd/rperf in a test
-// binary) and perftest's program apart from the libraries.
+// isTool tells rperf's own code (its package main: the Go side is always
+// the rperf program, never a test binary) and perftest's program apart
+// from the libraries.
 func isTool(dso, sym string) bool {
-	return strings.HasPrefix(sym, "[.] main.") || strings.Contains(sym, "purerdma/purerdma/cmd/") || strings.HasPrefix(dso, "ib_")
+	return strings.HasPrefix(sym, "[.] main.") || strings.HasPrefix(dso, "ib_")
 }
 
 func isRuntime(dso, sym string) bool { return strings.HasPrefix(sym, "[.] runtime.") }
@@ -273,7 +276,7 @@ func cmpDesc(x, y float64) int {
 }
 
 // resultCell is a run's figure: t_typical, or the message rate.
-func resultCell(r Result) string {
+func resultCell(r perftest.Result) string {
 	if r.MsgRate > 0 && r.TTypical == 0 {
 		return formatNum(r.MsgRate) + " Mpps"
 	}
