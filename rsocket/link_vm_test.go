@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/purerdma/purerdma/cq"
-	"github.com/purerdma/purerdma/internal/rtnl"
 	"github.com/purerdma/purerdma/internal/testenv"
 	"github.com/purerdma/purerdma/rsocket"
 	"github.com/purerdma/purerdma/uverbs"
@@ -30,19 +29,6 @@ func counters(dev string) string {
 		}
 	}
 	return s
-}
-
-// setLink sets the network device name up or down.
-func setLink(name string, up bool) error {
-	c, err := rtnl.Dial()
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	if up {
-		return c.SetUp(name)
-	}
-	return c.SetDown(name)
 }
 
 // TestLinkDown sets rxe0's veth down while the client writes and the
@@ -78,7 +64,7 @@ func TestLinkDown(t *testing.T) {
 	// Registered after pair's cleanup, so it runs first: the Conns close
 	// with the link up, and later tests have the device.
 	t.Cleanup(func() {
-		if err := setLink(d.Netdev, true); err != nil {
+		if err := testenv.SetLink(d.Netdev, true); err != nil {
 			t.Errorf("%s up: %v", d.Netdev, err)
 		}
 	})
@@ -115,7 +101,7 @@ func TestLinkDown(t *testing.T) {
 	}()
 	time.Sleep(300 * time.Millisecond)
 	down := time.Now()
-	if err := setLink(d.Netdev, false); err != nil {
+	if err := testenv.SetLink(d.Netdev, false); err != nil {
 		t.Fatalf("%s down: %v", d.Netdev, err)
 	}
 	w0, r0 := written.Load(), read.Load()
@@ -157,7 +143,7 @@ func TestLinkDown(t *testing.T) {
 		t.Errorf("server Read after link down: %v; want EIO or ECONNRESET wrapping a *cq.CompletionError, or ETIMEDOUT", r.err)
 	}
 	t.Logf("server Read failed %v after link down: %v", r.at.Sub(down), r.err)
-	if err := setLink(d.Netdev, true); err != nil {
+	if err := testenv.SetLink(d.Netdev, true); err != nil {
 		t.Fatalf("%s up: %v", d.Netdev, err)
 	}
 	if err := c.Close(); err != nil {

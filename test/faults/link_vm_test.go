@@ -5,22 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/purerdma/purerdma/internal/rtnl"
 	"github.com/purerdma/purerdma/internal/testenv"
 )
-
-// setLink sets the network device name up or down.
-func setLink(name string, up bool) error {
-	c, err := rtnl.Dial()
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	if up {
-		return c.SetUp(name)
-	}
-	return c.SetDown(name)
-}
 
 // TestLinkDown sets the device's network device down in the middle of a
 // stream of reads and writes, and up again after downFor. The client
@@ -37,7 +23,7 @@ func TestLinkDown(t *testing.T) {
 		// later tests need the device.
 		restored := make(chan error, 1)
 		t.Cleanup(func() {
-			if err := setLink(d.Netdev, true); err != nil {
+			if err := testenv.SetLink(d.Netdev, true); err != nil {
 				t.Errorf("%s up: %v", d.Netdev, err)
 			}
 		})
@@ -57,10 +43,10 @@ func TestLinkDown(t *testing.T) {
 		var upErr error
 		up := false
 		o := stream(t, p.cc, p.client.mr, p.remote, func() {
-			if err := setLink(d.Netdev, false); err != nil {
+			if err := testenv.SetLink(d.Netdev, false); err != nil {
 				t.Fatalf("%s down: %v", d.Netdev, err)
 			}
-			time.AfterFunc(downFor, func() { restored <- setLink(d.Netdev, true) })
+			time.AfterFunc(downFor, func() { restored <- testenv.SetLink(d.Netdev, true) })
 		}, func() {
 			upErr, up = <-restored, true
 			disconnect(t, p.cc)()
