@@ -51,7 +51,26 @@ func main() {
 	from := flag.String("from", "", "what the headers are, for the generated files' first line (default: DIR's VERSION file or DIR)")
 	keep := flag.Bool("keep", false, "keep the probe's temp directory")
 	verbose := flag.Bool("v", false, "list every absent row, not one line per struct")
+	files := flag.Bool("files", false, "print the kernel tree's files the probe reads, as tar patterns, and stop")
 	flag.Parse()
+	if *files {
+		// For make abi-check, which extracts just these from a source
+		// tarball.
+		s, err := parseSpec(specText)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "abigen:", err)
+			os.Exit(1)
+		}
+		fmt.Println("include/uapi/rdma/*")
+		seen := map[string]bool{}
+		for _, b := range s.blocks {
+			if !seen[b.file] {
+				seen[b.file] = true
+				fmt.Println(b.file)
+			}
+		}
+		return
+	}
 	if *headers == "" || flag.NArg() > 0 {
 		flag.Usage()
 		os.Exit(2)
