@@ -5,7 +5,8 @@
 # hack/vm does to build siw); only the files the probe reads are extracted,
 # once per package version, into .cache/abi/SERIES/ (ignored by git).
 # ABIGEN_GENERATE=1 writes the tables from the first series instead.
-# With aarch64-linux-gnu-gcc installed, each series is also checked for arm64.
+# With a cross gcc for arm64 and its kernel headers (gcc-aarch64-linux-gnu,
+# linux-libc-dev-arm64-cross), each series is also checked for arm64.
 set -eu
 GO=${GO:-go}
 cd "$(dirname "$0")/.."
@@ -43,7 +44,7 @@ for series in "$@"; do
 		exit
 	fi
 	"$bin" -headers ".cache/abi/$series/include/uapi" -check
-	if command -v aarch64-linux-gnu-gcc >/dev/null; then
+	if echo '#include <linux/types.h>' | aarch64-linux-gnu-gcc -E - >/dev/null 2>&1; then
 		"$bin" -headers ".cache/abi/$series/include/uapi" -check -arch arm64
 	fi
 done

@@ -15,8 +15,8 @@ package abi
 // The numbers are gcc's for x86_64; they hold for arm64 too: the headers use
 // only fixed-width types, their 64-bit members are __aligned_u64 (8-byte
 // aligned everywhere), and both are LP64 with natural alignment, so the C
-// layout is the same (abigen -arch arm64 checks this with a cross gcc when
-// one is installed). gc lays out these structs the same way on amd64 and
+// layout is the same: make abi-check compiles the probe with
+// aarch64-linux-gnu-gcc too when it is installed, and gets the same tables. gc lays out these structs the same way on amd64 and
 // arm64 (go/types' SizesFor("gc", arch) agrees for every type here), and
 // the tests also pass as a GOARCH=arm64 binary under qemu-aarch64.
 //
