@@ -22,7 +22,7 @@ KERNELS   ?= 6.1 6.12
 # runs every package on both.
 ARM64_PKGS ?= ./uverbs ./mr ./rdmacm ./rpma
 
-.PHONY: all build vet unit fuzz fuzz-short vm-test vm-test-amd64 vm-test-arm64 vm-test-race vm-test-hog vm-test-all test-pair test-pair-ci test test-all test-native demo bench profile vm-shell fetch clean
+.PHONY: all build vet unit abi-check abi-check-host abi-generate fuzz fuzz-short vm-test vm-test-amd64 vm-test-arm64 vm-test-race vm-test-hog vm-test-all test-pair test-pair-ci test test-all test-native demo bench profile vm-shell fetch clean
 
 all: build
 
@@ -39,6 +39,22 @@ vet:
 ## unit: the host's unit tests; device tests skip here and run in vm-test.
 unit:
 	CGO_ENABLED=0 $(GO) test $(TESTFLAGS) ./...
+
+## abi-check: internal/abi's generated tables (hack/abigen) against the
+## RDMA headers of each of KERNELS, extracted from linux-source-<series>
+## into .cache/abi (hack/abicheck.sh); rows a kernel lacks are listed.
+abi-check:
+	GO=$(GO) sh hack/abicheck.sh $(KERNELS)
+
+## abi-check-host: the same against this host's /usr/include (its
+## linux-libc-dev), without the kernel-internal enums: the quick path.
+abi-check-host:
+	$(GO) run ./hack/abigen -headers /usr/include -check
+
+## abi-generate: rewrite the tables from the newest of KERNELS (go generate
+## ./internal/abi does the same once its headers are in .cache/abi).
+abi-generate:
+	GO=$(GO) ABIGEN_GENERATE=1 sh hack/abicheck.sh $(lastword $(KERNELS))
 
 ## conformance: our rxe and siw providers against rdma-core's own, byte for
 ## byte (docs/conformance.md): builds the C harness into .cache/conformance
@@ -109,13 +125,13 @@ test-pair:
 test-pair-ci:
 	$(GO) run ./hack/vm pair -ctools -kernel $(KERNEL) $(VMFLAGS) -- -test.short $(TESTFLAGS)
 
-## test: build, vet, unit tests, a brief fuzz run, the VM tests on amd64
+## test: build, vet, unit tests, the ABI check, a brief fuzz run, the VM tests on amd64
 ## and arm64, the race-detector run, then the two-host suite's CI subset
 ## (what CI runs).
-test: build vet unit conformance fuzz-short vm-test vm-test-race vm-test-hog test-pair-ci
+test: build vet unit abi-check conformance fuzz-short vm-test vm-test-race vm-test-hog test-pair-ci
 
 ## test-all: the same with every package on arm64 and the whole two-host suite.
-test-all: build vet unit fuzz-short vm-test-all vm-test-hog test-pair
+test-all: build vet unit abi-check fuzz-short vm-test-all vm-test-hog test-pair
 	$(MAKE) vm-test-race RACE_TESTS='$(RACE_TESTS)|TestLoadManyConnections'
 
 ## test-native: the integration tests on this host's own RDMA devices.

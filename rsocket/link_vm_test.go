@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/rtnl"
 	"github.com/purerdma/purerdma/internal/testenv"
 	"github.com/purerdma/purerdma/rsocket"
 	"github.com/purerdma/purerdma/uverbs"
@@ -64,7 +65,7 @@ func TestLinkDown(t *testing.T) {
 	// Registered after pair's cleanup, so it runs first: the Conns close
 	// with the link up, and later tests have the device.
 	t.Cleanup(func() {
-		if err := testenv.SetLink(d.Netdev, true); err != nil {
+		if err := rtnl.SetLink(d.Netdev, true); err != nil {
 			t.Errorf("%s up: %v", d.Netdev, err)
 		}
 	})
@@ -101,7 +102,7 @@ func TestLinkDown(t *testing.T) {
 	}()
 	time.Sleep(300 * time.Millisecond)
 	down := time.Now()
-	if err := testenv.SetLink(d.Netdev, false); err != nil {
+	if err := rtnl.SetLink(d.Netdev, false); err != nil {
 		t.Fatalf("%s down: %v", d.Netdev, err)
 	}
 	w0, r0 := written.Load(), read.Load()
@@ -143,7 +144,7 @@ func TestLinkDown(t *testing.T) {
 		t.Errorf("server Read after link down: %v; want EIO or ECONNRESET wrapping a *cq.CompletionError, or ETIMEDOUT", r.err)
 	}
 	t.Logf("server Read failed %v after link down: %v", r.at.Sub(down), r.err)
-	if err := testenv.SetLink(d.Netdev, true); err != nil {
+	if err := rtnl.SetLink(d.Netdev, true); err != nil {
 		t.Fatalf("%s up: %v", d.Netdev, err)
 	}
 	if err := c.Close(); err != nil {

@@ -1,32 +1,28 @@
 package abi
 
-// The layout and constant tests of this package (ib_user_verbs_test.go,
-// ib_user_ioctl_verbs_types_test.go, rdma_user_ioctl_cmds_test.go,
-// ib_user_ioctl_cmds_test.go, rdma_user_rxe_test.go, siw_abi_test.go,
-// rdma_user_cm_test.go, ib_user_sa_test.go) compare
-// the Go definitions with numbers that came from the C compiler, never from
-// arithmetic by hand:
+// The layout and constant tests of this package compare the Go mirror with
+// numbers that came from the C compiler, never from arithmetic by hand. They
+// are generated: zlayout_test.go (sizeof, offsetof, _Alignof) and
+// zconst_test.go (constants) are written by hack/abigen (go generate), which
+// compiles a probe of every row of hack/abigen/abi.spec against a kernel's
+// uapi headers, plus the few kernel-internal enums of include/rdma/ib_verbs.h,
+// rdma_cm.h, ib_cm.h and struct cma_hdr of drivers/infiniband/core/cma.c,
+// copied out of the same kernel tree at run time. The tables hold the
+// newest kernel the project tests (Linux 6.12); make abi-check checks them
+// against the headers of each of KERNELS (rows an older kernel lacks are
+// listed, not failed). docs/architecture.md has the details.
 //
-//   - The uapi headers were taken from Debian's linux-source-6.1 (6.1.192),
-//     include/uapi/rdma/; they are identical to rdma-core v43.0's
-//     kernel-headers/rdma/. The values of the kernel-internal enums of
-//     include/rdma/ib_verbs.h were compiled from that header's enum blocks,
-//     copied verbatim.
-//   - A C program including them printed sizeof and offsetof of every field
-//     of every struct mirrored in those files, and the value of every
-//     constant; built with gcc 12.2 for x86_64, its output is the tables.
-//   - The same program, built with aarch64-linux-gnu-gcc 12.2 and run under
-//     qemu-aarch64, printed the same tables. That is expected: the headers
-//     use only fixed-width types, their 64-bit members are __aligned_u64
-//     (8-byte aligned on every architecture), and both architectures are LP64
-//     with natural alignment.
-//   - On the Go side, gc lays out these structs the same way on amd64 and
-//     arm64 (go/types' SizesFor("gc", arch) gives identical sizes and
-//     offsets for every type here), and the tests also pass as a
-//     GOARCH=arm64 test binary under qemu-aarch64.
+// The numbers are gcc's for x86_64; they hold for arm64 too: the headers use
+// only fixed-width types, their 64-bit members are __aligned_u64 (8-byte
+// aligned everywhere), and both are LP64 with natural alignment, so the C
+// layout is the same: make abi-check compiles the probe with
+// aarch64-linux-gnu-gcc too when it is installed, and gets the same tables. gc lays out these structs the same way on amd64 and
+// arm64 (go/types' SizesFor("gc", arch) agrees for every type here), and
+// the tests also pass as a GOARCH=arm64 binary under qemu-aarch64.
 //
-// So the tests, run on either architecture, check the one layout. No C code
-// is kept in the repository; to re-check, repeat the steps above.
+// The hand-written tests beside them check what is not a C number: that the
+// byte arrays standing for C unions fit their members, and Go-side
+// derivations.
 
 import (
 	"testing"
@@ -89,5 +85,37 @@ func checkUnion(t *testing.T, name string, n uintptr, members ...uintptr) {
 	}
 	if largest != n {
 		t.Errorf("%s: largest member has %d bytes, the union %d", name, largest, n)
+	}
+}
+
+// align is the alignment of a struct of the ABI: its C name, Go alignment
+// and C alignment (_Alignof). It matters where a struct is embedded, and
+// for the sockaddr storage, which C aligns to 8.
+type align struct {
+	c         string
+	got, want uintptr
+}
+
+func checkAligns(t *testing.T, aligns []align) {
+	t.Helper()
+	for _, a := range aligns {
+		if a.got != a.want {
+			t.Errorf("_Alignof(%s): Go %d, C %d", a.c, a.got, a.want)
+		}
+	}
+}
+
+// str is a string constant of the ABI: its C name, Go value and C value.
+type str struct {
+	name      string
+	got, want string
+}
+
+func checkStrings(t *testing.T, strs []str) {
+	t.Helper()
+	for _, s := range strs {
+		if s.got != s.want {
+			t.Errorf("%s: Go %q, C %q", s.name, s.got, s.want)
+		}
 	}
 }

@@ -1299,10 +1299,11 @@ const (
 
 // enum ib_wc_opcode: ib_uverbs_wc.opcode. The first eight equal
 // IB_UVERBS_WC_*; a receive completion has IB_WC_RECV set. REG_MR and the
-// masked atomics are the Linux 6.1 values: 6.2 put IB_WC_ATOMIC_WRITE (9)
-// before them, which moved them to 10, 11 and 12, and IB_WC_FLUSH (8) after
-// them. Only kernel users post REG_MR and masked atomics, so user space
-// never sees those values from the kernel.
+// masked atomics have the values of Linux 6.2 and later, which the generated
+// tables check (Linux 6.12): 6.2 put IB_WC_ATOMIC_WRITE (9) before them,
+// which moved them from 8, 9 and 10 to 10, 11 and 12, and IB_WC_FLUSH (8)
+// after them. Only kernel users post REG_MR and masked atomics, so user
+// space never sees those values from the kernel.
 const (
 	IB_WC_SEND               = IB_UVERBS_WC_SEND
 	IB_WC_RDMA_WRITE         = IB_UVERBS_WC_RDMA_WRITE
@@ -1314,9 +1315,9 @@ const (
 	IB_WC_LSO                = IB_UVERBS_WC_TSO
 	IB_WC_FLUSH              = IB_UVERBS_WC_FLUSH        // since Linux 6.2
 	IB_WC_ATOMIC_WRITE       = IB_UVERBS_WC_ATOMIC_WRITE // since Linux 6.2
-	IB_WC_REG_MR             = 8
-	IB_WC_MASKED_COMP_SWAP   = 9
-	IB_WC_MASKED_FETCH_ADD   = 10
+	IB_WC_REG_MR             = 10                        // 8 before Linux 6.2
+	IB_WC_MASKED_COMP_SWAP   = 11                        // 9 before Linux 6.2
+	IB_WC_MASKED_FETCH_ADD   = 12                        // 10 before Linux 6.2
 	IB_WC_RECV               = 1 << 7
 	IB_WC_RECV_RDMA_WITH_IMM = 129
 )

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/purerdma/purerdma/internal/rtnl"
 	"github.com/purerdma/purerdma/internal/testenv"
 )
 
@@ -23,7 +24,7 @@ func TestLinkDown(t *testing.T) {
 		// later tests need the device.
 		restored := make(chan error, 1)
 		t.Cleanup(func() {
-			if err := testenv.SetLink(d.Netdev, true); err != nil {
+			if err := rtnl.SetLink(d.Netdev, true); err != nil {
 				t.Errorf("%s up: %v", d.Netdev, err)
 			}
 		})
@@ -43,10 +44,10 @@ func TestLinkDown(t *testing.T) {
 		var upErr error
 		up := false
 		o := stream(t, p.cc, p.client.mr, p.remote, func() {
-			if err := testenv.SetLink(d.Netdev, false); err != nil {
+			if err := rtnl.SetLink(d.Netdev, false); err != nil {
 				t.Fatalf("%s down: %v", d.Netdev, err)
 			}
-			time.AfterFunc(downFor, func() { restored <- testenv.SetLink(d.Netdev, true) })
+			time.AfterFunc(downFor, func() { restored <- rtnl.SetLink(d.Netdev, true) })
 		}, func() {
 			upErr, up = <-restored, true
 			disconnect(t, p.cc)()
