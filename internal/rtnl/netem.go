@@ -74,17 +74,3 @@ func tcmsg(index, parent uint32) []byte {
 	binary.NativeEndian.PutUint32(b[12:], parent)
 	return b
 }
-
-// SetLink sets the network device name up or down on a connection of its
-// own, for the link-down fault tests.
-func SetLink(name string, up bool) error {
-	c, err := Dial()
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	if up {
-		return c.SetUp(name)
-	}
-	return c.SetDown(name)
-}

@@ -175,3 +175,17 @@ func ifaddrmsg(m unix.IfAddrmsg) []byte {
 	binary.NativeEndian.PutUint32(b[4:], m.Index)
 	return b
 }
+
+// SetLink sets the network device name up or down on a connection of its
+// own, for the link-down fault tests.
+func SetLink(name string, up bool) error {
+	c, err := Dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if up {
+		return c.SetUp(name)
+	}
+	return c.SetDown(name)
+}
