@@ -6,8 +6,6 @@ import (
 	"net/netip"
 	"sync"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
 	"github.com/purerdma/purerdma/uverbs"
@@ -63,7 +61,7 @@ func openDevice(key devKey) (*device, error) {
 		devices.m[key] = d
 		return d, nil
 	}
-	return nil, fmt.Errorf("rdmacm: no verbs device with node GUID %s (index %d): %w", key.guid, key.index, unix.ENODEV)
+	return nil, fmt.Errorf("rdmacm: no verbs device with node GUID %s (index %d): %w", key.guid, key.index, uverbs.ErrNoDevice)
 }
 
 func (d *device) release() {

@@ -79,7 +79,7 @@ func (e *Event) Err() error {
 	case e.Status == 0:
 		return nil
 	case e.Type == EventRejected:
-		return fmt.Errorf("%w (reason %d)", ErrRejected, e.Status)
+		return fmt.Errorf("rdmacm: %w (reason %d)", ErrRejected, e.Status)
 	case e.Status < 0:
 		return unix.Errno(-e.Status)
 	}
