@@ -88,7 +88,7 @@ func (id *ID) query() (abi.UcmQueryAddrResp, error) {
 func (id *ID) bindDevice() error {
 	r, err := id.query()
 	if err != nil {
-		return err
+		return fmt.Errorf("rdmacm: query the bound device: %w", err)
 	}
 	if r.NodeGUID == 0 {
 		return nil // not bound to a device (a wildcard address)

@@ -276,7 +276,7 @@ func (id *ID) Accept(p *ConnParam) error {
 // RTS, then Establish.
 func (id *ID) completeConnect(p *ConnParam) error {
 	if err := id.toRTS(p.InitiatorDepth, p.ResponderResources); err != nil {
-		return err
+		return fmt.Errorf("rdmacm: connect: QP %w", err)
 	}
 	return id.Establish()
 }

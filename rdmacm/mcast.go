@@ -130,7 +130,7 @@ func (id *ID) joinedEvent(p *ConnParam) error {
 		return nil
 	}
 	if err := qp.AttachMcast(g, p.AH.DLID); err != nil {
-		return err
+		return fmt.Errorf("rdmacm: join multicast: %w", err)
 	}
 	id.mu.Lock()
 	j.attach = true
