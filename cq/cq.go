@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/ucmd"
 	"github.com/purerdma/purerdma/internal/verbs"
 	"github.com/purerdma/purerdma/uverbs"
-	"golang.org/x/sys/unix"
 )
 
 // CQ is a completion queue. Poll, ReqNotify and Close may be called from
@@ -98,7 +99,7 @@ func (c *CQ) create(cqe, vector int, chFD int32) error {
 	ring, err := c.core.Driver.NewCQ(c.core, cmd.DrvOut)
 	if err != nil {
 		c.core.Do(c.destroyCmd())
-		return fmt.Errorf("cq: create: %s: %w", c.core.Driver.Name(), err)
+		return fmt.Errorf("cq: create: %w", verbs.Public(err))
 	}
 	c.ring = ring
 	return nil
@@ -190,7 +191,7 @@ func (c *CQ) drain(wc []WC) int {
 // CQ stay in it, in order: the kernel copies them into the new ring. The
 // kernel refuses (ErrInvalid) a size below the completions the CQ holds
 // now or above the device's maximum. A device without resize (siw)
-// returns an error matching unix.EOPNOTSUPP; rxe resizes.
+// returns uverbs.ErrUnsupported (unix.EOPNOTSUPP); rxe resizes.
 func (c *CQ) Resize(cqe int) error {
 	if c == nil {
 		return ErrClosed
@@ -223,10 +224,7 @@ func (c *CQ) Resize(cqe int) error {
 		return fmt.Errorf("cq: resize to %d entries: %w", cqe, err)
 	}
 	if err := c.ring.Resize(cmd.DrvOut); err != nil {
-		if errors.Is(err, provider.ErrUnsupported) {
-			err = fmt.Errorf("%w: %w", err, unix.EOPNOTSUPP)
-		}
-		return fmt.Errorf("cq: resize: %s: %w", c.core.Driver.Name(), err)
+		return fmt.Errorf("cq: resize: %w", verbs.Public(err))
 	}
 	c.cqe.Store(int64(resp.CQE))
 	return nil

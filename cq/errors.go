@@ -8,7 +8,7 @@ import (
 )
 
 // ErrCompletion matches every CompletionError.
-var ErrCompletion = errors.New("cq: work completion with error")
+var ErrCompletion = errors.New("work completion with error")
 
 // ErrClosed is returned by operations on a closed CQ or channel. It is
 // uverbs.ErrClosed.

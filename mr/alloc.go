@@ -1,7 +1,6 @@
 package mr
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -13,12 +12,15 @@ import (
 )
 
 // ErrNotMapped is returned by Register for memory that did not come from
-// Alloc or Mapped, such as a Go-allocated []byte.
-var ErrNotMapped = errors.New("mr: memory is not from mr.Alloc or mr.Mapped")
+// Alloc or Mapped, such as a Go-allocated []byte. Such memory is an
+// invalid argument here, so it is a kind of uverbs.ErrInvalid and matches
+// unix.EINVAL.
+var ErrNotMapped = verbs.NewSentinel("memory is not from mr.Alloc or mr.Mapped", verbs.ErrInvalid)
 
-// ErrRegistered is returned by Free while a region of the memory is
-// registered.
-var ErrRegistered = errors.New("mr: memory is still registered")
+// ErrRegistered is returned by Free and Forget while a region of the
+// memory is registered. Like a PD with regions, the memory is in use: it
+// is a kind of uverbs.ErrBusy and matches unix.EBUSY.
+var ErrRegistered = verbs.NewSentinel("memory is still registered", verbs.ErrBusy)
 
 // mapping is a range of memory outside the Go heap.
 type mapping struct {

@@ -38,7 +38,7 @@ func TestBadInputHost(t *testing.T) {
 			return err
 		}
 	}
-	register := func(pd *uverbs.PD, b []byte, access mr.Access) func() error {
+	register := func(pd *uverbs.PD, b []byte, access uverbs.Access) func() error {
 		return func() error {
 			_, err := mr.Register(pd, b, access)
 			return err
@@ -60,11 +60,11 @@ func TestBadInputHost(t *testing.T) {
 		testenv.Bad("Free: a sub-slice", mr.ErrNotMapped, func() error { return mr.Free(page[1:]) }),
 		testenv.Bad("Forget: nil", mr.ErrNotMapped, func() error { return mr.Forget(nil) }),
 		testenv.Bad("Forget: Go memory", mr.ErrNotMapped, func() error { return mr.Forget(goMem) }),
-		testenv.Bad("Register: nil buffer", uverbs.ErrInvalid, register(nil, nil, mr.LocalWrite)),
-		testenv.Bad("Register: Go memory", mr.ErrNotMapped, register(nil, goMem, mr.LocalWrite)),
-		testenv.Bad("Register: nil PD", uverbs.ErrInvalid, register(nil, page, mr.LocalWrite)),
-		testenv.Bad("Register: remote write without local write", uverbs.ErrInvalid, register(nil, page, mr.RemoteWrite)),
-		testenv.Bad("Register: remote atomic without local write", uverbs.ErrInvalid, register(nil, page, mr.RemoteAtomic)),
+		testenv.Bad("Register: nil buffer", uverbs.ErrInvalid, register(nil, nil, uverbs.LocalWrite)),
+		testenv.Bad("Register: Go memory", mr.ErrNotMapped, register(nil, goMem, uverbs.LocalWrite)),
+		testenv.Bad("Register: nil PD", uverbs.ErrInvalid, register(nil, page, uverbs.LocalWrite)),
+		testenv.Bad("Register: remote write without local write", uverbs.ErrInvalid, register(nil, page, uverbs.RemoteWrite)),
+		testenv.Bad("Register: remote atomic without local write", uverbs.ErrInvalid, register(nil, page, uverbs.RemoteAtomic)),
 	})
 	t.Logf("%d bad inputs tried", n)
 }

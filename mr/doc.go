@@ -13,7 +13,7 @@
 // PD or its access flags. Soft devices support little of it: rxe changes
 // the PD and the access flags from a release after Linux 6.1 (6.12 does;
 // 6.1 has no re-registration), never the memory; siw has none. What the
-// device cannot do returns an error matching unix.EOPNOTSUPP.
+// device cannot do returns uverbs.ErrUnsupported (unix.EOPNOTSUPP).
 //
 // Alloc marks its memory MADV_DONTFORK, as ibv_fork_init does for
 // registered memory: a forked child does not get it. The functions may be

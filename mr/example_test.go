@@ -25,7 +25,7 @@ func ExampleRegister() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	region, err := mr.Register(pd, buf, mr.LocalWrite|mr.RemoteRead|mr.RemoteWrite)
+	region, err := mr.Register(pd, buf, uverbs.LocalWrite|uverbs.RemoteRead|uverbs.RemoteWrite)
 	if err != nil {
 		log.Fatal(err) // errors.Is(err, unix.ENOMEM): raise RLIMIT_MEMLOCK
 	}
@@ -42,7 +42,7 @@ func ExampleRegister() {
 // device still writes into it.
 func ExampleRegister_goHeap() {
 	var pd *uverbs.PD
-	_, err := mr.Register(pd, make([]byte, 4096), mr.LocalWrite)
+	_, err := mr.Register(pd, make([]byte, 4096), uverbs.LocalWrite)
 	fmt.Println(err)
-	// Output: mr: register: mr: memory is not from mr.Alloc or mr.Mapped
+	// Output: mr: register: memory is not from mr.Alloc or mr.Mapped
 }

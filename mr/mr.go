@@ -12,27 +12,6 @@ import (
 	"github.com/purerdma/purerdma/uverbs"
 )
 
-// Access says what a region allows; it is uverbs.Access, repeated here
-// so that registering needs only this package.
-type Access = uverbs.Access
-
-// Access flags (see uverbs.Access).
-const (
-	LocalWrite   = uverbs.LocalWrite
-	RemoteWrite  = uverbs.RemoteWrite
-	RemoteRead   = uverbs.RemoteRead
-	RemoteAtomic = uverbs.RemoteAtomic
-	MWBind       = uverbs.AccessMWBind
-	ZeroBased    = uverbs.ZeroBased
-	OnDemand     = uverbs.OnDemand
-	RelaxedOrder = uverbs.RelaxedOrder
-	// FlushGlobal and FlushPersistent admit RDMA FLUSH of that type
-	// (Linux 6.2+; see uverbs.AccessFlushGlobal). Register refuses them
-	// on a device without that flush type.
-	FlushGlobal     = uverbs.AccessFlushGlobal
-	FlushPersistent = uverbs.AccessFlushPersistent
-)
-
 // MR is a registered memory region.
 type MR struct {
 	pd     *verbs.PD
@@ -49,15 +28,15 @@ type MR struct {
 // Register registers buf with pd for the given access. buf must come from
 // Alloc or Mapped (see the package documentation), and stays registered
 // until Close.
-func Register(pd *uverbs.PD, buf []byte, access Access) (*MR, error) {
+func Register(pd *uverbs.PD, buf []byte, access uverbs.Access) (*MR, error) {
 	if len(buf) == 0 {
 		return nil, fmt.Errorf("mr: register: empty buffer: %w", verbs.ErrInvalid)
 	}
-	if access&(RemoteWrite|RemoteAtomic) != 0 && access&LocalWrite == 0 {
+	if access&(uverbs.RemoteWrite|uverbs.RemoteAtomic) != 0 && access&uverbs.LocalWrite == 0 {
 		return nil, fmt.Errorf("mr: register: remote write and atomic access need LocalWrite: %w", verbs.ErrInvalid)
 	}
 	if err := checkFlushAccess(pd, access); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("mr: register: %w", err)
 	}
 	mappings.Lock()
 	_, m := find(base(buf), len(buf))
@@ -89,7 +68,7 @@ func Register(pd *uverbs.PD, buf []byte, access Access) (*MR, error) {
 		if errors.Is(err, unix.ENOMEM) {
 			return nil, fmt.Errorf("mr: register %d bytes: %w (is RLIMIT_MEMLOCK too low? see ulimit -l)", len(buf), err)
 		}
-		return nil, fmt.Errorf("mr: register %d bytes: %w", len(buf), verbs.KernelErr(err))
+		return nil, fmt.Errorf("mr: register %d bytes: %w", len(buf), err)
 	}
 	r := &MR{pd: core, upd: pd, buf: buf, handle: resp.MRHandle, lkey: resp.LKey, rkey: resp.RKey}
 	r.id = core.Ctx.Add(r, func() { r.life.Release(r.release) })
@@ -99,20 +78,20 @@ func Register(pd *uverbs.PD, buf []byte, access Access) (*MR, error) {
 // checkFlushAccess refuses the FLUSH access flags on a device without
 // that flush type, before the kernel does: Linux 6.1 says EINVAL, which
 // reads like a bad argument rather than a missing feature.
-func checkFlushAccess(pd *uverbs.PD, access Access) error {
+func checkFlushAccess(pd *uverbs.PD, access uverbs.Access) error {
 	var want uint64
-	if access&FlushGlobal != 0 {
+	if access&uverbs.AccessFlushGlobal != 0 {
 		want |= uverbs.DeviceFlushGlobal
 	}
-	if access&FlushPersistent != 0 {
+	if access&uverbs.AccessFlushPersistent != 0 {
 		want |= uverbs.DeviceFlushPersistent
 	}
 	if want == 0 || pd == nil {
 		return nil // a nil PD is refused below
 	}
 	if pd.Context().DeviceCapFlags()&want != want {
-		return fmt.Errorf("mr: register: the device has no RDMA FLUSH for access %#x (rxe has it since Linux 6.2): %w",
-			uint32(access&(FlushGlobal|FlushPersistent)), unix.EOPNOTSUPP)
+		return fmt.Errorf("the device has no RDMA FLUSH for access %#x (rxe has it since Linux 6.2): %w",
+			uint32(access&(uverbs.AccessFlushGlobal|uverbs.AccessFlushPersistent)), uverbs.ErrUnsupported)
 	}
 	return nil
 }

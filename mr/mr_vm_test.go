@@ -31,7 +31,7 @@ func TestRegister(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := Register(pd, buf, LocalWrite|RemoteRead|RemoteWrite)
+		m, err := Register(pd, buf, uverbs.LocalWrite|uverbs.RemoteRead|uverbs.RemoteWrite)
 		if err != nil {
 			t.Fatalf("Register: %v", err)
 		}
@@ -48,7 +48,7 @@ func TestRegister(t *testing.T) {
 			t.Errorf("Free of registered memory: %v, want ErrRegistered", err)
 		}
 		// Both stay usable: a second region of the same memory registers.
-		m2, err := Register(pd, buf[4096:8192], LocalWrite)
+		m2, err := Register(pd, buf[4096:8192], uverbs.LocalWrite)
 		if err != nil {
 			t.Fatalf("second Register after the failed PD close: %v", err)
 		}
@@ -77,13 +77,13 @@ func TestRegisterRefuses(t *testing.T) {
 		tests := []struct {
 			name   string
 			buf    []byte
-			access Access
+			access uverbs.Access
 			want   error
 		}{
-			{"Go heap memory", make([]byte, 4096), LocalWrite, ErrNotMapped},
-			{"empty", buf[:0], LocalWrite, unix.EINVAL},
-			{"remote write without local write", buf, RemoteWrite, unix.EINVAL},
-			{"remote atomic without local write", buf, RemoteAtomic, unix.EINVAL},
+			{"Go heap memory", make([]byte, 4096), uverbs.LocalWrite, ErrNotMapped},
+			{"empty", buf[:0], uverbs.LocalWrite, unix.EINVAL},
+			{"remote write without local write", buf, uverbs.RemoteWrite, unix.EINVAL},
+			{"remote atomic without local write", buf, uverbs.RemoteAtomic, unix.EINVAL},
 		}
 		for _, tt := range tests {
 			if m, err := Register(pd, tt.buf, tt.access); !errors.Is(err, tt.want) {
@@ -95,7 +95,7 @@ func TestRegisterRefuses(t *testing.T) {
 			t.Errorf("PD.Close after refused registrations: %v", err)
 		}
 		ctx.Close()
-		if _, err := Register(pd, buf, LocalWrite); !errors.Is(err, uverbs.ErrClosed) {
+		if _, err := Register(pd, buf, uverbs.LocalWrite); !errors.Is(err, uverbs.ErrClosed) {
 			t.Errorf("Register after close: %v, want ErrClosed", err)
 		}
 	})

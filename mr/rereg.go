@@ -31,14 +31,14 @@ const (
 // and its access flags (ChangeAccess: access); the arguments change does
 // not name are ignored. The keys may change: read LKey and RKey again.
 //
-// A device without re-registration returns an error matching
-// unix.EOPNOTSUPP: siw has none, and rxe (Linux 6.1, 6.12) changes the PD
+// A device without re-registration returns uverbs.ErrUnsupported
+// (unix.EOPNOTSUPP): siw has none, and rxe (Linux 6.1, 6.12) changes the PD
 // and the access flags but not the memory. On any error the region is as
 // it was.
 //
 // Reregister must not run concurrently with the region's other methods
 // (as ibv_rereg_mr must not with the use of the region it changes).
-func (m *MR) Reregister(change Change, pd *uverbs.PD, buf []byte, access Access) error {
+func (m *MR) Reregister(change Change, pd *uverbs.PD, buf []byte, access uverbs.Access) error {
 	if m == nil {
 		return uverbs.ErrClosed
 	}
@@ -65,7 +65,7 @@ func (m *MR) Reregister(change Change, pd *uverbs.PD, buf []byte, access Access)
 		req.PDHandle, newUPD = pd.Handle(), pd
 	}
 	if change&ChangeAccess != 0 {
-		if access&(RemoteWrite|RemoteAtomic) != 0 && access&LocalWrite == 0 {
+		if access&(uverbs.RemoteWrite|uverbs.RemoteAtomic) != 0 && access&uverbs.LocalWrite == 0 {
 			return fmt.Errorf("mr: reregister: remote write and atomic access need LocalWrite: %w", verbs.ErrInvalid)
 		}
 		checkPD := m.upd

@@ -15,28 +15,21 @@ import (
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
 	"github.com/purerdma/purerdma/internal/verbs"
+	"github.com/purerdma/purerdma/uverbs"
 )
 
 // Path is the connection manager's character device.
 const Path = "/dev/infiniband/rdma_cm"
 
 // ErrNoEvent is returned by TryGetEvent when no event is pending; it
-// matches unix.EAGAIN as well.
-var ErrNoEvent = errNoEvent{}
+// matches unix.EAGAIN as well, which rdma_get_cm_event sets on a
+// non-blocking channel.
+var ErrNoEvent = verbs.NewSentinel("no event pending", unix.EAGAIN)
 
-type errNoEvent struct{}
-
-func (errNoEvent) Error() string        { return "rdmacm: no event pending" }
-func (errNoEvent) Is(target error) bool { return target == unix.EAGAIN }
-
-// ErrClosed is returned by operations on a closed channel or ID; it
-// matches unix.EBADF as well.
-var ErrClosed = errClosed{}
-
-type errClosed struct{}
-
-func (errClosed) Error() string        { return "rdmacm: use of closed channel or ID" }
-func (errClosed) Is(target error) bool { return target == unix.EBADF }
+// ErrClosed is returned by operations on a closed (or nil) channel or ID.
+// It is uverbs.ErrClosed, so that one test covers a closed ID and the
+// closed QP or CQ under it, and it matches unix.EBADF as well.
+var ErrClosed = uverbs.ErrClosed
 
 var nextUID atomic.Uint64
 
@@ -85,10 +78,10 @@ func (ch *EventChannel) Fd() int {
 func (ch *EventChannel) do(cmd uint32, req []byte, respOff int, resp []byte) error {
 	var err error
 	if cerr := ch.raw.Control(func(fd uintptr) { err = write(int(fd), cmd, req, respOff, resp) }); cerr != nil {
-		return fmt.Errorf("rdmacm: %w", ErrClosed)
+		return ErrClosed
 	}
-	// A kernel EINVAL or EBUSY matches uverbs.ErrInvalid or ErrBusy too.
-	return verbs.KernelErr(err)
+	// A kernel errno matches its sentinel too (EINVAL is ErrInvalid, ...).
+	return verbs.Public(err)
 }
 
 // GetEvent waits for the next event of any ID on the channel

@@ -43,7 +43,7 @@ func write(fd int, cmd uint32, req []byte, respOff int, resp []byte) error {
 		if int(cmd) < len(cmdNames) {
 			name = cmdNames[cmd]
 		}
-		return fmt.Errorf("rdma_cm %s: %w", name, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	copy(resp, out)
 	return nil

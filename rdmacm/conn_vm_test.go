@@ -144,7 +144,7 @@ func hangUp(t *testing.T, active, passive *rdmacm.ID) {
 // memory registers a buffer in pd, freed at the end of the test.
 func memory(t *testing.T, pd *uverbs.PD) ([]byte, *mr.MR) {
 	t.Helper()
-	return verbstest.Memory(t, pd, 4096, mr.LocalWrite|mr.RemoteWrite|mr.RemoteRead)
+	return verbstest.Memory(t, pd, 4096, uverbs.LocalWrite|uverbs.RemoteWrite|uverbs.RemoteRead)
 }
 
 // TestReject rejects a request with private data, and checks the private

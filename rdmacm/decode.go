@@ -38,17 +38,17 @@ func (ch *EventChannel) decode(r *abi.UcmEventResp) (*Event, error) {
 		}
 	case EventAddrResolved:
 		if err := owner.bindDevice(); err != nil {
-			e.Type, e.Status = EventAddrError, errnoStatus(err)
+			e.fail(EventAddrError, err)
 		}
 	case EventMulticastJoin:
 		if err := owner.joinedEvent(&e.Param); err != nil {
-			e.Type, e.Status = EventMulticastError, errnoStatus(err)
+			e.fail(EventMulticastError, err)
 		}
 	case EventConnectResponse:
 		if owner.qp != nil {
 			if err := owner.completeConnect(&e.Param); err != nil {
 				owner.Reject(nil)
-				e.Type, e.Status = EventConnectError, errnoStatus(err)
+				e.fail(EventConnectError, err)
 			} else {
 				e.Type = EventEstablished
 			}
@@ -86,11 +86,16 @@ func clone(b []byte) []byte {
 	return append([]byte(nil), b...)
 }
 
-// errnoStatus returns an event status for err: a negative errno.
-func errnoStatus(err error) int {
+// fail makes e an event of type typ that failed here rather than in the
+// kernel, with err. Err returns err itself, with its text and everything
+// it matches, rather than an errno squeezed out of it; Status still gets
+// the negative errno librdmacm's event would carry (EIO when err has
+// none), for callers that print it as C does.
+func (e *Event) fail(typ EventType, err error) {
+	e.Type, e.err = typ, err
+	e.Status = -int(unix.EIO)
 	var en unix.Errno
 	if errors.As(err, &en) {
-		return -int(en)
+		e.Status = -int(en)
 	}
-	return -int(unix.EIO)
 }

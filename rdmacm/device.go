@@ -6,8 +6,6 @@ import (
 	"net/netip"
 	"sync"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
 	"github.com/purerdma/purerdma/uverbs"
@@ -63,7 +61,7 @@ func openDevice(key devKey) (*device, error) {
 		devices.m[key] = d
 		return d, nil
 	}
-	return nil, fmt.Errorf("rdmacm: no verbs device with node GUID %s (index %d): %w", key.guid, key.index, unix.ENODEV)
+	return nil, fmt.Errorf("rdmacm: no verbs device with node GUID %s (index %d): %w", key.guid, key.index, uverbs.ErrNoDevice)
 }
 
 func (d *device) release() {
@@ -90,7 +88,7 @@ func (id *ID) query() (abi.UcmQueryAddrResp, error) {
 func (id *ID) bindDevice() error {
 	r, err := id.query()
 	if err != nil {
-		return err
+		return fmt.Errorf("rdmacm: query the bound device: %w", err)
 	}
 	if r.NodeGUID == 0 {
 		return nil // not bound to a device (a wildcard address)

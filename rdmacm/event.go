@@ -63,6 +63,9 @@ type Event struct {
 	// Status is 0, a negative errno (an address or route error, a timed
 	// out connection), or for EventRejected the IB CM reject reason.
 	Status int
+	// err is the cause of an event that failed in this package (see
+	// fail), nil for the kernel's own.
+	err error
 	// Param holds the connection parameters of EventConnectRequest,
 	// EventConnectResponse and EventEstablished (responder resources,
 	// initiator depth, ...) and the private data of those and of
@@ -73,13 +76,18 @@ type Event struct {
 
 // Err returns the event's status as an error: nil for 0, the errno for a
 // negative status, and for EventRejected an error that matches
-// ErrRejected.
+// ErrRejected. An event this package failed itself (an address resolved to
+// a device it cannot open, a connect response whose QP would not reach
+// RTS) returns the error that failed it, which matches the errno in
+// Status too.
 func (e *Event) Err() error {
 	switch {
+	case e.err != nil:
+		return e.err
 	case e.Status == 0:
 		return nil
 	case e.Type == EventRejected:
-		return fmt.Errorf("%w (reason %d)", ErrRejected, e.Status)
+		return fmt.Errorf("rdmacm: %w (reason %d)", ErrRejected, e.Status)
 	case e.Status < 0:
 		return unix.Errno(-e.Status)
 	}

@@ -50,7 +50,7 @@ func ExampleID_Connect() {
 		log.Fatal(err)
 	}
 	defer mr.Free(buf)
-	region, err := mr.Register(id.PD(), buf, mr.LocalWrite)
+	region, err := mr.Register(id.PD(), buf, uverbs.LocalWrite)
 	if err != nil {
 		log.Fatal(err)
 	}

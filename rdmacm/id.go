@@ -7,9 +7,12 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
+	"github.com/purerdma/purerdma/internal/verbs"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
@@ -23,13 +26,16 @@ const (
 	UDP PortSpace = abi.RDMA_PS_UDP
 )
 
-// ErrRejected matches the error of a rejected connection.
-var ErrRejected = errors.New("rdmacm: connection rejected")
+// ErrRejected matches the error of a rejected connection. It matches
+// unix.ECONNREFUSED as well, the errno librdmacm's rsockets and librpma
+// give a rejected connect.
+var ErrRejected = verbs.NewSentinel("connection rejected", unix.ECONNREFUSED)
 
 // ErrPrivateData is returned when private data exceeds what the
-// connection manager can carry; the error says the limit, and matches
-// unix.EINVAL too.
-var ErrPrivateData = errors.New("rdmacm: private data too long")
+// connection manager can carry; the error says the limit. Too much data is
+// an invalid argument, so it is a kind of uverbs.ErrInvalid and matches
+// unix.EINVAL, which librdmacm sets.
+var ErrPrivateData = verbs.NewSentinel("private data too long", uverbs.ErrInvalid)
 
 // ConnParam are the parameters of Connect and Accept (struct
 // rdma_conn_param), and what the peer sent in an event.
@@ -184,7 +190,7 @@ func (id *ID) Listen(backlog int) error {
 // privateLimit checks private data against the kernel's limit for op.
 func privateLimit(op string, data []byte, limit int) error {
 	if len(data) > limit {
-		return fmt.Errorf("%w: %s takes at most %d bytes of private data, got %d: %w", ErrPrivateData, op, limit, len(data), uverbs.ErrInvalid)
+		return fmt.Errorf("rdmacm: %s takes at most %d bytes of private data, got %d: %w", op, limit, len(data), ErrPrivateData)
 	}
 	return nil
 }
@@ -270,7 +276,7 @@ func (id *ID) Accept(p *ConnParam) error {
 // RTS, then Establish.
 func (id *ID) completeConnect(p *ConnParam) error {
 	if err := id.toRTS(p.InitiatorDepth, p.ResponderResources); err != nil {
-		return err
+		return fmt.Errorf("rdmacm: connect: QP %w", err)
 	}
 	return id.Establish()
 }

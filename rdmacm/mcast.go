@@ -5,14 +5,18 @@ import (
 	"fmt"
 	"net/netip"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
+	"github.com/purerdma/purerdma/internal/verbs"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
 // ErrNotJoined is returned, wrapped, by LeaveMulticast for a group the ID
-// has not joined.
-var ErrNotJoined = errors.New("rdmacm: multicast group not joined")
+// has not joined. It matches unix.EADDRNOTAVAIL as well, the errno of
+// rdma_leave_multicast for it.
+var ErrNotJoined = verbs.NewSentinel("multicast group not joined", unix.EADDRNOTAVAIL)
 
 // mcJoin is one multicast group an ID joined.
 type mcJoin struct {
@@ -126,7 +130,7 @@ func (id *ID) joinedEvent(p *ConnParam) error {
 		return nil
 	}
 	if err := qp.AttachMcast(g, p.AH.DLID); err != nil {
-		return err
+		return fmt.Errorf("rdmacm: join multicast: %w", err)
 	}
 	id.mu.Lock()
 	j.attach = true

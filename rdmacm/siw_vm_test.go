@@ -11,7 +11,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/cq"
-	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/testenv"
 	"github.com/purerdma/purerdma/internal/verbstest"
 	"github.com/purerdma/purerdma/mr"
@@ -48,7 +47,7 @@ var siwCap = uverbs.QPCap{MaxSendWR: 16, MaxRecvWR: 16, MaxSendSGE: 4, MaxRecvSG
 // transmit fails in siw_qp_prepare_tx (-EOPNOTSUPP), which
 // siw_qp_sq_process turns into a LOC_QP_OP_ERR completion and a dropped
 // connection; so the provider refuses them at post time, with
-// provider.ErrUnsupported and EOPNOTSUPP, and the "unsupported" subtest
+// uverbs.ErrUnsupported and EOPNOTSUPP, and the "unsupported" subtest
 // checks that they post nothing and leave the queue usable:
 //
 //   - RDMA_WRITE_WITH_IMM and SEND_WITH_IMM: iWARP (RFC 5040) has no
@@ -313,8 +312,8 @@ func TestSIWOperations(t *testing.T) {
 				SGE: []uverbs.SGE{a(1304, 8)}, RemoteAddr: braddr(1304), RKey: rkey, CompareAdd: 1},
 		} {
 			n, err := aq.PostSend([]uverbs.SendWR{wr})
-			if n != 0 || !errors.Is(err, unix.EOPNOTSUPP) || !errors.Is(err, provider.ErrUnsupported) {
-				t.Errorf("PostSend(%s): %d, %v; want 0 and EOPNOTSUPP", wr.Opcode, n, err)
+			if n != 0 || !errors.Is(err, unix.EOPNOTSUPP) || !errors.Is(err, uverbs.ErrUnsupported) {
+				t.Errorf("PostSend(%s): %d, %v; want 0 and ErrUnsupported (EOPNOTSUPP)", wr.Opcode, n, err)
 			}
 		}
 		// Nothing went to the wire, and the queue still works.

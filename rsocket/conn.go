@@ -163,7 +163,7 @@ func newConn(id *rdmacm.ID, ch *rdmacm.EventChannel, o *Options) (c *Conn, err e
 	if c.sbuf, err = mr.Alloc(c.sbufSize + sgeSize*qpCtrlSize + msgSize); err != nil {
 		return nil, err
 	}
-	if c.smr, err = mr.Register(pd, c.sbuf, mr.LocalWrite); err != nil {
+	if c.smr, err = mr.Register(pd, c.sbuf, uverbs.LocalWrite); err != nil {
 		return nil, err
 	}
 	rlen := c.rbufSize
@@ -173,13 +173,13 @@ func newConn(id *rdmacm.ID, ch *rdmacm.EventChannel, o *Options) (c *Conn, err e
 	if c.rbuf, err = mr.Alloc(rlen); err != nil {
 		return nil, err
 	}
-	if c.rmr, err = mr.Register(pd, c.rbuf, mr.LocalWrite|mr.RemoteWrite); err != nil {
+	if c.rmr, err = mr.Register(pd, c.rbuf, uverbs.LocalWrite|uverbs.RemoteWrite); err != nil {
 		return nil, err
 	}
 	if c.tbuf, err = mr.Alloc(sgeSize * sglSize); err != nil {
 		return nil, err
 	}
-	if c.tmr, err = mr.Register(pd, c.tbuf, mr.LocalWrite|mr.RemoteWrite); err != nil {
+	if c.tmr, err = mr.Register(pd, c.tbuf, uverbs.LocalWrite|uverbs.RemoteWrite); err != nil {
 		return nil, err
 	}
 	c.rmsg = make([]uint32, c.rqSize+1)
@@ -446,7 +446,7 @@ func (c *Conn) recvDone(wc *cq.WC) {
 	} else {
 		idx := int(uint32(wc.ID))
 		if idx >= c.rqSize {
-			c.fail(fmt.Errorf("%w: receive index %d", ErrProtocol, idx))
+			c.fail(fmt.Errorf("rsocket: receive index %d: %w", idx, ErrProtocol))
 			return
 		}
 		b := c.rbuf[c.rbufSize+idx*msgSize:]
@@ -481,12 +481,12 @@ func (c *Conn) applyMsg(m uint32) error {
 			}
 		case ctrlKeepalive:
 		default:
-			return fmt.Errorf("%w: control message %d", ErrProtocol, msgData(m))
+			return fmt.Errorf("rsocket: control message %d: %w", msgData(m), ErrProtocol)
 		}
 	case opData:
 		n := int(msgData(m))
 		if c.rqueued+n > c.rbufSize || next(c.rmsgTail, len(c.rmsg)) == c.rmsgHead {
-			return fmt.Errorf("%w: %d bytes overrun the receive buffer", ErrProtocol, n)
+			return fmt.Errorf("rsocket: %d bytes overrun the receive buffer: %w", n, ErrProtocol)
 		}
 		if n == 0 {
 			// Nothing to read, but it used a sequence number: count it
@@ -498,7 +498,7 @@ func (c *Conn) applyMsg(m uint32) error {
 		c.rmsgTail = next(c.rmsgTail, len(c.rmsg))
 		c.rqueued += n
 	default:
-		return fmt.Errorf("%w: operation %d", ErrProtocol, msgOp(m))
+		return fmt.Errorf("rsocket: operation %d: %w", msgOp(m), ErrProtocol)
 	}
 	return nil
 }
@@ -665,7 +665,7 @@ func (c *Conn) wait(sig chan struct{}, d *deadline) error {
 	case <-sig:
 		return nil
 	case <-c.closed:
-		return net.ErrClosed
+		return errClosed
 	case <-d.wait():
 		return os.ErrDeadlineExceeded
 	}
@@ -691,12 +691,12 @@ func (c *Conn) isClosed() bool {
 // down its sending side or closed and all its data was read.
 func (c *Conn) Read(p []byte) (int, error) {
 	if c == nil {
-		return 0, net.ErrClosed
+		return 0, errClosed
 	}
 	c.rlock.Lock()
 	defer c.rlock.Unlock()
 	if c.isClosed() {
-		return 0, c.opErr("read", net.ErrClosed)
+		return 0, c.opErr("read", errClosed)
 	}
 	if c.rdl.expired() {
 		return 0, c.opErr("read", os.ErrDeadlineExceeded)
@@ -708,7 +708,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 	for c.rmsgHead == c.rmsgTail {
 		if c.isClosed() {
 			c.mu.Unlock()
-			return 0, c.opErr("read", net.ErrClosed)
+			return 0, c.opErr("read", errClosed)
 		}
 		c.process()
 		if c.rmsgHead != c.rmsgTail {
@@ -730,7 +730,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 	}
 	if c.isClosed() {
 		c.mu.Unlock()
-		return 0, c.opErr("read", net.ErrClosed)
+		return 0, c.opErr("read", errClosed)
 	}
 	n := 0
 	for n < len(p) && c.rmsgHead != c.rmsgTail {
@@ -772,12 +772,12 @@ func (c *Conn) canSend() bool {
 // Write writes p to the peer, waiting for buffer space and credits.
 func (c *Conn) Write(p []byte) (int, error) {
 	if c == nil {
-		return 0, net.ErrClosed
+		return 0, errClosed
 	}
 	c.wlock.Lock()
 	defer c.wlock.Unlock()
 	if c.isClosed() {
-		return 0, c.opErr("write", net.ErrClosed)
+		return 0, c.opErr("write", errClosed)
 	}
 	n, olen := 0, olapStart
 	for n < len(p) {
@@ -788,7 +788,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 		for {
 			if c.isClosed() {
 				c.mu.Unlock()
-				return n, c.opErr("write", net.ErrClosed)
+				return n, c.opErr("write", errClosed)
 			}
 			if c.canSend() {
 				break
@@ -877,7 +877,7 @@ func (c *Conn) sendCtrl(ctrl uint32, d *deadline) error {
 	defer c.mu.Unlock()
 	for (!c.ctrlAvail() || c.holdSend) && c.state&stConnected != 0 {
 		if c.isClosed() {
-			return net.ErrClosed
+			return errClosed
 		}
 		c.process()
 		if c.ctrlAvail() && !c.holdSend {
@@ -901,12 +901,12 @@ func (c *Conn) sendCtrl(ctrl uint32, d *deadline) error {
 // reads io.EOF once it has read the data before it. Reading goes on.
 func (c *Conn) CloseWrite() error {
 	if c == nil {
-		return net.ErrClosed
+		return errClosed
 	}
 	c.wlock.Lock()
 	defer c.wlock.Unlock()
 	if c.isClosed() {
-		return c.opErr("close", net.ErrClosed)
+		return c.opErr("close", errClosed)
 	}
 	c.mu.Lock()
 	if c.state&stWritable == 0 {
@@ -929,7 +929,7 @@ const drainTimeout = 2 * time.Second
 // in flight, disconnects and frees every resource of the connection.
 func (c *Conn) Close() error {
 	if c == nil {
-		return net.ErrClosed
+		return errClosed
 	}
 	first := false
 	c.once.Do(func() {
@@ -967,7 +967,7 @@ func (c *Conn) Close() error {
 		c.closeErr = c.release()
 	})
 	if !first {
-		return c.opErr("close", net.ErrClosed)
+		return c.opErr("close", errClosed)
 	}
 	return c.closeErr
 }
@@ -1070,7 +1070,7 @@ func (c *Conn) SetDeadline(t time.Time) error {
 // passes returns an error matching os.ErrDeadlineExceeded.
 func (c *Conn) SetReadDeadline(t time.Time) error {
 	if c == nil || c.isClosed() {
-		return net.ErrClosed
+		return errClosed
 	}
 	c.rdl.set(t)
 	return nil
@@ -1079,7 +1079,7 @@ func (c *Conn) SetReadDeadline(t time.Time) error {
 // SetWriteDeadline sets the deadline of Write and CloseWrite.
 func (c *Conn) SetWriteDeadline(t time.Time) error {
 	if c == nil || c.isClosed() {
-		return net.ErrClosed
+		return errClosed
 	}
 	c.wdl.set(t)
 	return nil

@@ -10,7 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/purerdma/purerdma/internal/verbs"
 	"github.com/purerdma/purerdma/rdmacm"
+	"github.com/purerdma/purerdma/uverbs"
 )
 
 // Options tune a connection; the zero value is rsocket.c's defaults.
@@ -73,8 +75,20 @@ func (o *Options) resolveTimeout() time.Duration {
 }
 
 // ErrNetwork is returned for a network other than "rdma", "rdma4" and
-// "rdma6".
-var ErrNetwork = errors.New("rsocket: unknown network")
+// "rdma6". A network name is an argument the caller got wrong, so it is a
+// kind of uverbs.ErrInvalid and matches unix.EINVAL.
+var ErrNetwork = verbs.NewSentinel("unknown network", uverbs.ErrInvalid)
+
+// errClosed is what a closed (or nil) Conn or Listener returns. It
+// matches net.ErrClosed, as every net.Conn's does, so that net/http and
+// friends see a closed connection; and uverbs.ErrClosed (unix.EBADF), as
+// every other purerdma object's does. Its text is net.ErrClosed's.
+var errClosed error = closedError{}
+
+type closedError struct{}
+
+func (closedError) Error() string   { return net.ErrClosed.Error() }
+func (closedError) Unwrap() []error { return []error{net.ErrClosed, uverbs.ErrClosed} }
 
 func resolve(ctx context.Context, network, addr string) (netip.AddrPort, error) {
 	var fam string
@@ -86,7 +100,7 @@ func resolve(ctx context.Context, network, addr string) (netip.AddrPort, error) 
 	case "rdma6":
 		fam = "ip6"
 	default:
-		return netip.AddrPort{}, fmt.Errorf("%w %q", ErrNetwork, network)
+		return netip.AddrPort{}, fmt.Errorf("rsocket: %w %q", ErrNetwork, network)
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -286,7 +300,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 // AcceptRsocket is Accept returning the concrete *Conn.
 func (l *Listener) AcceptRsocket() (*Conn, error) {
 	if l == nil {
-		return nil, net.ErrClosed
+		return nil, errClosed
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -294,7 +308,7 @@ func (l *Listener) AcceptRsocket() (*Conn, error) {
 		ev, err := l.id.WaitEvent(l.ctx, rdmacm.EventConnectRequest)
 		if err != nil {
 			if l.ctx.Err() != nil {
-				err = net.ErrClosed
+				err = errClosed
 			}
 			return nil, &net.OpError{Op: "accept", Net: "rdma", Addr: l.addr, Err: err}
 		}
@@ -303,7 +317,7 @@ func (l *Listener) AcceptRsocket() (*Conn, error) {
 			return c, nil
 		}
 		if l.ctx.Err() != nil {
-			return nil, &net.OpError{Op: "accept", Net: "rdma", Addr: l.addr, Err: net.ErrClosed}
+			return nil, &net.OpError{Op: "accept", Net: "rdma", Addr: l.addr, Err: errClosed}
 		}
 		var unexpected *rdmacm.UnexpectedEventError
 		if errors.As(err, &unexpected) || errors.Is(err, ErrProtocol) || errors.Is(err, context.DeadlineExceeded) {
@@ -376,12 +390,13 @@ func (l *Listener) accept(ev *rdmacm.Event) (*Conn, error) {
 	return c, nil
 }
 
-// Close stops listening; a blocked Accept returns net.ErrClosed.
+// Close stops listening; a blocked Accept returns an error matching
+// net.ErrClosed.
 func (l *Listener) Close() error {
 	if l == nil {
-		return net.ErrClosed
+		return errClosed
 	}
-	err := net.ErrClosed
+	err := errClosed
 	l.once.Do(func() {
 		l.cancel()
 		l.mu.Lock()

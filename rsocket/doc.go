@@ -20,7 +20,8 @@
 // Blocking calls park on Go's runtime poller: each connection has a
 // goroutine sleeping on its completion channel and one on its CM event
 // channel. Deadlines end a blocked call with an error matching
-// os.ErrDeadlineExceeded, a closed Conn gives net.ErrClosed, and a peer
+// os.ErrDeadlineExceeded, a closed Conn gives an error matching both
+// net.ErrClosed and uverbs.ErrClosed (unix.EBADF), and a peer
 // that vanished gives an error matching syscall.ECONNRESET. Read and Write
 // may run at the same time; neither allocates.
 package rsocket

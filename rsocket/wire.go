@@ -68,7 +68,7 @@ func msgData(m uint32) uint32       { return m & msgDataMask }
 // ErrProtocol matches the errors of peer bytes that break the rsocket
 // protocol: bad connection data, an unknown operation, more data than the
 // receive buffer holds.
-var ErrProtocol = errors.New("rsocket: protocol error")
+var ErrProtocol = errors.New("protocol error")
 
 // sge is struct rs_sge: a buffer of the peer's, addr/key/length.
 type sge struct {
@@ -117,7 +117,7 @@ const maxSGLEntries = 1024
 func parseConnData(b []byte) (connData, error) {
 	var c connData
 	if len(b) < connDataLen {
-		return c, fmt.Errorf("%w: %d bytes of connection data, want %d", ErrProtocol, len(b), connDataLen)
+		return c, fmt.Errorf("rsocket: %d bytes of connection data, want %d: %w", len(b), connDataLen, ErrProtocol)
 	}
 	c.Version, c.Flags = b[0], b[1]
 	c.Credits = binary.BigEndian.Uint16(b[2:])
@@ -126,13 +126,13 @@ func parseConnData(b []byte) (connData, error) {
 	c.DataBuf = getSGEBig(b[24:])
 	switch {
 	case c.Version != 1:
-		return c, fmt.Errorf("%w: connection data version %d, want 1", ErrProtocol, c.Version)
+		return c, fmt.Errorf("rsocket: connection data version %d, want 1: %w", c.Version, ErrProtocol)
 	case c.Credits == 0:
-		return c, fmt.Errorf("%w: peer grants no credits", ErrProtocol)
+		return c, fmt.Errorf("rsocket: peer grants no credits: %w", ErrProtocol)
 	case c.TargetSGL.Length == 0 || c.TargetSGL.Length > maxSGLEntries:
-		return c, fmt.Errorf("%w: target SGL of %d entries", ErrProtocol, c.TargetSGL.Length)
+		return c, fmt.Errorf("rsocket: target SGL of %d entries: %w", c.TargetSGL.Length, ErrProtocol)
 	case c.DataBuf.Length == 0 || c.DataBuf.Length > msgDataMask:
-		return c, fmt.Errorf("%w: data buffer of %d bytes", ErrProtocol, c.DataBuf.Length)
+		return c, fmt.Errorf("rsocket: data buffer of %d bytes: %w", c.DataBuf.Length, ErrProtocol)
 	}
 	return c, nil
 }

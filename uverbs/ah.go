@@ -48,7 +48,7 @@ func (pd *PD) CreateAH(attr AHAttr) (*AH, error) {
 	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_CREATE_AH, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&resp), DrvOut: make([]byte, out)}
 	if err := pd.core.Do(&cmd); err != nil {
 		c.Remove(ah.id)
-		return nil, fmt.Errorf("uverbs: create AH: %w", kernelErr(err))
+		return nil, fmt.Errorf("uverbs: create AH: %w", verbs.Public(err))
 	}
 	ah.handle, ah.num = resp.AHHandle, c.Driver.AHNum(cmd.DrvOut)
 	return ah, nil

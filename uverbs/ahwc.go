@@ -101,7 +101,7 @@ func parseGRH(b []byte) (grhInfo, error) {
 	h.flowLabel = vtf & 0xfffff
 	if v4 {
 		if ip4[16]&0xf0 == 0xe0 { // class D: a multicast destination
-			return grhInfo{}, fmt.Errorf("multicast destination %d.%d.%d.%d: %w", ip4[16], ip4[17], ip4[18], ip4[19], unix.EINVAL)
+			return grhInfo{}, fmt.Errorf("multicast destination %d.%d.%d.%d: %w", ip4[16], ip4[17], ip4[18], ip4[19], ErrInvalid)
 		}
 		h.local = v4Mapped(ip4[16:20])
 		h.remote = v4Mapped(ip4[12:16])
@@ -113,7 +113,7 @@ func parseGRH(b []byte) (grhInfo, error) {
 	h.remote = GID(b[8:24])
 	h.local = GID(b[24:40])
 	if h.local[0] == 0xff {
-		return grhInfo{}, fmt.Errorf("multicast destination %v: %w", h.local, unix.EINVAL)
+		return grhInfo{}, fmt.Errorf("multicast destination %v: %w", h.local, ErrInvalid)
 	}
 	switch b[6] {
 	case ipprotoUDP:

@@ -92,7 +92,7 @@ func TestBadInput(t *testing.T) {
 				return err
 			}
 		}
-		register := func(access mr.Access) func() error {
+		register := func(access uverbs.Access) func() error {
 			return func() error {
 				m, err := mr.Register(r.pd, r.buf, access)
 				if err == nil {
@@ -120,7 +120,7 @@ func TestBadInput(t *testing.T) {
 			noCaps = append(noCaps,
 				testenv.Bad("PostSend: flush on a device without it", unix.EOPNOTSUPP, post(uverbs.SendWR{Opcode: uverbs.WRFlush,
 					FlushType: uverbs.FlushGlobal, RemoteAddr: r.mr.Addr(), RKey: r.mr.RKey(), Length: 8})),
-				testenv.Bad("mr.Register: flush access on a device without flush", unix.EOPNOTSUPP, register(mr.LocalWrite|mr.FlushGlobal)))
+				testenv.Bad("mr.Register: flush access on a device without flush", unix.EOPNOTSUPP, register(uverbs.LocalWrite|uverbs.AccessFlushGlobal)))
 		}
 		if !attr.AtomicWrite() {
 			noCaps = append(noCaps,
@@ -179,7 +179,7 @@ func TestBadInput(t *testing.T) {
 					return err
 				}
 				pd.Close()
-				m, err := mr.Register(pd, r.buf, mr.LocalWrite)
+				m, err := mr.Register(pd, r.buf, uverbs.LocalWrite)
 				if err == nil {
 					m.Close()
 				}
@@ -206,7 +206,7 @@ func TestBadInput(t *testing.T) {
 				return r.mr.Reregister(mr.ChangePD, pd, nil, 0)
 			}),
 			testenv.Bad("MR.Reregister: remote write without local write", uverbs.ErrInvalid, func() error {
-				return r.mr.Reregister(mr.ChangeAccess, nil, nil, mr.RemoteWrite)
+				return r.mr.Reregister(mr.ChangeAccess, nil, nil, uverbs.RemoteWrite)
 			}),
 			testenv.Bad("MR.Reregister: empty buffer", uverbs.ErrInvalid, func() error { return r.mr.Reregister(mr.ChangeBuffer, nil, nil, 0) }),
 			testenv.Bad("MR.Reregister: Go memory", mr.ErrNotMapped, func() error {
@@ -280,10 +280,10 @@ func TestClosedObjects(t *testing.T) {
 				}
 			}
 			for _, o := range []any{qp, srq, r.mr, r.cq, r.ch, r.pd, r.ctx} {
-				n += testenv.CallMethods(t, o, uverbs.ErrClosed, "Close", "Release")
+				n += testenv.CallMethods(t, o, uverbs.ErrClosed, "Close")
 			}
 			if mw != nil {
-				n += testenv.CallMethods(t, mw, uverbs.ErrClosed, "Close", "Release")
+				n += testenv.CallMethods(t, mw, uverbs.ErrClosed, "Close")
 			}
 		}
 		t.Logf("%d methods called on closed objects of %s", n, d.Name)

@@ -13,28 +13,15 @@ import (
 	"github.com/purerdma/purerdma/internal/verbs"
 )
 
-// ErrClosed is returned by operations on a closed object.
-var ErrClosed = verbs.ErrClosed
-
-// ErrBusy is returned when an object cannot be destroyed because others
-// still use it, e.g. a PD that has memory regions or queue pairs, or a CQ
-// that queue pairs use. Destroy those first; the object stays usable.
-var ErrBusy = verbs.ErrBusy
-
-// ErrNoProvider is returned when a device's driver has no purerdma
-// provider, so that queues cannot be created on it. Discovery and queries
-// work on every device.
-var ErrNoProvider = verbs.ErrNoProvider
-
-// ErrUnsupported is returned for an operation the device or its driver
-// does not have (RDMA FLUSH on Linux 6.1, memory windows on siw, ...). It
-// matches unix.EOPNOTSUPP, as libibverbs' errno would.
-var ErrUnsupported = verbs.ErrUnsupported
+type contextLink = verbs.Link[*verbs.Context]
 
 // Context is an opened device: its uverbs command file and the async event
 // file the kernel created with it. It is what ibv_open_device returns.
 // All kernel objects made through a Context are released when it closes.
 type Context struct {
+	// contextLink gives cq and mr the core through verbs.ContextOf,
+	// typed and without exporting it (see verbs.Link).
+	contextLink
 	dev   Device
 	core  *verbs.Context
 	async *os.File // non-blocking, on the runtime poller
@@ -44,22 +31,6 @@ type Context struct {
 	// (zero if it failed): PostSend and mr.Register check the Linux
 	// 6.2 operations against them without a system call.
 	caps uint64
-}
-
-func init() {
-	verbs.Core = func(public any) any {
-		switch x := public.(type) {
-		case *Context:
-			if x != nil {
-				return x.core
-			}
-		case *PD:
-			if x != nil {
-				return &x.core
-			}
-		}
-		return nil
-	}
 }
 
 // Open opens dev, as ibv_open_device does.
@@ -72,7 +43,8 @@ func Open(dev Device) (*Context, error) {
 	if err != nil {
 		return nil, fmt.Errorf("uverbs: open %s: %w", dev.Name, err)
 	}
-	c := &Context{dev: dev, core: verbs.NewContext(dev.Name, f, uint32(dev.Driver))}
+	core := verbs.NewContext(dev.Name, f, uint32(dev.Driver))
+	c := &Context{contextLink: verbs.NewLink(core), dev: dev, core: core}
 	if err := c.getContext(); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("uverbs: open %s: %w", dev.Name, err)

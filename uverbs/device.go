@@ -8,9 +8,6 @@ import (
 	"strings"
 )
 
-// ErrNoDevice is returned when no RDMA device matches a lookup.
-var ErrNoDevice = errors.New("uverbs: no such RDMA device")
-
 // Device is an RDMA device as the kernel lists it, before it is opened.
 type Device struct {
 	Name       string   // kernel device name, e.g. "rxe0"
@@ -90,7 +87,7 @@ func DeviceByName(name string) (Device, error) {
 			return d, nil
 		}
 	}
-	return Device{}, fmt.Errorf("%w: %q", ErrNoDevice, name)
+	return Device{}, fmt.Errorf("uverbs: device %q: %w", name, ErrNoDevice)
 }
 
 // driverFromName guesses the driver from a device name the way libibverbs

@@ -42,7 +42,7 @@ func ExamplePD_CreateQP() {
 		log.Fatal(err)
 	}
 	defer mr.Free(buf)
-	region, err := mr.Register(pd, buf, mr.LocalWrite|mr.RemoteWrite|mr.RemoteRead)
+	region, err := mr.Register(pd, buf, uverbs.LocalWrite|uverbs.RemoteWrite|uverbs.RemoteRead)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -55,21 +55,21 @@ func TestFlush(t *testing.T) {
 	tests := []struct {
 		name     string
 		qpAccess uverbs.Access // the responder's
-		mrAccess mr.Access
+		mrAccess uverbs.Access
 		typ      uverbs.FlushType
 		level    uverbs.FlushLevel
 		length   uint32
 		want     cq.WC // ID 2, QPNum filled in below
 	}{
-		{"global, range", flushQPAccess, mr.LocalWrite | mr.RemoteWrite | mr.FlushGlobal, uverbs.FlushGlobal, uverbs.FlushRange, 16,
+		{"global, range", flushQPAccess, uverbs.LocalWrite | uverbs.RemoteWrite | uverbs.AccessFlushGlobal, uverbs.FlushGlobal, uverbs.FlushRange, 16,
 			cq.WC{Opcode: cq.OpFlush, ByteLen: 16}},
-		{"global, whole region", flushQPAccess, mr.LocalWrite | mr.RemoteWrite | mr.FlushGlobal, uverbs.FlushGlobal, uverbs.FlushMR, 0,
+		{"global, whole region", flushQPAccess, uverbs.LocalWrite | uverbs.RemoteWrite | uverbs.AccessFlushGlobal, uverbs.FlushGlobal, uverbs.FlushMR, 0,
 			cq.WC{Opcode: cq.OpFlush}},
-		{"region without FLUSH access", flushQPAccess, mr.LocalWrite | mr.RemoteWrite | mr.RemoteRead, uverbs.FlushGlobal, uverbs.FlushRange, 16,
+		{"region without FLUSH access", flushQPAccess, uverbs.LocalWrite | uverbs.RemoteWrite | uverbs.RemoteRead, uverbs.FlushGlobal, uverbs.FlushRange, 16,
 			cq.WC{Status: cq.RemAccessErr}},
-		{"persistent to a region with global only", flushQPAccess, mr.LocalWrite | mr.RemoteWrite | mr.FlushGlobal, uverbs.FlushPersistent, uverbs.FlushRange, 16,
+		{"persistent to a region with global only", flushQPAccess, uverbs.LocalWrite | uverbs.RemoteWrite | uverbs.AccessFlushGlobal, uverbs.FlushPersistent, uverbs.FlushRange, 16,
 			cq.WC{Status: cq.RemAccessErr}},
-		{"QP without FLUSH access", rigAccess, mr.LocalWrite | mr.RemoteWrite | mr.FlushGlobal, uverbs.FlushGlobal, uverbs.FlushRange, 16,
+		{"QP without FLUSH access", rigAccess, uverbs.LocalWrite | uverbs.RemoteWrite | uverbs.AccessFlushGlobal, uverbs.FlushGlobal, uverbs.FlushRange, 16,
 			cq.WC{Status: cq.RemInvReqErr}},
 	}
 	for _, tt := range tests {
@@ -130,7 +130,7 @@ func TestFlushPersistentAccessNeedsPMem(t *testing.T) {
 		t.Fatal(err)
 	}
 	testenv.NeedKernelFeature(t, d, attr.FlushTypes()&uverbs.FlushPersistent != 0, "RDMA FLUSH", "6.2")
-	m, err := mr.Register(r.pd, r.buf, mr.LocalWrite|mr.RemoteWrite|mr.FlushPersistent)
+	m, err := mr.Register(r.pd, r.buf, uverbs.LocalWrite|uverbs.RemoteWrite|uverbs.AccessFlushPersistent)
 	if err == nil {
 		m.Close()
 		t.Fatal("registered ordinary memory with FLUSH_PERSISTENT access")

@@ -17,10 +17,6 @@ import (
 	"github.com/purerdma/purerdma/internal/ucmd"
 )
 
-// ErrNoGID is returned, wrapped, by GIDIndex when no GID table entry
-// matches the address.
-var ErrNoGID = errors.New("uverbs: no matching GID")
-
 // GID is a 128-bit global identifier, in network byte order. On RoCE it is
 // an IPv6 address, or the IPv4-mapped form (::ffff:a.b.c.d) of an IPv4 one.
 type GID [16]byte

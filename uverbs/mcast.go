@@ -5,6 +5,7 @@ import (
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
+	"github.com/purerdma/purerdma/internal/verbs"
 )
 
 // AttachMcast makes the UD QP receive the datagrams sent to the multicast
@@ -33,7 +34,7 @@ func (qp *QP) AttachMcast(gid GID, lid uint16) error {
 	req := abi.AttachMcast{GID: gid, QPHandle: qp.handle, MLID: lid}
 	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_ATTACH_MCAST, Req: ucmd.Bytes(&req)}
 	if err := qp.do(&cmd); err != nil {
-		return fmt.Errorf("uverbs: attach QP %d to multicast group %v: %w", qp.num, gid, kernelErr(err))
+		return fmt.Errorf("uverbs: attach QP %d to multicast group %v: %w", qp.num, gid, verbs.Public(err))
 	}
 	return nil
 }
@@ -53,7 +54,7 @@ func (qp *QP) DetachMcast(gid GID, lid uint16) error {
 	req := abi.DetachMcast{GID: gid, QPHandle: qp.handle, MLID: lid}
 	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_DETACH_MCAST, Req: ucmd.Bytes(&req)}
 	if err := qp.do(&cmd); err != nil {
-		return fmt.Errorf("uverbs: detach QP %d from multicast group %v: %w", qp.num, gid, kernelErr(err))
+		return fmt.Errorf("uverbs: detach QP %d from multicast group %v: %w", qp.num, gid, verbs.Public(err))
 	}
 	return nil
 }

@@ -24,7 +24,7 @@ const (
 // back by invalidating its rkey (WRLocalInv, or the peer's
 // WRSendWithInv), as ibv_alloc_mw, ibv_post_send's IBV_WR_BIND_MW and
 // ibv_dealloc_mw do. rxe has memory windows; siw has none and AllocMW
-// fails there with an error matching unix.EOPNOTSUPP.
+// fails there with ErrUnsupported (unix.EOPNOTSUPP).
 type MW struct {
 	pd     *PD
 	life   verbs.Life
@@ -95,14 +95,6 @@ func (mw *MW) PD() *PD {
 		return nil
 	}
 	return mw.pd
-}
-
-// Release is for the context's close; see verbs.Object.
-func (mw *MW) Release() {
-	if mw == nil {
-		return
-	}
-	mw.life.Release(mw.setGone)
 }
 
 func (mw *MW) setGone() { mw.gone.Store(true) }

@@ -34,7 +34,7 @@ func TestMemoryWindow(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { mr.Free(buf) })
-		m, err := mr.Register(r.pd, buf, mr.LocalWrite|mr.RemoteRead|mr.MWBind)
+		m, err := mr.Register(r.pd, buf, uverbs.LocalWrite|uverbs.RemoteRead|uverbs.AccessMWBind)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,7 +24,7 @@ type rig struct {
 	gid int // the RoCE v2 GID index of the device's address
 }
 
-const rigAccess = mr.LocalWrite | mr.RemoteWrite | mr.RemoteRead | mr.RemoteAtomic
+const rigAccess = uverbs.LocalWrite | uverbs.RemoteWrite | uverbs.RemoteRead | uverbs.RemoteAtomic
 
 func newRig(t *testing.T, d testenv.Dev) *rig {
 	t.Helper()

@@ -8,9 +8,13 @@ import (
 	"github.com/purerdma/purerdma/internal/verbs"
 )
 
+type pdLink = verbs.Link[*verbs.PD]
+
 // PD is a protection domain: memory regions and queue pairs in the same PD
 // may be used together.
 type PD struct {
+	// pdLink gives mr the core through verbs.PDOf (see verbs.Link).
+	pdLink
 	ctx  *Context
 	core verbs.PD
 	id   uint64 // in the context's object table
@@ -28,6 +32,7 @@ func (c *Context) AllocPD() (*PD, error) {
 		return nil, fmt.Errorf("uverbs: alloc PD: %w", err)
 	}
 	pd := &PD{ctx: c, core: verbs.PD{Ctx: c.core, Handle: resp.PDHandle}}
+	pd.pdLink = verbs.NewLink(&pd.core)
 	pd.id = c.core.Add(pd, func() { pd.core.Release(nil) })
 	return pd, nil
 }
@@ -46,14 +51,6 @@ func (pd *PD) Handle() uint32 {
 		return 0
 	}
 	return pd.core.Handle
-}
-
-// Release is for the context's close; see verbs.Object.
-func (pd *PD) Release() {
-	if pd == nil {
-		return
-	}
-	pd.core.Release(nil)
 }
 
 // Close deallocates the PD. It fails with ErrBusy while memory regions or

@@ -4,10 +4,9 @@ import (
 	"errors"
 	"fmt"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/verbs"
 )
 
 // PostSend posts send work requests in order (ibv_post_send) and rings the
@@ -35,7 +34,7 @@ func (qp *QP) PostSend(wrs []SendWR) (int, error) {
 	}
 	if n > 0 {
 		if ferr := qp.sq.Flush(); ferr != nil {
-			err = errors.Join(err, fmt.Errorf("uverbs: post send: doorbell: %w", ferr))
+			err = errors.Join(err, fmt.Errorf("uverbs: post send: doorbell: %w", verbs.Public(ferr)))
 		}
 	}
 	return n, err
@@ -106,16 +105,15 @@ func (qp *QP) putSend(wr *SendWR) error {
 		// Checked here because a kernel without the operation fails
 		// the QP instead of the request.
 		if have := flushTypes(qp.caps); wr.FlushType&^have != 0 {
-			return fmt.Errorf("the device has no RDMA FLUSH of type %s (rxe has it since Linux 6.2): %w: %w",
-				wr.FlushType&^have, provider.ErrUnsupported, unix.EOPNOTSUPP)
+			return fmt.Errorf("the device has no RDMA FLUSH of type %s (rxe has it since Linux 6.2): %w",
+				wr.FlushType&^have, ErrUnsupported)
 		}
 	case WRAtomicWrite:
 		if qp.typ != RC || len(wr.SGE) != 0 || wr.Flags&SendInline != 0 || wr.RemoteAddr%8 != 0 {
 			return invalid("an atomic write needs an RC QP and an 8-byte aligned remote address, and takes no SGEs")
 		}
 		if qp.caps&DeviceAtomicWrite == 0 {
-			return fmt.Errorf("the device has no RDMA ATOMIC WRITE (rxe has it since Linux 6.2): %w: %w",
-				provider.ErrUnsupported, unix.EOPNOTSUPP)
+			return fmt.Errorf("the device has no RDMA ATOMIC WRITE (rxe has it since Linux 6.2): %w", ErrUnsupported)
 		}
 	case WRBindMW:
 		if qp.typ != RC && qp.typ != UC || len(wr.SGE) != 0 || wr.Flags&SendInline != 0 {
@@ -143,17 +141,19 @@ func (qp *QP) putSend(wr *SendWR) error {
 		}
 		w.AHNum = wr.AH.num
 	}
-	err := qp.sq.Put(w)
-	if err == nil {
-		return nil
+	if err := qp.sq.Put(w); err != nil {
+		return putErr(err, "send", qp.cap.MaxSendWR)
 	}
-	switch {
-	case errors.Is(err, provider.ErrFull):
-		return fmt.Errorf("send queue of %d holds no more: %w", qp.cap.MaxSendWR, ErrQueueFull)
-	case errors.Is(err, provider.ErrUnsupported):
-		return fmt.Errorf("%w: %w", err, unix.EOPNOTSUPP)
+	return nil
+}
+
+// putErr is a provider's refusal of a work request as the public error of
+// its kind (verbs.Public); a full queue says how much it holds.
+func putErr(err error, queue string, size int) error {
+	if errors.Is(err, provider.ErrFull) {
+		return fmt.Errorf("%s queue of %d holds no more: %w", queue, size, verbs.Public(err))
 	}
-	return err
+	return verbs.Public(err)
 }
 
 // PostRecv posts receive work requests in order (ibv_post_recv), with the
@@ -195,17 +195,14 @@ func postRecv(rq provider.RQ, w *provider.RecvWR, sge []provider.SGE, wrs []Recv
 		w.ID = wr.ID
 		w.SGE = ws
 		if perr := rq.Put(w); perr != nil {
-			if errors.Is(perr, provider.ErrFull) {
-				perr = fmt.Errorf("receive queue of %d holds no more: %w", size, ErrQueueFull)
-			}
-			err = fmt.Errorf("uverbs: post recv: work request %d: %w", i, perr)
+			err = fmt.Errorf("uverbs: post recv: work request %d: %w", i, putErr(perr, "receive", size))
 			break
 		}
 		n++
 	}
 	if n > 0 {
 		if ferr := rq.Flush(); ferr != nil {
-			err = errors.Join(err, fmt.Errorf("uverbs: post recv: %w", ferr))
+			err = errors.Join(err, fmt.Errorf("uverbs: post recv: %w", verbs.Public(ferr)))
 		}
 	}
 	return n, err

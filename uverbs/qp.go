@@ -11,14 +11,6 @@ import (
 	"github.com/purerdma/purerdma/internal/verbs"
 )
 
-// ErrInvalid is returned for invalid arguments; the error also matches
-// unix.EINVAL.
-var ErrInvalid = verbs.ErrInvalid
-
-// ErrQueueFull is returned when a work request does not fit in its queue;
-// the error also matches unix.ENOMEM, which libibverbs returns.
-var ErrQueueFull = verbs.ErrQueueFull
-
 // CQ is what a QP needs of a completion queue: *cq.CQ satisfies it.
 type CQ interface {
 	// Handle returns the kernel's handle of the CQ.
@@ -168,7 +160,7 @@ func (pd *PD) CreateQP(init QPInit) (*QP, error) {
 	if err != nil {
 		c.Do(qp.destroyCmd())
 		c.Remove(qp.id)
-		return nil, fmt.Errorf("uverbs: create QP: %s: %w", c.Driver.Name(), err)
+		return nil, fmt.Errorf("uverbs: create QP: %w", verbs.Public(err))
 	}
 	qp.sq, qp.rq = sq, rq
 	qp.ssge = make([]provider.SGE, qp.cap.MaxSendSGE)
@@ -279,5 +271,3 @@ func (qp *QP) unmap() {
 		qp.rq.Close()
 	}
 }
-
-func kernelErr(err error) error { return verbs.KernelErr(err) }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
+	"github.com/purerdma/purerdma/internal/verbs"
 )
 
 // QPState is a queue pair's state (enum ibv_qp_state).
@@ -201,7 +202,7 @@ func (qp *QP) Modify(attr *QPAttr, mask QPAttrMask) error {
 	}
 	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_MODIFY_QP, Req: ucmd.Bytes(&req)}
 	if err := qp.do(&cmd); err != nil {
-		return fmt.Errorf("uverbs: modify QP %d (mask %#x): %w", qp.num, uint32(mask), kernelErr(err))
+		return fmt.Errorf("uverbs: modify QP %d (mask %#x): %w", qp.num, uint32(mask), verbs.Public(err))
 	}
 	if mask&QPAttrState != 0 {
 		qp.state.Store(uint32(attr.State))
@@ -219,7 +220,7 @@ func (qp *QP) Query(mask QPAttrMask) (QPAttr, error) {
 	var r abi.QueryQPResp
 	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_QUERY_QP, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&r)}
 	if err := qp.do(&cmd); err != nil {
-		return QPAttr{}, fmt.Errorf("uverbs: query QP %d: %w", qp.num, kernelErr(err))
+		return QPAttr{}, fmt.Errorf("uverbs: query QP %d: %w", qp.num, verbs.Public(err))
 	}
 	return QPAttr{
 		State:        QPState(r.QPState),

@@ -32,7 +32,7 @@ func TestReregister(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { mr.Free(buf) })
-		m, err := mr.Register(pd2, buf, mr.LocalWrite)
+		m, err := mr.Register(pd2, buf, uverbs.LocalWrite)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +45,7 @@ func TestReregister(t *testing.T) {
 
 		if d.Driver == "siw" {
 			for _, c := range []mr.Change{mr.ChangePD, mr.ChangeAccess, mr.ChangeBuffer} {
-				if err := m.Reregister(c, r.pd, other, mr.LocalWrite|mr.RemoteRead); !errors.Is(err, unix.EOPNOTSUPP) {
+				if err := m.Reregister(c, r.pd, other, uverbs.LocalWrite|uverbs.RemoteRead); !errors.Is(err, unix.EOPNOTSUPP) {
 					t.Errorf("siw Reregister(%#x) = %v, want EOPNOTSUPP", c, err)
 				}
 			}
@@ -62,7 +62,7 @@ func TestReregister(t *testing.T) {
 		if err := mr.Free(other); err != nil {
 			t.Errorf("Free of the memory a refused ChangeBuffer named: %v", err)
 		}
-		err = m.Reregister(mr.ChangePD|mr.ChangeAccess, r.pd, nil, mr.LocalWrite|mr.RemoteRead)
+		err = m.Reregister(mr.ChangePD|mr.ChangeAccess, r.pd, nil, uverbs.LocalWrite|uverbs.RemoteRead)
 		if errors.Is(err, unix.EOPNOTSUPP) && !testenv.KernelAtLeast(6, 12) {
 			// Measured: rxe of Linux 6.1 has no rereg_user_mr at all,
 			// 6.12's changes the PD and the access flags.
@@ -89,7 +89,7 @@ func TestReregister(t *testing.T) {
 		if wc := read(1); wc.Status != cq.Success || string(r.buf[:12]) != "reregistered" {
 			t.Fatalf("read after Reregister: %+v, %q", wc, r.buf[:12])
 		}
-		if err := m.Reregister(mr.ChangeAccess, nil, nil, mr.LocalWrite); err != nil {
+		if err := m.Reregister(mr.ChangeAccess, nil, nil, uverbs.LocalWrite); err != nil {
 			t.Fatalf("Reregister(access): %v", err)
 		}
 		if wc := read(2); wc.Status != cq.RemAccessErr {

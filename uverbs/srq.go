@@ -63,14 +63,14 @@ func (pd *PD) CreateSRQ(init SRQInit) (*SRQ, error) {
 	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_CREATE_SRQ, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&resp), DrvOut: make([]byte, out)}
 	if err := pd.core.Do(&cmd); err != nil {
 		c.Remove(s.id)
-		return nil, fmt.Errorf("uverbs: create SRQ: %w", kernelErr(err))
+		return nil, fmt.Errorf("uverbs: create SRQ: %w", verbs.Public(err))
 	}
 	s.handle, s.num, s.maxWR, s.maxSGE = resp.SRQHandle, resp.SRQN, int(resp.MaxWr), int(resp.MaxSGE)
 	rq, err := c.Driver.NewSRQ(c, provider.SRQInit{MaxWR: resp.MaxWr, MaxSGE: resp.MaxSGE}, cmd.DrvOut)
 	if err != nil {
 		c.Do(s.destroyCmd())
 		c.Remove(s.id)
-		return nil, fmt.Errorf("uverbs: create SRQ: %s: %w", c.Driver.Name(), err)
+		return nil, fmt.Errorf("uverbs: create SRQ: %w", verbs.Public(err))
 	}
 	s.rq = rq
 	s.sge = make([]provider.SGE, s.maxSGE)
@@ -138,7 +138,7 @@ func (s *SRQ) SetLimit(limit int) error {
 	in, _ := s.core.Udata(abi.IB_USER_VERBS_CMD_MODIFY_SRQ)
 	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_MODIFY_SRQ, Req: ucmd.Bytes(&req), DrvIn: make([]byte, in)}
 	if err := s.do(&cmd); err != nil {
-		return fmt.Errorf("uverbs: modify SRQ: %w", kernelErr(err))
+		return fmt.Errorf("uverbs: modify SRQ: %w", verbs.Public(err))
 	}
 	return nil
 }
@@ -152,7 +152,7 @@ func (s *SRQ) Limit() (int, error) {
 	var resp abi.QuerySRQResp
 	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_QUERY_SRQ, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&resp)}
 	if err := s.do(&cmd); err != nil {
-		return 0, fmt.Errorf("uverbs: query SRQ: %w", kernelErr(err))
+		return 0, fmt.Errorf("uverbs: query SRQ: %w", verbs.Public(err))
 	}
 	return int(resp.SRQLimit), nil
 }

@@ -87,7 +87,7 @@ func newRes(o *options) (_ *res, err error) {
 	if r.buf, err = mr.Alloc(2 * r.half); err != nil {
 		return nil, fmt.Errorf("couldn't allocate the buffer: %v", err)
 	}
-	if r.mr, err = mr.Register(r.pd, r.buf, mr.LocalWrite|mr.RemoteWrite|mr.RemoteRead|mr.RemoteAtomic); err != nil {
+	if r.mr, err = mr.Register(r.pd, r.buf, uverbs.LocalWrite|uverbs.RemoteWrite|uverbs.RemoteRead|uverbs.RemoteAtomic); err != nil {
 		return nil, fmt.Errorf("couldn't register MR: %v", err)
 	}
 	t := perftest.Tests[o.test]

@@ -2,10 +2,11 @@ package main
 
 import (
 	"github.com/purerdma/purerdma/mr"
+	"github.com/purerdma/purerdma/uverbs"
 )
 
 // region allocates and registers n bytes.
-func (cb *control) region(n int, access mr.Access) ([]byte, *mr.MR, error) {
+func (cb *control) region(n int, access uverbs.Access) ([]byte, *mr.MR, error) {
 	b, err := mr.Alloc(n)
 	if err != nil {
 		return nil, nil, err
@@ -21,15 +22,15 @@ func (cb *control) region(n int, access mr.Access) ([]byte, *mr.MR, error) {
 // setupBuffers is rping_setup_buffers.
 func (cb *control) setupBuffers() int {
 	cb.out.debugf("rping_setup_buffers called on cb %p\n", cb)
-	remote := mr.LocalWrite | mr.RemoteRead | mr.RemoteWrite
+	remote := uverbs.LocalWrite | uverbs.RemoteRead | uverbs.RemoteWrite
 	bufs := []struct {
 		buf  *[]byte
 		mr   **mr.MR
 		size int
-		acc  mr.Access
+		acc  uverbs.Access
 		name string
 	}{
-		{&cb.recvBuf, &cb.recvMR, infoSize, mr.LocalWrite, "recv_buf"},
+		{&cb.recvBuf, &cb.recvMR, infoSize, uverbs.LocalWrite, "recv_buf"},
 		{&cb.sendBuf, &cb.sendMR, infoSize, 0, "send_buf"},
 		{&cb.rdmaBuf, &cb.rdmaMR, cb.o.size, remote, "rdma_buf"},
 		{&cb.startBuf, &cb.startMR, cb.o.size, remote, "start_buf"},

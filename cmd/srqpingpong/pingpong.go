@@ -93,7 +93,7 @@ func newPingpong(o *options) (_ *pingpong, err error) {
 	if p.buf, err = mr.Alloc(o.size); err != nil { // zeroed, as C's memset
 		return nil, fmt.Errorf("Couldn't allocate work buf. (%v)", err)
 	}
-	if p.mr, err = mr.Register(p.pd, p.buf, mr.LocalWrite); err != nil {
+	if p.mr, err = mr.Register(p.pd, p.buf, uverbs.LocalWrite); err != nil {
 		return nil, fmt.Errorf("Couldn't register MR (%v)", err)
 	}
 	var opts *cq.Options

@@ -106,7 +106,7 @@ func newPingpong(o *options) (_ *pingpong, err error) {
 	for i := range p.buf {
 		p.buf[i] = 0x7b // as the C tool does
 	}
-	if p.mr, err = mr.Register(p.pd, p.buf, mr.LocalWrite); err != nil {
+	if p.mr, err = mr.Register(p.pd, p.buf, uverbs.LocalWrite); err != nil {
 		return nil, fmt.Errorf("Couldn't register MR (%v)", err)
 	}
 	var opts *cq.Options

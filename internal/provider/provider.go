@@ -17,11 +17,24 @@ import (
 	"sync"
 )
 
-// ErrFull is returned by Put when the queue has no free slot.
-var ErrFull = errors.New("queue full")
-
-// ErrUnsupported is returned for an operation the driver does not have.
-var ErrUnsupported = errors.New("operation not supported by the driver")
+// The kinds of error a driver returns, wrapped with what failed. They are
+// not the public sentinels (internal/verbs cannot be imported here without
+// a cycle, and the drivers should not decide what the public API says):
+// verbs.Public maps each onto the public sentinel of its kind, once, and
+// the public packages never look at a driver's errors otherwise. Their
+// texts are bare kinds, as the public sentinels' are.
+var (
+	// ErrFull is returned by Put when the queue has no free slot.
+	ErrFull = errors.New("queue full")
+	// ErrInvalid is returned for a request or a kernel response the
+	// driver cannot take.
+	ErrInvalid = errors.New("invalid argument")
+	// ErrUnsupported is returned for an operation the driver does not
+	// have.
+	ErrUnsupported = errors.New("operation not supported by the driver")
+	// ErrClosed is returned by a queue used after its Close.
+	ErrClosed = errors.New("queue closed")
+)
 
 // Driver is the user-space half of one kernel driver.
 type Driver interface {

@@ -74,7 +74,7 @@ func encodeWrite(c *Cmd) (in, out []byte, err error) {
 	if c.Ex {
 		// Extended commands count 8-byte words of the core payload only.
 		if len(c.Req)%8 != 0 || len(c.Resp)%8 != 0 || len(c.DrvIn)%8 != 0 || len(c.DrvOut)%8 != 0 {
-			return nil, nil, fmt.Errorf("ucmd: %s: extended command parts must be multiples of 8 bytes", cmdName(c))
+			return nil, nil, fmt.Errorf("%s: extended command parts must be multiples of 8 bytes", cmdName(c))
 		}
 		hdr.Command |= abi.IB_USER_VERBS_CMD_FLAG_EXTENDED
 		hdr.InWords = uint16(len(c.Req) / 8)
@@ -90,14 +90,14 @@ func encodeWrite(c *Cmd) (in, out []byte, err error) {
 	// Legacy commands count 4-byte words of everything, header included.
 	size := sizeofCmdHdr + len(c.Req) + len(c.DrvIn)
 	if size%4 != 0 || len(out)%4 != 0 {
-		return nil, nil, fmt.Errorf("ucmd: %s: command parts must be multiples of 4 bytes", cmdName(c))
+		return nil, nil, fmt.Errorf("%s: command parts must be multiples of 4 bytes", cmdName(c))
 	}
 	hdr.InWords = uint16(size / 4)
 	hdr.OutWords = uint16(len(out) / 4)
 	in = concat(bytesOf(&hdr), c.Req, c.DrvIn)
 	if len(c.Resp) > 0 {
 		if len(c.Req) < 8 {
-			return nil, nil, fmt.Errorf("ucmd: %s: request has no response field", cmdName(c))
+			return nil, nil, fmt.Errorf("%s: request has no response field", cmdName(c))
 		}
 		binary.NativeEndian.PutUint64(in[sizeofCmdHdr:], addr(out))
 	}

@@ -9,7 +9,7 @@ import (
 // cmdError names the failed command and keeps the errno matchable with
 // errors.Is.
 func cmdError(c *Cmd, err error) error {
-	return fmt.Errorf("uverbs %s: %w", cmdName(c), err)
+	return fmt.Errorf("%s: %w", cmdName(c), err)
 }
 
 var cmdNames = map[uint32]string{

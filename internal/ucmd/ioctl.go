@@ -90,7 +90,7 @@ func (f *FD) Run(m *Method) error {
 		copy(bytesOf(&m.attrs[i]), buf[sizeofIoctlHdr+i*sizeofAttr:])
 	}
 	if err != nil {
-		return fmt.Errorf("ucmd: ioctl object %d method %d: %w", m.Object, m.ID, err)
+		return fmt.Errorf("ioctl object %d method %d: %w", m.Object, m.ID, err)
 	}
 	return nil
 }

@@ -70,15 +70,15 @@ func (c *Context) NeedDriver(what string) error {
 	return nil
 }
 
-// Do runs a write command unless the context is closed. A kernel EINVAL
-// or EBUSY also matches ErrInvalid or ErrBusy.
+// Do runs a write command unless the context is closed. A kernel errno
+// also matches its sentinel (Public: EINVAL is ErrInvalid, ...).
 func (c *Context) Do(cmd *ucmd.Cmd) error {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.closed {
 		return ErrClosed
 	}
-	return KernelErr(c.FD.Do(cmd))
+	return Public(c.FD.Do(cmd))
 }
 
 // Run runs an ioctl method unless the context is closed, with Do's
@@ -89,7 +89,7 @@ func (c *Context) Run(m *ucmd.Method) error {
 	if c.closed {
 		return ErrClosed
 	}
-	return KernelErr(c.FD.Run(m))
+	return Public(c.FD.Run(m))
 }
 
 // Closed reports whether Close has begun. A nil context, that of a zero
@@ -158,7 +158,7 @@ func (c *Context) Close() error {
 func (c *Context) Mmap(offset uint64, size int) ([]byte, error) {
 	b, err := unix.Mmap(c.FD.Int(), int64(offset), size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
 	if err != nil {
-		return nil, fmt.Errorf("uverbs: mmap %d bytes at %#x: %w", size, offset, err)
+		return nil, fmt.Errorf("mmap %d bytes at %#x: %w", size, offset, err)
 	}
 	return b, nil
 }

@@ -1,18 +1,47 @@
 package verbs
 
-// Core returns the state behind a public uverbs object: a *Context for a
-// *uverbs.Context, a *PD for a *uverbs.PD, nil for anything else. Package
-// uverbs sets it when it initializes.
-var Core func(public any) any
+// Link ties a public object to its core: a *uverbs.Context to its
+// *Context, a *uverbs.PD to its *PD. cq and mr need those cores, but
+// uverbs imports this package, so nothing here can name a uverbs type,
+// and uverbs must not export its plumbing.
+//
+// The public type embeds a Link under an unexported alias,
+//
+//	type contextLink = verbs.Link[*verbs.Context]
+//	type Context struct { contextLink; ... }
+//
+// so the field is unexported and nothing of it shows in go doc, while the
+// promoted unexported method verbsCore makes the public type satisfy
+// owner, which only this package can name (testing.TB's private method
+// works the same way). ContextOf and PDOf are therefore typed, checked by
+// the compiler, and need neither a hook installed in init nor a type
+// assertion: only a type that embeds the right Link satisfies their
+// constraint, and only uverbs embeds one.
+type Link[C any] struct{ core C }
 
-// ContextOf returns the context behind a *uverbs.Context.
-func ContextOf(public any) *Context {
-	c, _ := Core(public).(*Context)
-	return c
+// NewLink returns the link to core.
+func NewLink[C any](core C) Link[C] { return Link[C]{core} }
+
+func (l *Link[C]) verbsCore() C { return l.core }
+
+// owner is a pointer to a public type that embeds Link[C].
+type owner[C any, T any] interface {
+	*T
+	verbsCore() C
 }
 
-// PDOf returns the protection domain behind a *uverbs.PD.
-func PDOf(public any) *PD {
-	pd, _ := Core(public).(*PD)
-	return pd
+// coreOf returns the core behind p, or the zero C for a nil p: a nil
+// *uverbs.Context is a caller's error to report, not a panic.
+func coreOf[C any, P owner[C, T], T any](p P) C {
+	if p == nil {
+		var zero C
+		return zero
+	}
+	return p.verbsCore()
 }
+
+// ContextOf returns the context behind a *uverbs.Context, nil for nil.
+func ContextOf[P owner[*Context, T], T any](p P) *Context { return coreOf[*Context](p) }
+
+// PDOf returns the protection domain behind a *uverbs.PD, nil for nil.
+func PDOf[P owner[*PD, T], T any](p P) *PD { return coreOf[*PD](p) }

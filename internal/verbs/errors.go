@@ -2,39 +2,88 @@ package verbs
 
 import (
 	"errors"
-	"fmt"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/purerdma/purerdma/internal/provider"
 )
 
-// errnoSentinel is a sentinel error that also matches the errno libibverbs
-// would return for the same failure, so that callers may test either.
-type errnoSentinel struct {
-	msg   string
-	errno unix.Errno
+// sentinel is an error of a kind that also matches something more
+// general: the errno libibverbs or librdmacm would return for the same
+// failure, so that callers may test either, or a broader sentinel (a
+// private-data limit is an invalid argument). Matching goes through Is,
+// so returning one allocates nothing.
+type sentinel struct {
+	msg  string
+	kind error
 }
 
-func (e *errnoSentinel) Error() string        { return e.msg }
-func (e *errnoSentinel) Is(target error) bool { return target == e.errno }
+func (e *sentinel) Error() string        { return e.msg }
+func (e *sentinel) Is(target error) bool { return errors.Is(e.kind, target) }
 
-// The sentinels uverbs, cq and mr share; uverbs exports them.
+// NewSentinel returns a sentinel error with text msg that errors.Is also
+// matches to kind and whatever kind matches. Its text is the bare kind,
+// without a package prefix (docs/architecture.md, Errors): whoever
+// returns it wrapped names the package.
+func NewSentinel(msg string, kind error) error { return &sentinel{msg, kind} }
+
+// The sentinels every public package shares; uverbs exports them, and
+// cq, mr and rdmacm re-export the same values where their users need
+// them. Each kind exists once.
 var (
-	ErrClosed      error = &errnoSentinel{"uverbs: use of closed object", unix.EBADF}
-	ErrBusy        error = &errnoSentinel{"uverbs: object in use", unix.EBUSY}
-	ErrInvalid     error = &errnoSentinel{"uverbs: invalid argument", unix.EINVAL}
-	ErrQueueFull   error = &errnoSentinel{"uverbs: queue full", unix.ENOMEM}
-	ErrNoProvider  error = &errnoSentinel{"uverbs: no provider for this driver", unix.EOPNOTSUPP}
-	ErrUnsupported error = &errnoSentinel{"uverbs: operation not supported by the device", unix.EOPNOTSUPP}
+	ErrClosed      = NewSentinel("use of closed object", unix.EBADF)
+	ErrBusy        = NewSentinel("object in use", unix.EBUSY)
+	ErrInvalid     = NewSentinel("invalid argument", unix.EINVAL)
+	ErrQueueFull   = NewSentinel("queue full", unix.ENOMEM)
+	ErrUnsupported = NewSentinel("operation not supported", unix.EOPNOTSUPP)
+	// A device without a provider cannot do what the caller asked, so
+	// ErrNoProvider is a kind of ErrUnsupported: a caller that falls
+	// back on ErrUnsupported falls back on it too.
+	ErrNoProvider = NewSentinel("no provider for this driver", ErrUnsupported)
 )
 
-// KernelErr adds the sentinel matching a kernel errno: ErrInvalid for
-// EINVAL, ErrBusy for EBUSY.
-func KernelErr(err error) error {
-	switch {
-	case errors.Is(err, unix.EINVAL) && !errors.Is(err, ErrInvalid):
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
-	case errors.Is(err, unix.EBUSY) && !errors.Is(err, ErrBusy):
-		return fmt.Errorf("%w: %w", ErrBusy, err)
+// withKind is an error that reads as err but also matches kind: the
+// mapping below adds a sentinel without repeating a word of the message.
+type withKind struct{ err, kind error }
+
+func (e *withKind) Error() string   { return e.err.Error() }
+func (e *withKind) Unwrap() []error { return []error{e.err, e.kind} }
+
+// Public maps an error from a provider or the kernel onto the public
+// sentinel of its kind, keeping its text and everything it matched. It is
+// the one place where provider errors become public ones:
+//
+//	provider.ErrFull        → ErrQueueFull
+//	provider.ErrInvalid     → ErrInvalid
+//	provider.ErrUnsupported → ErrUnsupported
+//	provider.ErrClosed      → ErrClosed
+//	EINVAL                  → ErrInvalid
+//	EBUSY                   → ErrBusy
+//	EOPNOTSUPP              → ErrUnsupported
+//
+// An error that already matches its sentinel, or of no kind above, is
+// returned as it is; so is nil, without allocating.
+func Public(err error) error {
+	if err == nil {
+		return nil
 	}
-	return err
+	var kind error
+	switch {
+	case errors.Is(err, provider.ErrFull):
+		kind = ErrQueueFull
+	case errors.Is(err, provider.ErrInvalid), errors.Is(err, unix.EINVAL):
+		kind = ErrInvalid
+	case errors.Is(err, provider.ErrUnsupported), errors.Is(err, unix.EOPNOTSUPP):
+		kind = ErrUnsupported
+	case errors.Is(err, provider.ErrClosed):
+		kind = ErrClosed
+	case errors.Is(err, unix.EBUSY):
+		kind = ErrBusy
+	default:
+		return err
+	}
+	if errors.Is(err, kind) {
+		return err
+	}
+	return &withKind{err, kind}
 }

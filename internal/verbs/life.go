@@ -58,7 +58,7 @@ func (l *Life) Destroy(ctx *Context, what string, cmd *ucmd.Cmd, release func())
 	}
 	if cmd != nil {
 		if err := ctx.Do(cmd); err != nil && !errors.Is(err, ErrClosed) {
-			return fmt.Errorf("%s: %w", what, KernelErr(err))
+			return fmt.Errorf("%s: %w", what, Public(err))
 		}
 	}
 	l.closed = true

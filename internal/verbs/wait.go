@@ -35,7 +35,7 @@ func (e *EventFile) Read(ctx context.Context, buf []byte) error {
 		return e.err(ctx, err)
 	}
 	if n != len(buf) {
-		return fmt.Errorf("uverbs: short event read: %d of %d bytes", n, len(buf))
+		return fmt.Errorf("short event read: %d of %d bytes", n, len(buf))
 	}
 	return nil
 }
@@ -53,7 +53,7 @@ func (e *EventFile) err(ctx context.Context, err error) error {
 	case errors.Is(err, os.ErrClosed) || e.closed():
 		return ErrClosed
 	}
-	return fmt.Errorf("uverbs: read event: %w", err)
+	return fmt.Errorf("read event: %w", err)
 }
 
 // closed reports whether the file is closed. SetReadDeadline on a closed

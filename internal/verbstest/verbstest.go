@@ -17,7 +17,7 @@ import (
 
 // Memory registers size bytes in pd for access, deregistered and freed
 // at the end of the test.
-func Memory(t testing.TB, pd *uverbs.PD, size int, access mr.Access) ([]byte, *mr.MR) {
+func Memory(t testing.TB, pd *uverbs.PD, size int, access uverbs.Access) ([]byte, *mr.MR) {
 	t.Helper()
 	buf, err := mr.Alloc(size)
 	if err != nil {

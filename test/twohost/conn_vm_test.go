@@ -27,7 +27,7 @@ func ctxT(t *testing.T, d time.Duration) context.Context {
 // of the test.
 func memory(t *testing.T, pd *uverbs.PD, size int) ([]byte, *mr.MR) {
 	t.Helper()
-	return verbstest.Memory(t, pd, size, mr.LocalWrite|mr.RemoteWrite|mr.RemoteRead|mr.RemoteAtomic)
+	return verbstest.Memory(t, pd, size, uverbs.LocalWrite|uverbs.RemoteWrite|uverbs.RemoteRead|uverbs.RemoteAtomic)
 }
 
 // listen has the server's listener wait on the wire address, and tells

@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 )
@@ -65,7 +63,7 @@ func mmInfo(resp []byte, off int) abi.MMInfo {
 }
 
 func shortResp(what string, got, want int) error {
-	return fmt.Errorf("rxe: %s response is %d bytes, want %d: %w", what, got, want, unix.EINVAL)
+	return fmt.Errorf("rxe: %s response is %d bytes, want %d: %w", what, got, want, provider.ErrInvalid)
 }
 
 func (driver) NewCQ(dev provider.Device, resp []byte) (provider.CQ, error) {

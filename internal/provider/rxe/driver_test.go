@@ -108,7 +108,7 @@ func TestBadHeader(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dev := &fakeDev{maps: map[uint64][]byte{0: tt.buf}}
 			_, err := driver{}.NewCQ(dev, resp(t, abi.RxeCreateCQResp{MI: mi(0, tt.buf)}))
-			if !errors.Is(err, unix.EINVAL) {
+			if !errors.Is(err, provider.ErrInvalid) {
 				t.Fatalf("NewCQ = %v, want EINVAL", err)
 			}
 			if len(tt.buf) >= queueHdr && dev.unmapped != 1 {
@@ -133,11 +133,11 @@ func TestNewQP(t *testing.T) {
 	rqBuf, bad := ring(7, 8, 0, 0), ring(6, 4, 0, 0)
 	dev = &fakeDev{maps: map[uint64][]byte{4096: rqBuf, 8192: bad}}
 	_, _, err = driver{}.NewQP(dev, rcInit, resp(t, abi.RxeCreateQPResp{RQMI: mi(4096, rqBuf), SQMI: mi(8192, bad)}))
-	if !errors.Is(err, unix.EINVAL) || dev.unmapped != 2 {
+	if !errors.Is(err, provider.ErrInvalid) || dev.unmapped != 2 {
 		t.Errorf("NewQP with a bad SQ = %v, %d munmaps; want EINVAL, 2", err, dev.unmapped)
 	}
 
-	if _, _, err := (driver{}).NewQP(dev, rcInit, make([]byte, 16)); !errors.Is(err, unix.EINVAL) {
+	if _, _, err := (driver{}).NewQP(dev, rcInit, make([]byte, 16)); !errors.Is(err, provider.ErrInvalid) {
 		t.Errorf("NewQP with a short response = %v, want EINVAL", err)
 	}
 	dev.mmapErr = unix.ENOMEM

@@ -6,8 +6,6 @@ import (
 	"math/bits"
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/mem"
@@ -59,7 +57,7 @@ type queue struct {
 // mapping, with slots of at least need bytes.
 func (q *queue) open(dev provider.Device, mi abi.MMInfo, need int, what string) error {
 	if mi.Size < queueHdr {
-		return fmt.Errorf("rxe: %s mapping of %d bytes is smaller than its header: %w", what, mi.Size, unix.EINVAL)
+		return fmt.Errorf("rxe: %s mapping of %d bytes is smaller than its header: %w", what, mi.Size, provider.ErrInvalid)
 	}
 	buf, err := dev.Mmap(mi.Offset, int(mi.Size))
 	if err != nil {
@@ -75,26 +73,26 @@ func (q *queue) open(dev provider.Device, mi abi.MMInfo, need int, what string) 
 // attach validates the header of the mapping buf and takes it over.
 func (q *queue) attach(dev provider.Device, buf []byte, need int) error {
 	if len(buf) < queueHdr {
-		return fmt.Errorf("mapping of %d bytes is smaller than the %d-byte header: %w", len(buf), queueHdr, unix.EINVAL)
+		return fmt.Errorf("mapping of %d bytes is smaller than the %d-byte header: %w", len(buf), queueHdr, provider.ErrInvalid)
 	}
 	log2 := binary.NativeEndian.Uint32(buf[offElemLog:])
 	mask := binary.NativeEndian.Uint32(buf[offMask:])
 	if log2 > maxLog2Elem {
-		return fmt.Errorf("bad header: log2_elem_size %d: %w", log2, unix.EINVAL)
+		return fmt.Errorf("bad header: log2_elem_size %d: %w", log2, provider.ErrInvalid)
 	}
 	if mask == 0 || mask&(mask+1) != 0 {
-		return fmt.Errorf("bad header: index_mask %#x is not 2^n-1 with n > 0: %w", mask, unix.EINVAL)
+		return fmt.Errorf("bad header: index_mask %#x is not 2^n-1 with n > 0: %w", mask, provider.ErrInvalid)
 	}
 	if elem := 1 << log2; elem < need {
-		return fmt.Errorf("bad header: %d-byte slots, need %d: %w", elem, need, unix.EINVAL)
+		return fmt.Errorf("bad header: %d-byte slots, need %d: %w", elem, need, provider.ErrInvalid)
 	}
 	if end := uint64(queueHdr) + (uint64(mask)+1)<<log2; end > uint64(len(buf)) {
 		return fmt.Errorf("bad header: %d slots of %d bytes overrun the %d-byte mapping: %w",
-			uint64(mask)+1, 1<<log2, len(buf), unix.EINVAL)
+			uint64(mask)+1, 1<<log2, len(buf), provider.ErrInvalid)
 	}
 	prod, cons := mem.Uint32(buf, offProducer), mem.Uint32(buf, offConsumer)
 	if p, c := prod.Load(), cons.Load(); p > mask || c > mask {
-		return fmt.Errorf("bad header: producer %d or consumer %d exceeds index_mask %#x: %w", p, c, mask, unix.EINVAL)
+		return fmt.Errorf("bad header: producer %d or consumer %d exceeds index_mask %#x: %w", p, c, mask, provider.ErrInvalid)
 	}
 	*q = queue{dev: dev, buf: buf, log2: log2, mask: mask, prod: prod, cons: cons, limit: mask}
 	return nil
@@ -154,7 +152,7 @@ func (q *queue) close() error {
 
 // errClosed is returned by Put on a closed queue. It is a programming
 // error in the caller, who holds the queue's lock around Close.
-var errClosed = fmt.Errorf("rxe: queue is closed: %w", unix.EBADF)
+var errClosed = fmt.Errorf("rxe: %w", provider.ErrClosed)
 
 // beSwap converts between host order and big-endian (network) order,
 // which is what imm_data is kept in in WQEs and completions.

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/mem"
@@ -30,14 +28,14 @@ func (r *rq) Put(wr *provider.RecvWR) error {
 	}
 	n := len(wr.SGE)
 	if uint64(n) > uint64(r.maxSGE) || recvWQEHdr+n*sgeSize > r.q.elemSize() {
-		return fmt.Errorf("rxe: receive request with %d SGEs, at most %d: %w", n, r.maxSGE, unix.EINVAL)
+		return fmt.Errorf("rxe: receive request with %d SGEs, at most %d: %w", n, r.maxSGE, provider.ErrInvalid)
 	}
 	var total uint64
 	for i := range wr.SGE {
 		total += uint64(wr.SGE[i].Length)
 	}
 	if total > math.MaxUint32 {
-		return fmt.Errorf("rxe: receive request of %d bytes: %w", total, unix.EINVAL)
+		return fmt.Errorf("rxe: receive request of %d bytes: %w", total, provider.ErrInvalid)
 	}
 	if !r.q.take(r.pending) {
 		return provider.ErrFull

@@ -3,8 +3,6 @@ package rxe
 import (
 	"fmt"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/mem"
@@ -46,7 +44,7 @@ func (s *sq) Put(wr *provider.SendWR) error {
 		return s.tooManySGEs(n)
 	}
 	if total > 1<<31 {
-		return fmt.Errorf("rxe: send request of %d bytes: %w", total, unix.EINVAL)
+		return fmt.Errorf("rxe: send request of %d bytes: %w", total, provider.ErrInvalid)
 	}
 	switch wr.Opcode {
 	case abi.IB_UVERBS_WR_RDMA_WRITE, abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM,
@@ -57,19 +55,19 @@ func (s *sq) Put(wr *provider.SendWR) error {
 		// As rdma-core's validate_send_wr: room for the 8-byte
 		// original value, and an aligned target.
 		if total < 8 || wr.RemoteAddr&7 != 0 {
-			return fmt.Errorf("rxe: atomic to %#x with %d bytes of local buffer: %w", wr.RemoteAddr, total, unix.EINVAL)
+			return fmt.Errorf("rxe: atomic to %#x with %d bytes of local buffer: %w", wr.RemoteAddr, total, provider.ErrInvalid)
 		}
 	case abi.IB_UVERBS_WR_FLUSH, abi.IB_UVERBS_WR_ATOMIC_WRITE:
 		// Linux 6.2 and later; the caller has checked the device's
 		// capability bits. Neither carries SGEs: a flush moves no
 		// data, and an atomic write carries its 8 bytes in the WQE.
 		if n != 0 {
-			return fmt.Errorf("rxe: send opcode %d with %d SGEs: %w", wr.Opcode, n, unix.EINVAL)
+			return fmt.Errorf("rxe: send opcode %d with %d SGEs: %w", wr.Opcode, n, provider.ErrInvalid)
 		}
 	case abi.IB_UVERBS_WR_BIND_MW:
 		// As rdma-core's validate_send_wr: no data.
 		if n != 0 || inline {
-			return fmt.Errorf("rxe: memory window bind with %d SGEs: %w", n, unix.EINVAL)
+			return fmt.Errorf("rxe: memory window bind with %d SGEs: %w", n, provider.ErrInvalid)
 		}
 	default:
 		// The rest rxe does not implement.
@@ -80,7 +78,7 @@ func (s *sq) Put(wr *provider.SendWR) error {
 	if ud && wr.AHNum == 0 {
 		// Kernels before 5.16 want an address vector in the WQE
 		// instead; they are not supported.
-		return fmt.Errorf("rxe: UD send without an address handle number: %w", unix.EINVAL)
+		return fmt.Errorf("rxe: UD send without an address handle number: %w", provider.ErrInvalid)
 	}
 	ssn := s.ssn
 	s.ssn++
@@ -179,11 +177,11 @@ func (s *sq) Put(wr *provider.SendWR) error {
 
 func (s *sq) tooMuchInline(total uint64, room int) error {
 	return fmt.Errorf("rxe: %d bytes of inline data, at most %d (slot room %d): %w",
-		total, s.init.MaxInline, room, unix.EINVAL)
+		total, s.init.MaxInline, room, provider.ErrInvalid)
 }
 
 func (s *sq) tooManySGEs(n int) error {
-	return fmt.Errorf("rxe: send request with %d SGEs, at most %d: %w", n, s.init.MaxSendSGE, unix.EINVAL)
+	return fmt.Errorf("rxe: send request with %d SGEs, at most %d: %w", n, s.init.MaxSendSGE, provider.ErrInvalid)
 }
 
 // Flush publishes every slot Put since the last Flush with one release

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
@@ -183,13 +182,13 @@ func TestSQPutErrors(t *testing.T) {
 		wr   provider.SendWR
 		want error
 	}{
-		{"too many SGEs", provider.SendWR{Opcode: abi.IB_UVERBS_WR_SEND, SGE: make([]provider.SGE, 4)}, unix.EINVAL},
+		{"too many SGEs", provider.SendWR{Opcode: abi.IB_UVERBS_WR_SEND, SGE: make([]provider.SGE, 4)}, provider.ErrInvalid},
 		{"too much inline", provider.SendWR{Opcode: abi.IB_UVERBS_WR_SEND, Flags: abi.IB_SEND_INLINE,
-			SGE: []provider.SGE{{Addr: addr(big), Length: 49}}}, unix.EINVAL},
+			SGE: []provider.SGE{{Addr: addr(big), Length: 49}}}, provider.ErrInvalid},
 		{"misaligned atomic", provider.SendWR{Opcode: abi.IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD, RemoteAddr: 4,
-			SGE: []provider.SGE{{Length: 8}}}, unix.EINVAL},
-		{"short atomic buffer", provider.SendWR{Opcode: abi.IB_UVERBS_WR_ATOMIC_CMP_AND_SWP, SGE: []provider.SGE{{Length: 4}}}, unix.EINVAL},
-		{"bind mw with an SGE", provider.SendWR{Opcode: abi.IB_UVERBS_WR_BIND_MW, SGE: []provider.SGE{{Length: 8}}}, unix.EINVAL},
+			SGE: []provider.SGE{{Length: 8}}}, provider.ErrInvalid},
+		{"short atomic buffer", provider.SendWR{Opcode: abi.IB_UVERBS_WR_ATOMIC_CMP_AND_SWP, SGE: []provider.SGE{{Length: 4}}}, provider.ErrInvalid},
+		{"bind mw with an SGE", provider.SendWR{Opcode: abi.IB_UVERBS_WR_BIND_MW, SGE: []provider.SGE{{Length: 8}}}, provider.ErrInvalid},
 		{"tso", provider.SendWR{Opcode: abi.IB_UVERBS_WR_TSO}, provider.ErrUnsupported},
 	}
 	for _, tt := range tests {
@@ -209,14 +208,14 @@ func TestSQPutErrors(t *testing.T) {
 	// has room for 3 after the 208-byte header.
 	_, s, _, _, _ := newQP(t, rcInit, 8, 4)
 	s.init.MaxSendSGE = 8 // as if the caller lied about the limit
-	if err := s.Put(&provider.SendWR{Opcode: abi.IB_UVERBS_WR_SEND, SGE: make([]provider.SGE, 4)}); !errors.Is(err, unix.EINVAL) {
+	if err := s.Put(&provider.SendWR{Opcode: abi.IB_UVERBS_WR_SEND, SGE: make([]provider.SGE, 4)}); !errors.Is(err, provider.ErrInvalid) {
 		t.Errorf("SGEs beyond the slot: Put = %v, want EINVAL", err)
 	}
 
 	ud := rcInit
 	ud.Type = abi.IB_UVERBS_QPT_UD
 	_, s, _, _, _ = newQP(t, ud, 8, 4)
-	if err := s.Put(&provider.SendWR{Opcode: abi.IB_UVERBS_WR_SEND}); !errors.Is(err, unix.EINVAL) {
+	if err := s.Put(&provider.SendWR{Opcode: abi.IB_UVERBS_WR_SEND}); !errors.Is(err, provider.ErrInvalid) {
 		t.Errorf("UD send without AH: Put = %v, want EINVAL", err)
 	}
 }

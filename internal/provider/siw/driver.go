@@ -32,9 +32,6 @@ const (
 	flagsWord = 8
 )
 
-// errInvalid marks a work request the siw ABI cannot express.
-var errInvalid = errors.New("siw: invalid work request")
-
 type driver struct{}
 
 func (driver) Name() string { return "siw" }

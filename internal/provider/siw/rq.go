@@ -30,7 +30,7 @@ func (q *recvQueue) Put(wr *provider.RecvWR) error {
 	// The kernel takes receive elements without scatter entries
 	// (siw_post_receive does); rdma-core refuses them.
 	if len(wr.SGE) > q.maxSGE {
-		return fmt.Errorf("%w: %d SGEs, the queue takes %d", errInvalid, len(wr.SGE), q.maxSGE)
+		return fmt.Errorf("siw: receive request with %d SGEs, the queue takes %d: %w", len(wr.SGE), q.maxSGE, provider.ErrInvalid)
 	}
 	rqe := mem.At[abi.SiwRQE](q.buf, off)
 	rqe.ID = wr.ID

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 )
@@ -33,7 +34,7 @@ func TestRQPut(t *testing.T) {
 		t.Fatalf("Put on a full RQ = %v", err)
 	}
 	rq.consume(0)
-	if err := rq.Put(&provider.RecvWR{ID: 44, SGE: make([]provider.SGE, 4)}); !errors.Is(err, errInvalid) {
+	if err := rq.Put(&provider.RecvWR{ID: 44, SGE: make([]provider.SGE, 4)}); !errors.Is(err, provider.ErrInvalid) {
 		t.Errorf("4 SGEs on a QP of 3: %v", err)
 	}
 	if err := rq.Put(&provider.RecvWR{ID: 44}); err != nil {

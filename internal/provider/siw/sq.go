@@ -102,7 +102,7 @@ func (q *sendQueue) Put(wr *provider.SendWR) error {
 		numSGE = uint32(uint8(len(wr.SGE)))
 	} else {
 		if len(wr.SGE) > q.maxSGE {
-			return fmt.Errorf("%w: %d SGEs, the QP takes %d", errInvalid, len(wr.SGE), q.maxSGE)
+			return fmt.Errorf("siw: send request with %d SGEs, the QP takes %d: %w", len(wr.SGE), q.maxSGE, provider.ErrInvalid)
 		}
 		// iWARP reads into one sink buffer (RFC 5040 RDMA Read Request
 		// has a single sink STag); the kernel would use sge[0] only.
@@ -143,7 +143,7 @@ func (q *sendQueue) copyInline(off int, sges []provider.SGE) (uint32, error) {
 			continue
 		}
 		if uint64(n)+uint64(s.Length) > abi.SIW_MAX_INLINE {
-			return 0, fmt.Errorf("%w: more than %d bytes of inline data", errInvalid, abi.SIW_MAX_INLINE)
+			return 0, fmt.Errorf("siw: more than %d bytes of inline data: %w", abi.SIW_MAX_INLINE, provider.ErrInvalid)
 		}
 		n += copy(dst[n:], mem.User(s.Addr, int(s.Length)))
 	}

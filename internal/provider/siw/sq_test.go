@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 )
@@ -95,7 +96,7 @@ func TestSQInline(t *testing.T) {
 	_, sq, _ := newQP(t, 4, 4)
 	long := make([]byte, 81)
 	wr := provider.SendWR{Opcode: abi.IB_UVERBS_WR_SEND, Flags: abi.IB_SEND_INLINE, SGE: []provider.SGE{{Addr: addr(long), Length: 81}}}
-	if err := sq.Put(&wr); !errors.Is(err, errInvalid) {
+	if err := sq.Put(&wr); !errors.Is(err, provider.ErrInvalid) {
 		t.Errorf("81 inline bytes: err = %v", err)
 	}
 	wr = provider.SendWR{Opcode: abi.IB_UVERBS_WR_RDMA_READ, Flags: abi.IB_SEND_INLINE, SGE: []provider.SGE{{Addr: addr(long), Length: 1}}}
@@ -134,8 +135,8 @@ func TestSQRefused(t *testing.T) {
 			err := sq.Put(&c.wr)
 			if c.unsupported {
 				wantUnsupported(t, err)
-			} else if !errors.Is(err, errInvalid) {
-				t.Errorf("err = %v, want errInvalid", err)
+			} else if !errors.Is(err, provider.ErrInvalid) {
+				t.Errorf("err = %v, want provider.ErrInvalid", err)
 			}
 			if sq.put != 0 || sq.pending != 0 || sq.sqe(0).Flags != 0 {
 				t.Errorf("a refused Put used the slot")
