@@ -69,7 +69,8 @@ func ExampleCQ_Poll() {
 		log.Fatal(err)
 	}
 	defer q.Close()
-	posted := 1             // ... create QPs on q and post signaled work requests ...
+	// ... create QPs on q and post signaled work requests ...
+	posted := 1
 	wc := make([]cq.WC, 16) // reused: polling allocates nothing
 	for done := 0; done < posted; {
 		n, err := q.Poll(wc)
