@@ -32,7 +32,8 @@ func TestConnectRC(t *testing.T) {
 	}
 	const psnA, psnB = 0x123456, 0xabcdef
 	path := func(destQPN, destPSN, psn uint32) uverbs.RCPath {
-		// HopLimit left 0: ConnectRC makes it 1.
+		// HopLimit left 0: ConnectRC passes 1, which on RoCE the kernel
+		// replaces with the IP route's hop limit (see want below).
 		return uverbs.RCPath{Port: 1, MTU: uverbs.MTU1024, Global: true, DGID: gid, SGIDIndex: uint8(r.gid),
 			DestQPN: destQPN, DestPSN: destPSN, PSN: psn, RdAtomic: 2}
 	}
@@ -73,7 +74,11 @@ func TestConnectRC(t *testing.T) {
 		DGID                         uverbs.GID
 		HopLimit                     uint8
 	}
-	want := attrs{uverbs.QPSRTS, uverbs.MTU1024, b.Num(), psnB, psnA, 14, 7, 7, 12, 2, 2, true, gid, 1}
+	// The hop limit is the route's, not ours: on RoCE the kernel resolves
+	// the peer's MAC address when the QP goes to RTR and sets the hop
+	// limit from the IP route (ib_resolve_eth_dmac), Linux's default TTL
+	// of 64 on the VM's veth.
+	want := attrs{uverbs.QPSRTS, uverbs.MTU1024, b.Num(), psnB, psnA, 14, 7, 7, 12, 2, 2, true, gid, 64}
 	have := attrs{got.State, got.PathMTU, got.DestQPNum, got.RQPSN, got.SQPSN, got.Timeout, got.RetryCnt, got.RNRRetry,
 		got.MinRNRTimer, got.MaxRdAtomic, got.MaxDestRdAtomic, got.AH.IsGlobal, got.AH.GRH.DGID, got.AH.GRH.HopLimit}
 	if diff := cmp.Diff(want, have); diff != "" {

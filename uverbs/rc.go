@@ -33,8 +33,10 @@ type RCPath struct {
 	Global    bool
 	DGID      GID
 	SGIDIndex uint8
-	// HopLimit bounds the routers the GRH may cross; 0 means 1, the
-	// verbs tools' value, which keeps the traffic in the local subnet.
+	// HopLimit bounds the routers the GRH may cross on InfiniBand; 0
+	// means 1, the verbs tools' value. On RoCE the kernel replaces it
+	// with the hop limit of the IP route to the peer when it resolves
+	// the peer's MAC address (Query then reports that, 64 by default).
 	HopLimit uint8
 	// DLID is the peer port's LID on InfiniBand; 0 on RoCE.
 	DLID uint16
