@@ -2,6 +2,7 @@ package cq_test
 
 import (
 	"context"
+	"fmt"
 	"log"
 	"time"
 
@@ -49,6 +50,55 @@ func ExampleChannel_Wait() {
 		if err != nil {
 			log.Print(err)
 			return
+		}
+	}
+}
+
+// Poll a CQ: create it, then take completions in batches, each one
+// failed or done. Poll neither blocks nor allocates, so a loop like this
+// one is the data path's fast way to wait; ExampleChannel_Wait sleeps
+// instead.
+func ExampleCQ_Poll() {
+	ctx, err := uverbs.OpenName("rxe0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ctx.Close()
+	q, err := cq.New(ctx, 256, nil) // give it to QPs as QPInit.SendCQ and RecvCQ
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer q.Close()
+	// ... create QPs on q and post signaled work requests ...
+	posted := 1
+	wc := make([]cq.WC, 16) // reused: polling allocates nothing
+	for done := 0; done < posted; {
+		n, err := q.Poll(wc)
+		if err != nil {
+			log.Fatal(err) // the CQ is closed
+		}
+		for _, w := range wc[:n] {
+			if err := w.Err(); err != nil {
+				log.Printf("work request %d: %v", w.ID, err) // a *cq.CompletionError
+				continue
+			}
+			fmt.Printf("work request %d: %s of %d bytes\n", w.ID, w.Opcode, w.ByteLen)
+		}
+		done += n
+	}
+}
+
+// Take what a CQ holds with a range loop, as ibv_start_poll, ibv_next_poll
+// and ibv_end_poll do in C: the slots go back to the device once, when the
+// loop ends.
+func ExampleCQ_Completions() {
+	var q *cq.CQ
+	for wc, err := range q.Completions(64) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if wc.Status != cq.Success {
+			log.Printf("work request %d: %s", wc.ID, wc.Status)
 		}
 	}
 }

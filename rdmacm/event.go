@@ -94,6 +94,7 @@ func (e *Event) Err() error {
 	return fmt.Errorf("rdmacm: %s: status %d", e.Type, e.Status)
 }
 
+// String returns the event's type, and its status when that is not 0.
 func (e *Event) String() string {
 	if e.Status != 0 {
 		return fmt.Sprintf("%s, status %d", e.Type, e.Status)

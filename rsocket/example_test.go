@@ -55,3 +55,24 @@ func ExampleDial() {
 	}
 	fmt.Printf("%s\n", reply)
 }
+
+// An echo server for rsockets clients, Go or C (rstream, or any program
+// under LD_PRELOAD=librspreload.so): a Listener is a net.Listener and its
+// connections are net.Conns.
+func ExampleListen() {
+	l, err := rsocket.Listen("rdma", "192.0.2.1:7471") // an address of an RDMA device
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer l.Close()
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			log.Fatal(err)
+		}
+		go func() {
+			defer c.Close()
+			io.Copy(c, c)
+		}()
+	}
+}

@@ -22,9 +22,8 @@ func TestCompletions(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
 		r := newRig(t, d)
 		qp := r.qp(t, uverbs.RC, nil)
-		init := uverbs.QPAttr{State: uverbs.QPSInit, Port: 1, Access: rigAccess}
-		if err := qp.Modify(&init, uverbs.QPAttrState|uverbs.QPAttrPKeyIndex|uverbs.QPAttrPort|uverbs.QPAttrAccessFlags); err != nil {
-			t.Fatalf("Modify to INIT: %v", err)
+		if err := qp.Init(1, rigAccess); err != nil {
+			t.Fatalf("Init: %v", err)
 		}
 		const total, first = 12, 5
 		var want []cq.WC

@@ -53,6 +53,7 @@ var nodeTypeNames = map[NodeType]string{
 	NodeUSNIC: "usNIC", NodeUSNICUD: "usNIC UDP", NodeUnspec: "unspecified",
 }
 
+// String returns the node type's name, e.g. "CA" or "RNIC".
 func (n NodeType) String() string {
 	if s, ok := nodeTypeNames[n]; ok {
 		return s

@@ -6,6 +6,13 @@
 // Discovery asks the kernel over RDMA netlink, which knows each device's
 // driver, and falls back to sysfs where netlink is unavailable.
 //
+// An RC QP connects either through the connection manager (package
+// rdmacm, which moves the QP itself and is the only way on iWARP), or
+// from numbers the two sides exchange out of band, as ibv_rc_pingpong
+// and perftest do: QP.Init moves a new QP to INIT, where receives may be
+// posted, and QP.ConnectRC on to RTR and RTS with the peer's QP number,
+// PSN and GID. QP.Modify does any single transition.
+//
 // A UD receive lands after GRHSize bytes of global route header, and
 // Context.AHAttrFromWC turns that header and the completion (cq.WC.Addr)
 // into the address that replies to the sender, as ibv_init_ah_from_wc

@@ -64,6 +64,7 @@ type AsyncEvent struct {
 	Port int // port events
 }
 
+// String names the event and what it is about, e.g. "SRQ limit reached on SRQ 3".
 func (e AsyncEvent) String() string {
 	switch {
 	case e.QP != nil:

@@ -1,8 +1,10 @@
 package uverbs_test
 
 import (
+	"errors"
 	"fmt"
 	"log"
+	"math/rand/v2"
 	"net/netip"
 
 	"github.com/purerdma/purerdma/cq"
@@ -57,42 +59,51 @@ func ExamplePD_CreateQP() {
 	fmt.Println("QP number", qp.Num())
 }
 
-// Move an RC QP to RTS towards a peer whose QP number, PSN and GID came
-// over an out-of-band channel (ibv_rc_pingpong uses TCP), choosing the
-// local RoCE v2 GID by IP address.
-func ExampleQP_Modify() {
+// Connect an RC QP to a peer whose QP number, PSN and GID came over an
+// out-of-band channel (ibv_rc_pingpong uses TCP), choosing the local
+// RoCE v2 GID by IP address. Each side sends the other its own QP
+// number, a random PSN and its GID, and then does the same with the
+// other's.
+func ExampleQP_ConnectRC() {
 	var (
 		ctx       *uverbs.Context
-		qp        *uverbs.QP
+		qp        *uverbs.QP // a new RC QP, in RESET
 		remoteQPN uint32
 		remotePSN uint32
 		remoteGID uverbs.GID
-		localPSN  uint32
+		localPSN  = rand.Uint32() & 0xffffff // PSNs have 24 bits
 		localIP   = netip.MustParseAddr("192.168.77.1")
 	)
 	gidIndex, err := ctx.GIDIndex(1, localIP)
 	if err != nil {
 		log.Fatal(err)
 	}
-	steps := []struct {
-		attr uverbs.QPAttr
-		mask uverbs.QPAttrMask
-	}{
-		{uverbs.QPAttr{State: uverbs.QPSInit, Port: 1, Access: uverbs.LocalWrite | uverbs.RemoteWrite},
-			uverbs.QPAttrState | uverbs.QPAttrPKeyIndex | uverbs.QPAttrPort | uverbs.QPAttrAccessFlags},
-		{uverbs.QPAttr{State: uverbs.QPSRTR, PathMTU: uverbs.MTU1024, DestQPNum: remoteQPN, RQPSN: remotePSN,
-			MaxDestRdAtomic: 1, MinRNRTimer: 12,
-			AH: uverbs.AHAttr{IsGlobal: true, Port: 1, GRH: uverbs.GlobalRoute{DGID: remoteGID, SGIDIndex: uint8(gidIndex), HopLimit: 1}}},
-			uverbs.QPAttrState | uverbs.QPAttrAV | uverbs.QPAttrPathMTU | uverbs.QPAttrDestQPN |
-				uverbs.QPAttrRQPSN | uverbs.QPAttrMaxDestRdAtomic | uverbs.QPAttrMinRNRTimer},
-		{uverbs.QPAttr{State: uverbs.QPSRTS, Timeout: 14, RetryCnt: 7, RNRRetry: 7, SQPSN: localPSN, MaxRdAtomic: 1},
-			uverbs.QPAttrState | uverbs.QPAttrTimeout | uverbs.QPAttrRetryCnt | uverbs.QPAttrRNRRetry |
-				uverbs.QPAttrSQPSN | uverbs.QPAttrMaxQPRdAtomic},
+	// INIT first: receives may be posted from there on, before the peer
+	// sends anything.
+	if err := qp.Init(1, uverbs.RemoteWrite|uverbs.RemoteRead); err != nil {
+		log.Fatal(err)
 	}
-	for _, s := range steps {
-		if err := qp.Modify(&s.attr, s.mask); err != nil {
-			log.Fatal(err)
-		}
+	// ... post receives, exchange numbers with the peer ...
+	err = qp.ConnectRC(uverbs.RCPath{
+		Port: 1, MTU: uverbs.MTU1024,
+		Global: true, DGID: remoteGID, SGIDIndex: uint8(gidIndex), // RoCE routes by GID
+		DestQPN: remoteQPN, DestPSN: remotePSN, PSN: localPSN,
+		RdAtomic: 1, // one RDMA read or atomic in flight each way
+	})
+	if te, ok := errors.AsType[*uverbs.TransitionError](err); ok {
+		log.Fatalf("QP stuck before %s: %v", te.State, te.Err)
+	} else if err != nil {
+		log.Fatal(err)
+	}
+}
+
+// Move a QP to the error state: the device flushes its outstanding work
+// requests, each completing with cq.WRFlushErr, after which the QP may
+// be destroyed without losing track of any buffer.
+func ExampleQP_Modify() {
+	var qp *uverbs.QP
+	if err := qp.Modify(&uverbs.QPAttr{State: uverbs.QPSErr}, uverbs.QPAttrState); err != nil {
+		log.Fatal(err)
 	}
 }
 

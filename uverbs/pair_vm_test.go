@@ -107,26 +107,15 @@ func (r *rig) connectAccess(t *testing.T, qp *uverbs.QP, remote uint32, access u
 			dgid = e.GID
 		}
 	}
-	steps := []struct {
-		attr uverbs.QPAttr
-		mask uverbs.QPAttrMask
-	}{
-		{uverbs.QPAttr{State: uverbs.QPSInit, Port: 1, Access: access},
-			uverbs.QPAttrState | uverbs.QPAttrPKeyIndex | uverbs.QPAttrPort | uverbs.QPAttrAccessFlags},
-		{uverbs.QPAttr{
-			State: uverbs.QPSRTR, PathMTU: uverbs.MTU1024, DestQPNum: remote, RQPSN: 0x1234,
-			MaxDestRdAtomic: 4, MinRNRTimer: 12,
-			AH: uverbs.AHAttr{IsGlobal: true, Port: 1, GRH: uverbs.GlobalRoute{DGID: dgid, SGIDIndex: uint8(r.gid), HopLimit: 64}},
-		}, uverbs.QPAttrState | uverbs.QPAttrAV | uverbs.QPAttrPathMTU | uverbs.QPAttrDestQPN |
-			uverbs.QPAttrRQPSN | uverbs.QPAttrMaxDestRdAtomic | uverbs.QPAttrMinRNRTimer},
-		{uverbs.QPAttr{State: uverbs.QPSRTS, Timeout: 14, RetryCnt: 7, RNRRetry: 7, SQPSN: 0x1234, MaxRdAtomic: 4},
-			uverbs.QPAttrState | uverbs.QPAttrTimeout | uverbs.QPAttrRetryCnt | uverbs.QPAttrRNRRetry |
-				uverbs.QPAttrSQPSN | uverbs.QPAttrMaxQPRdAtomic},
+	if err := qp.Init(1, access); err != nil {
+		t.Fatalf("Init: %v", err)
 	}
-	for _, s := range steps {
-		if err := qp.Modify(&s.attr, s.mask); err != nil {
-			t.Fatalf("Modify to %s: %v", s.attr.State, err)
-		}
+	err = qp.ConnectRC(uverbs.RCPath{
+		Port: 1, MTU: uverbs.MTU1024, Global: true, DGID: dgid, SGIDIndex: uint8(r.gid), HopLimit: 64,
+		DestQPN: remote, DestPSN: 0x1234, PSN: 0x1234, RdAtomic: 4,
+	})
+	if err != nil {
+		t.Fatalf("ConnectRC: %v", err)
 	}
 }
 

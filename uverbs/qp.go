@@ -29,6 +29,7 @@ const (
 	UD QPType = abi.IB_UVERBS_QPT_UD // unreliable datagram
 )
 
+// String returns "RC", "UC" or "UD".
 func (t QPType) String() string {
 	switch t {
 	case RC:

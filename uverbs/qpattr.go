@@ -25,6 +25,7 @@ const (
 
 var qpStateNames = [...]string{"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"}
 
+// String returns the state's name as the verbs tools print it, e.g. "RTR".
 func (s QPState) String() string {
 	if int(s) < len(qpStateNames) {
 		return qpStateNames[s]

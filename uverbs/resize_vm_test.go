@@ -108,9 +108,8 @@ func TestCQResizeLimits(t *testing.T) {
 			return
 		}
 		qp := r.qp(t, uverbs.RC, nil)
-		init := uverbs.QPAttr{State: uverbs.QPSInit, Port: 1, Access: rigAccess}
-		if err := qp.Modify(&init, uverbs.QPAttrState|uverbs.QPAttrPKeyIndex|uverbs.QPAttrPort|uverbs.QPAttrAccessFlags); err != nil {
-			t.Fatal(err)
+		if err := qp.Init(1, rigAccess); err != nil {
+			t.Fatalf("Init: %v", err)
 		}
 		for i := range 10 {
 			if _, err := qp.PostRecv([]uverbs.RecvWR{{ID: uint64(i + 1)}}); err != nil {

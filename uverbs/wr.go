@@ -63,6 +63,7 @@ const (
 	FlushPersistent FlushType = abi.IB_FLUSH_PERSISTENT
 )
 
+// String returns "GLOBAL", "PERSISTENT" or both joined by "|".
 func (t FlushType) String() string {
 	switch t {
 	case FlushGlobal:
@@ -87,6 +88,7 @@ const (
 	FlushMR FlushLevel = abi.IB_FLUSH_MR
 )
 
+// String returns "RANGE" or "MR".
 func (l FlushLevel) String() string {
 	switch l {
 	case FlushRange:

@@ -6,7 +6,6 @@ import (
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/ppdest"
-	"github.com/purerdma/purerdma/internal/rcqp"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/uverbs"
 )
@@ -111,7 +110,7 @@ func newPingpong(o *options) (_ *pingpong, err error) {
 	if p.qp.Cap().MaxInlineData >= o.size {
 		p.sendFlags |= uverbs.SendInline
 	}
-	if err = rcqp.Init(p.qp, uint8(o.ibPort), 0); err != nil {
+	if err = p.qp.Init(uint8(o.ibPort), 0); err != nil {
 		return nil, fmt.Errorf("Failed to modify QP to INIT (%v)", err)
 	}
 
@@ -126,16 +125,16 @@ func newPingpong(o *options) (_ *pingpong, err error) {
 
 // connect is pp_connect_ctx: RTR towards rem, then RTS.
 func (p *pingpong) connect(o *options, myPSN uint32, rem ppdest.Dest) error {
-	state, err := rcqp.Connect(p.qp, rcqp.Path{
+	err := p.qp.ConnectRC(uverbs.RCPath{
 		Port: uint8(o.ibPort), MTU: o.mtu, SL: uint8(o.sl), SGIDIndex: uint8(o.gidIdx),
 		// C tests gid.global.interface_id, the GID's last 8 bytes.
 		Global: [8]byte(rem.GID[8:]) != [8]byte{}, DGID: rem.GID, DLID: rem.LID,
 		DestQPN: rem.QPN, DestPSN: rem.PSN, PSN: myPSN, RdAtomic: 1,
 	})
-	if err != nil {
-		return fmt.Errorf("Failed to modify QP to %s (%v)", state, err)
+	if te, ok := errors.AsType[*uverbs.TransitionError](err); ok {
+		return fmt.Errorf("Failed to modify QP to %s (%v)", te.State, te.Err)
 	}
-	return nil
+	return err
 }
 
 // postRecv is pp_post_recv: it posts n receives of the whole buffer and

@@ -7,7 +7,6 @@ import (
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/perftest"
-	"github.com/purerdma/purerdma/internal/rcqp"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/uverbs"
 )
@@ -118,7 +117,7 @@ func newRes(o *options) (_ *res, err error) {
 		return nil, fmt.Errorf("couldn't create QP: %v", err)
 	}
 	r.inline = min(r.qp.Cap().MaxInlineData, init.Cap.MaxInlineData)
-	if err = rcqp.Init(r.qp, uint8(o.ibPort), uverbs.RemoteWrite|uverbs.RemoteRead|uverbs.RemoteAtomic); err != nil {
+	if err = r.qp.Init(uint8(o.ibPort), uverbs.RemoteWrite|uverbs.RemoteRead|uverbs.RemoteAtomic); err != nil {
 		return nil, fmt.Errorf("failed to modify QP to INIT: %v", err)
 	}
 	return r, nil
@@ -176,15 +175,15 @@ func (r *res) pickGID(o *options) error {
 
 // connect moves the QP to RTR towards rem and then to RTS.
 func (r *res) connect(o *options, myPSN uint32, rem dest) error {
-	state, err := rcqp.Connect(r.qp, rcqp.Path{
+	err := r.qp.ConnectRC(uverbs.RCPath{
 		Port: uint8(o.ibPort), MTU: r.port.ActiveMTU, SGIDIndex: uint8(r.gidIdx),
 		Global: !rem.gid.IsZero(), DGID: rem.gid, DLID: rem.lid,
 		DestQPN: rem.qpn, DestPSN: rem.psn, PSN: myPSN, RdAtomic: uint8(r.rdAtom),
 	})
-	if err != nil {
-		return fmt.Errorf("failed to modify QP to %s: %v", state, err)
+	if te, ok := errors.AsType[*uverbs.TransitionError](err); ok {
+		return fmt.Errorf("failed to modify QP to %s: %v", te.State, te.Err)
 	}
-	return nil
+	return err
 }
 
 // local returns the SGE of the first n bytes of the first half.

@@ -72,9 +72,7 @@ func (cb *control) createQP(id *rdmacm.ID) int {
 		cb.out.perror("ibv_create_qp", err)
 		return -1
 	}
-	attr := uverbs.QPAttr{State: uverbs.QPSInit, PKeyIndex: 0, Port: id.Port(), Access: 0}
-	mask := uverbs.QPAttrState | uverbs.QPAttrPKeyIndex | uverbs.QPAttrPort | uverbs.QPAttrAccessFlags
-	if err := qp.Modify(&attr, mask); err != nil {
+	if err := qp.Init(id.Port(), 0); err != nil { // C's ibv_modify_qp to INIT
 		cb.out.perror("ibv_modify_qp", err)
 		qp.Close()
 		return -1

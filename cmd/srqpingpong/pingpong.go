@@ -6,7 +6,6 @@ import (
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/ppdest"
-	"github.com/purerdma/purerdma/internal/rcqp"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/uverbs"
 )
@@ -120,7 +119,7 @@ func newPingpong(o *options) (_ *pingpong, err error) {
 		}
 	}
 	for i, qp := range p.qps {
-		if err = rcqp.Init(qp, uint8(o.ibPort), 0); err != nil {
+		if err = qp.Init(uint8(o.ibPort), 0); err != nil {
 			return nil, fmt.Errorf("Failed to modify QP[%d] to INIT (%v)", i, err)
 		}
 	}
@@ -139,13 +138,15 @@ func newPingpong(o *options) (_ *pingpong, err error) {
 // the peer's first address.
 func (p *pingpong) connect(o *options, my, rem []ppdest.Dest) error {
 	for i, qp := range p.qps {
-		state, err := rcqp.Connect(qp, rcqp.Path{
+		err := qp.ConnectRC(uverbs.RCPath{
 			Port: uint8(o.ibPort), MTU: o.mtu, SL: uint8(o.sl), SGIDIndex: uint8(o.gidIdx),
 			Global: [8]byte(rem[0].GID[8:]) != [8]byte{}, DGID: rem[0].GID, DLID: rem[i].LID,
 			DestQPN: rem[i].QPN, DestPSN: rem[i].PSN, PSN: my[i].PSN, RdAtomic: 1,
 		})
-		if err != nil {
-			return fmt.Errorf("Failed to modify QP[%d] to %s (%v)", i, state, err)
+		if te, ok := errors.AsType[*uverbs.TransitionError](err); ok {
+			return fmt.Errorf("Failed to modify QP[%d] to %s (%v)", i, te.State, te.Err)
+		} else if err != nil {
+			return fmt.Errorf("Failed to modify QP[%d] (%v)", i, err)
 		}
 	}
 	return nil
