@@ -51,7 +51,7 @@ func writeTo(ctx context.Context, addr netip.AddrPort, msg string) error {
 		return err
 	}
 	defer mr.Free(buf)
-	region, err := mr.Register(id.PD(), buf, mr.LocalWrite)
+	region, err := mr.Register(id.PD(), buf, uverbs.LocalWrite)
 	if err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func serve(ctx context.Context, l *rdmacm.ID) (string, error) {
 		return "", err
 	}
 	defer mr.Free(buf)
-	region, err := mr.Register(id.PD(), buf, mr.LocalWrite|mr.RemoteWrite)
+	region, err := mr.Register(id.PD(), buf, uverbs.LocalWrite|uverbs.RemoteWrite)
 	if err != nil {
 		return "", err
 	}
