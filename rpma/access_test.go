@@ -30,12 +30,12 @@ func TestUsageToAccess(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, p := range []struct {
-			peer Peer
+			peer *Peer
 			want uverbs.Access
 		}{
-			{Peer{}, tt.emulated},
-			{Peer{nativeFlush: true}, tt.native},
-			{Peer{iwarp: true}, tt.emulated},
+			{&Peer{}, tt.emulated},
+			{&Peer{nativeFlush: true}, tt.native},
+			{&Peer{iwarp: true}, tt.emulated},
 		} {
 			want := p.want
 			if p.peer.iwarp && tt.iwarpUsesRemWrite {

@@ -1,7 +1,5 @@
 package rpma
 
-import "fmt"
-
 // Advice is what Advise tells the device to do with a region
 // (enum ibv_advise_mr_advice, which rpma_mr_advise takes as an int).
 type Advice int
@@ -25,17 +23,17 @@ const AdviseFlush AdviseFlags = 1 << 0
 // registration so that the first remote access does not fault.
 //
 // purerdma has no UVERBS_METHOD_ADVISE_MR ioctl yet, so after checking
-// its arguments Advise returns ErrNoSupp on every device, as librpma
-// built without IBV_ADVISE_MR_SUPPORTED does. Callers should treat
-// ErrNoSupp as "no advice taken", as librpma's examples do. A range
-// outside the region or an unknown flag is ErrInval (the kernel's EFAULT
-// and EINVAL, which librpma maps to RPMA_E_INVAL).
+// its arguments Advise returns ErrUnsupported on every device, as librpma
+// built without IBV_ADVISE_MR_SUPPORTED does (RPMA_E_NOSUPP). Callers
+// should treat ErrUnsupported as "no advice taken", as librpma's examples
+// do. A range outside the region or an unknown flag is ErrInvalid (the
+// kernel's EFAULT and EINVAL, which librpma maps to RPMA_E_INVAL).
 func (m *MR) Advise(off, n int, advice Advice, flags AdviseFlags) error {
 	if m == nil {
-		return inval("advise without a region")
+		return errNil
 	}
 	if m.closed.Load() {
-		return closedErr("advise", ErrInval)
+		return closedErr("advise", nil)
 	}
 	if flags&^AdviseFlush != 0 {
 		return inval("advise flags %#x", uint32(flags))
@@ -44,5 +42,5 @@ func (m *MR) Advise(off, n int, advice Advice, flags AdviseFlags) error {
 		return err
 	}
 	logf(LogError, "rpma: ibv_advise_mr() is not supported", "advice", int(advice))
-	return fmt.Errorf("rpma: advise %d bytes at %d (advice %d): no ADVISE_MR support: %w", n, off, advice, ErrNoSupp)
+	return unsupported("advise %d bytes at %d (advice %d): no ADVISE_MR ioctl", n, off, advice)
 }

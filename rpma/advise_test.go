@@ -10,7 +10,7 @@ import (
 )
 
 // TestAdvise checks rpma_mr_advise's argument checks and that, with no
-// ADVISE_MR ioctl, every valid call is ErrNoSupp.
+// ADVISE_MR ioctl, every valid call is ErrUnsupported.
 func TestAdvise(t *testing.T) {
 	saveLog(t)
 	SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -23,15 +23,15 @@ func TestAdvise(t *testing.T) {
 		flags   AdviseFlags
 		wantErr error
 	}{
-		{"nil region", nil, 0, 0, AdvicePrefetch, 0, ErrInval},
-		{"prefetch", m, 0, 0, AdvicePrefetch, 0, ErrNoSupp},
-		{"prefetch write, flush", m, 0, 0, AdvicePrefetchWrite, AdviseFlush, ErrNoSupp},
-		{"prefetch no fault", m, 0, 0, AdvicePrefetchNoFault, 0, ErrNoSupp},
-		{"unknown advice", m, 0, 0, Advice(7), 0, ErrNoSupp},
-		{"unknown flag", m, 0, 0, AdvicePrefetch, 2, ErrInval},
-		{"past the end", m, 0, 1, AdvicePrefetch, 0, ErrInval},
-		{"negative offset", m, -1, 0, AdvicePrefetch, 0, ErrInval},
-		{"negative length", m, 0, -1, AdvicePrefetch, 0, ErrInval},
+		{"nil region", nil, 0, 0, AdvicePrefetch, 0, ErrInvalid},
+		{"prefetch", m, 0, 0, AdvicePrefetch, 0, ErrUnsupported},
+		{"prefetch write, flush", m, 0, 0, AdvicePrefetchWrite, AdviseFlush, ErrUnsupported},
+		{"prefetch no fault", m, 0, 0, AdvicePrefetchNoFault, 0, ErrUnsupported},
+		{"unknown advice", m, 0, 0, Advice(7), 0, ErrUnsupported},
+		{"unknown flag", m, 0, 0, AdvicePrefetch, 2, ErrInvalid},
+		{"past the end", m, 0, 1, AdvicePrefetch, 0, ErrInvalid},
+		{"negative offset", m, -1, 0, AdvicePrefetch, 0, ErrInvalid},
+		{"negative length", m, 0, -1, AdvicePrefetch, 0, ErrInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,9 +9,10 @@ import (
 	"github.com/purerdma/purerdma/rpma"
 )
 
-// TestClosedObjects calls every method of a connection, its CQ, a region,
-// an endpoint and a peer after their Close (Delete, Shutdown): each
-// returns ErrInval, as for a nil object, and none blocks or panics.
+// TestClosedObjects calls every method of a connection, its CQ, a region
+// and an endpoint after their Close: each returns ErrClosed (which Code
+// maps to librpma's INVAL, as for a NULL object), and none blocks or
+// panics. Then a peer, an SRQ and a used-up request.
 func TestClosedObjects(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
 		client, server := connect(t, d, nil)
@@ -19,7 +20,7 @@ func TestClosedObjects(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := ep.Shutdown(); err != nil {
+		if err := ep.Close(); err != nil {
 			t.Fatal(err)
 		}
 		q := client.conn.CQ()
@@ -52,19 +53,19 @@ func TestClosedObjects(t *testing.T) {
 		}
 		n := 0
 		for _, o := range []any{client.conn, q, client.mr, ep} {
-			n += testenv.CallMethods(t, o, rpma.ErrInval, "Close", "Shutdown")
+			n += testenv.CallMethods(t, o, rpma.ErrClosed, "Close")
 		}
 		c, always := client.conn, rpma.CompletionAlways
 		n += testenv.RunBad(t, nil, []testenv.BadCase{
-			testenv.Bad("Read on a closed connection", rpma.ErrInval, func() error { return c.Read(local, 0, remote, 0, 8, always, 1) }),
-			testenv.Bad("Write on a closed connection", rpma.ErrInval, func() error { return c.Write(remote, 0, local, 0, 8, always, 1) }),
-			testenv.Bad("WriteWithImm on a closed connection", rpma.ErrInval, func() error { return c.WriteWithImm(remote, 0, local, 0, 8, always, 7, 1) }),
-			testenv.Bad("AtomicWrite on a closed connection", rpma.ErrInval, func() error { return c.AtomicWrite(remote, 0, [8]byte{1}, always, 1) }),
-			testenv.Bad("Flush on a closed connection", rpma.ErrInval, func() error { return c.Flush(remote, 0, 8, rpma.FlushVisibility, always, 1) }),
-			testenv.Bad("Send on a closed connection", rpma.ErrInval, func() error { return c.Send(local, 0, 8, always, 1) }),
-			testenv.Bad("SendWithImm on a closed connection", rpma.ErrInval, func() error { return c.SendWithImm(local, 0, 8, always, 7, 1) }),
-			testenv.Bad("Recv on a closed connection", rpma.ErrInval, func() error { return c.Recv(local, 0, 8, 1) }),
-			testenv.Bad("Advise on a closed region", rpma.ErrInval, func() error { return client.mr.Advise(0, 8, 0, 0) }),
+			testenv.Bad("Read on a closed connection", rpma.ErrClosed, func() error { return c.Read(local, 0, remote, 0, 8, rpma.Op{Flags: always, Context: 1}) }),
+			testenv.Bad("Write on a closed connection", rpma.ErrClosed, func() error { return c.Write(remote, 0, local, 0, 8, rpma.Op{Flags: always, Context: 1}) }),
+			testenv.Bad("WriteWithImm on a closed connection", rpma.ErrClosed, func() error { return c.WriteWithImm(remote, 0, local, 0, 8, 7, rpma.Op{Flags: always, Context: 1}) }),
+			testenv.Bad("AtomicWrite on a closed connection", rpma.ErrClosed, func() error { return c.AtomicWrite(remote, 0, [8]byte{1}, rpma.Op{Flags: always, Context: 1}) }),
+			testenv.Bad("Flush on a closed connection", rpma.ErrClosed, func() error { return c.Flush(remote, 0, 8, rpma.FlushVisibility, rpma.Op{Flags: always, Context: 1}) }),
+			testenv.Bad("Send on a closed connection", rpma.ErrClosed, func() error { return c.Send(local, 0, 8, rpma.Op{Flags: always, Context: 1}) }),
+			testenv.Bad("SendWithImm on a closed connection", rpma.ErrClosed, func() error { return c.SendWithImm(local, 0, 8, 7, rpma.Op{Flags: always, Context: 1}) }),
+			testenv.Bad("Recv on a closed connection", rpma.ErrClosed, func() error { return c.Recv(local, 0, 8, 1) }),
+			testenv.Bad("Advise on a closed region", rpma.ErrClosed, func() error { return client.mr.Advise(0, 8, 0, 0) }),
 		})
 		t.Logf("%d methods called on closed objects of %s", n, d.Name)
 	})

@@ -1,17 +1,16 @@
 package rpma
 
 import (
-	"fmt"
-
 	"github.com/purerdma/purerdma/cq"
 )
 
-// Op is the operation of a Completion (enum rpma_op, librpma 0.11).
-type Op int
+// CompletionOp is the operation of a Completion (enum rpma_op, librpma
+// 0.11).
+type CompletionOp int
 
 // Completion operations.
 const (
-	OpRead Op = iota
+	OpRead CompletionOp = iota
 	OpWrite
 	OpFlush
 	OpSend
@@ -23,7 +22,7 @@ const (
 // kept for code written against that API.
 type Completion struct {
 	OpContext uint64
-	Op        Op
+	Op        CompletionOp
 	ByteLen   uint32
 	Status    cq.Status
 	Flags     cq.Flags
@@ -35,13 +34,10 @@ type Completion struct {
 // translated. An emulated flush is an RDMA read on the wire, so its
 // completion reports OpRead; a native one reports OpFlush, and a native
 // atomic write OpWrite. When the status is not success only OpContext is
-// valid. An opcode with no Op is ErrNoSupp.
+// valid. An opcode with no CompletionOp is ErrUnsupported.
 func (c *CQ) GetCompletion() (Completion, error) {
-	if c == nil {
-		return Completion{}, ErrInval
-	}
 	var wc [1]cq.WC
-	if err := c.GetWC(1, wc[:], nil); err != nil {
+	if _, err := c.GetWC(wc[:]); err != nil {
 		return Completion{}, err
 	}
 	w := &wc[0]
@@ -63,7 +59,7 @@ func (c *CQ) GetCompletion() (Completion, error) {
 	case cq.OpRecvRDMAWithImm:
 		cmpl.Op = OpRecvRDMAWithImm
 	default:
-		return Completion{}, fmt.Errorf("rpma: completion opcode %s: %w", w.Opcode, ErrNoSupp)
+		return Completion{}, unsupported("completion opcode %s", w.Opcode)
 	}
 	return cmpl, nil
 }

@@ -2,8 +2,10 @@ package rpma
 
 import "time"
 
-// ConnConfig configures a connection (rpma_conn_cfg). A nil *ConnConfig
-// means the defaults, as a NULL cfg does in librpma.
+// ConnConfig configures a connection (rpma_conn_cfg). Start from
+// DefaultConnConfig: as in librpma, a size of 0 means 0 entries, so the
+// zero ConnConfig is not the defaults. A nil *ConnConfig means the
+// defaults, as a NULL cfg does in librpma.
 type ConnConfig struct {
 	// Timeout bounds address and route resolution (default 1 s).
 	Timeout time.Duration
@@ -25,16 +27,18 @@ const (
 	DefaultQueueSize = 10
 )
 
-// NewConnConfig returns a config with librpma's defaults
-// (rpma_conn_cfg_new).
-func NewConnConfig() *ConnConfig {
-	return &ConnConfig{Timeout: DefaultTimeout, CQSize: DefaultQueueSize, SQSize: DefaultQueueSize, RQSize: DefaultQueueSize}
+// DefaultConnConfig returns librpma's defaults (rpma_conn_cfg_new):
+// timeout 1 s, CQ, SQ and RQ of 10 entries, no receive CQ, no shared
+// channel, no SRQ.
+func DefaultConnConfig() ConnConfig {
+	return ConnConfig{Timeout: DefaultTimeout, CQSize: DefaultQueueSize, SQSize: DefaultQueueSize, RQSize: DefaultQueueSize}
 }
 
 // orDefault returns c, or the defaults for nil, after validating it.
 func (c *ConnConfig) orDefault() (*ConnConfig, error) {
 	if c == nil {
-		return NewConnConfig(), nil
+		d := DefaultConnConfig()
+		return &d, nil
 	}
 	if c.Timeout < 0 || c.CQSize < 0 || c.RCQSize < 0 || c.SQSize < 0 || c.RQSize < 0 {
 		return nil, inval("negative connection config %+v", *c)
@@ -42,7 +46,8 @@ func (c *ConnConfig) orDefault() (*ConnConfig, error) {
 	return c, nil
 }
 
-// SRQConfig configures a shared receive queue (rpma_srq_cfg).
+// SRQConfig configures a shared receive queue (rpma_srq_cfg). Start from
+// DefaultSRQConfig; a nil *SRQConfig means the defaults.
 type SRQConfig struct {
 	RQSize  int // entries (default 20)
 	RCQSize int // entries of its receive CQ; 0 for none (default 20)
@@ -52,5 +57,6 @@ type SRQConfig struct {
 // man page says 100).
 const DefaultSRQSize = 20
 
-// NewSRQConfig returns an SRQ config with librpma's defaults.
-func NewSRQConfig() *SRQConfig { return &SRQConfig{RQSize: DefaultSRQSize, RCQSize: DefaultSRQSize} }
+// DefaultSRQConfig returns librpma's defaults (rpma_srq_cfg_new): a
+// queue of DefaultSRQSize entries with a receive CQ of as many.
+func DefaultSRQConfig() SRQConfig { return SRQConfig{RQSize: DefaultSRQSize, RCQSize: DefaultSRQSize} }

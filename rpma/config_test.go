@@ -10,20 +10,20 @@ import (
 // TestConnConfigDefaults checks rpma_conn_cfg_new's defaults, which the
 // getters return on a new config.
 func TestConnConfigDefaults(t *testing.T) {
-	c := rpma.NewConnConfig()
+	c := rpma.DefaultConnConfig()
 	want := rpma.ConnConfig{Timeout: 1000 * time.Millisecond, CQSize: 10, RCQSize: 0, SQSize: 10, RQSize: 10}
-	if *c != want {
-		t.Errorf("NewConnConfig() = %+v, want %+v", *c, want)
+	if c != want {
+		t.Errorf("DefaultConnConfig() = %+v, want %+v", c, want)
 	}
 }
 
 // TestSRQConfigDefaults checks rpma_srq_cfg_new's defaults
 // (RPMA_DEFAULT_SRQ_SIZE in the code, not the man page's 100).
 func TestSRQConfigDefaults(t *testing.T) {
-	c := rpma.NewSRQConfig()
+	c := rpma.DefaultSRQConfig()
 	want := rpma.SRQConfig{RQSize: 20, RCQSize: 20}
-	if *c != want {
-		t.Errorf("NewSRQConfig() = %+v, want %+v", *c, want)
+	if c != want {
+		t.Errorf("DefaultSRQConfig() = %+v, want %+v", c, want)
 	}
 }
 

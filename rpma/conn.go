@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -54,11 +55,14 @@ type Conn struct {
 	req     *ConnRequest // its CQs and channel
 	private []byte
 
-	mu          sync.Mutex // guards private, directWrite, closed and the scratch page
+	mu          sync.Mutex // guards private, directWrite and the scratch page
 	directWrite bool
-	closed      bool
-	raw         []byte // a page for flush reads and atomic write sources
-	rawMR       *mr.MR
+	// closed is set under mu by Close; the operations load it without
+	// mu, before their arguments, so that a closed connection answers
+	// ErrClosed whatever they are given.
+	closed atomic.Bool
+	raw    []byte // a page for flush reads and atomic write sources
+	rawMR  *mr.MR
 }
 
 // newConn moves the request's ID to an event channel of the
@@ -69,12 +73,12 @@ func newConn(r *ConnRequest) (*Conn, error) {
 	c := &Conn{peer: r.peer, id: r.id, req: r, private: r.private}
 	var err error
 	if c.ch, err = rdmacm.NewEventChannel(); err != nil {
-		r.Delete()
+		r.delete()
 		return nil, provider("event channel", err)
 	}
 	if err := r.id.Migrate(c.ch); err != nil {
 		c.ch.Close()
-		r.Delete()
+		r.delete()
 		return nil, provider("migrate", err)
 	}
 	if r.ch != nil {
@@ -97,8 +101,8 @@ func newConn(r *ConnRequest) (*Conn, error) {
 // The first EventEstablished of a client carries the server's private
 // data, which PrivateData returns from then on.
 func (c *Conn) NextEvent(ctx context.Context) (ConnEvent, error) {
-	if c == nil {
-		return 0, ErrInval
+	if err := c.usable("next event"); err != nil {
+		return ConnUndefined, err
 	}
 	e, err := c.ch.GetEvent(ctx)
 	if errors.Is(err, rdmacm.ErrNoEvent) {
@@ -143,7 +147,7 @@ func (c *Conn) NextEvent(ctx context.Context) (ConnEvent, error) {
 	case rdmacm.EventUnreachable:
 		return ConnUnreachable, nil
 	}
-	return ConnUndefined, fmt.Errorf("rpma: unexpected %s: %w", e.Type, ErrUnknown)
+	return ConnUndefined, &rpmaError{fmt.Sprintf("rpma: unexpected %s", e.Type), ErrUnknown, nil}
 }
 
 // EventFd returns the file descriptor of the connection's event channel
@@ -207,10 +211,7 @@ func (c *Conn) RCQ() *CQ {
 // the CQs share (rpma_conn_get_compl_fd); ErrNotSharedChannel when they
 // do not share one.
 func (c *Conn) CompletionFd() (int, error) {
-	if c == nil {
-		return -1, ErrInval
-	}
-	if err := c.alive(); err != nil {
+	if err := c.usable("completion fd"); err != nil {
 		return -1, err
 	}
 	if c.req.shared == nil {
@@ -223,10 +224,7 @@ func (c *Conn) CompletionFd() (int, error) {
 // connection's CQs has a completion, re-arms it and returns it, saying
 // whether it is the receive CQ (rpma_conn_wait).
 func (c *Conn) Wait(ctx context.Context) (q *CQ, isRCQ bool, err error) {
-	if c == nil {
-		return nil, false, ErrInval
-	}
-	if err := c.alive(); err != nil {
+	if err := c.usable("wait"); err != nil {
 		return nil, false, err
 	}
 	if c.req.shared == nil {
@@ -248,7 +246,7 @@ func (c *Conn) Wait(ctx context.Context) (q *CQ, isRCQ bool, err error) {
 	case c.req.rcq != nil && got == c.req.rcq.q:
 		q, isRCQ = c.req.rcq, true
 	default:
-		return nil, false, ErrUnknown
+		return nil, false, &rpmaError{"rpma: wait: a completion of a CQ not the connection's", ErrUnknown, nil}
 	}
 	return q, isRCQ, provider("arm CQ", q.q.ReqNotify(false))
 }
@@ -268,8 +266,8 @@ const iwarpSettle = 50 * time.Millisecond
 // rxe's requester, and without the wait the last message (librpma's
 // examples send I_M_DONE unsignaled, then disconnect) was lost.
 func (c *Conn) Disconnect() error {
-	if c == nil {
-		return ErrInval
+	if err := c.usable("disconnect"); err != nil {
+		return err
 	}
 	if qp := c.id.QP(); qp != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), c.req.cfg.Timeout)
@@ -281,18 +279,20 @@ func (c *Conn) Disconnect() error {
 	return provider("disconnect", c.id.Disconnect())
 }
 
-// Close deletes the connection and everything it holds (rpma_conn_delete).
+// Close deletes the connection and everything it holds
+// (rpma_conn_delete). Closing it again does nothing, as rpma_conn_delete
+// does with a NULL *conn_ptr.
 func (c *Conn) Close() error {
 	if c == nil {
-		return ErrInval
+		return errNil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed {
+	if c.closed.Load() {
 		// As rpma_conn_delete with *conn_ptr NULL: nothing to do.
 		return nil
 	}
-	c.closed = true
+	c.closed.Store(true)
 	var errs []error
 	if c.rawMR != nil {
 		errs = append(errs, c.rawMR.Close())
@@ -305,14 +305,4 @@ func (c *Conn) Close() error {
 		errs = append(errs, c.ch.Close())
 	}
 	return provider("delete connection", errors.Join(errs...))
-}
-
-// alive returns the error of an operation on a closed connection.
-func (c *Conn) alive() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return closedErr("connection", ErrInval)
-	}
-	return nil
 }

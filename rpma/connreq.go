@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"sync/atomic"
 	"time"
 
 	"github.com/purerdma/purerdma/cq"
@@ -21,14 +22,28 @@ type ConnRequest struct {
 	cq, rcq *CQ
 	shared  *cq.Channel // the channel the CQs share, if they do
 	private []byte
+	// used is set by Connect and Close, which use the request up, so
+	// that its methods answer ErrClosed from then on.
+	used atomic.Bool
+}
+
+// usable returns the error of a method on a nil or used request.
+func (r *ConnRequest) usable(what string) error {
+	if r == nil {
+		return errNil
+	}
+	if r.used.Load() {
+		return closedErr(what, nil)
+	}
+	return nil
 }
 
 // NewConnRequest resolves addr and prepares a connection to it on the
 // peer's device (rpma_conn_req_new); Connect makes it. A nil cfg means
 // the defaults.
 func (p *Peer) NewConnRequest(ctx context.Context, addr netip.AddrPort, cfg *ConnConfig) (*ConnRequest, error) {
-	if p == nil {
-		return nil, ErrInval
+	if err := p.usable("new request"); err != nil {
+		return nil, err
 	}
 	if !addr.Addr().IsValid() || addr.Port() == 0 {
 		return nil, inval("connect to %v", addr)
@@ -139,8 +154,8 @@ func (r *ConnRequest) release() error {
 // Recv posts a receive before the connection exists, so that the first
 // message has a buffer (rpma_conn_req_recv).
 func (r *ConnRequest) Recv(dst *MR, off, n int, opCtx uint64) error {
-	if r == nil {
-		return ErrInval
+	if err := r.usable("request recv"); err != nil {
+		return err
 	}
 	if dst == nil {
 		return inval("receive without a region")
@@ -182,11 +197,14 @@ func (r *ConnRequest) connParam(private []byte) (*rdmacm.ConnParam, error) {
 // Conn.NextEvent.
 func (r *ConnRequest) Connect(private []byte) (*Conn, error) {
 	if r == nil {
-		return nil, ErrInval
+		return nil, errNil
+	}
+	if r.used.Swap(true) {
+		return nil, closedErr("connect", nil)
 	}
 	p, err := r.connParam(private)
 	if err != nil {
-		r.Delete()
+		r.delete()
 		return nil, err
 	}
 	active := r.ch != nil
@@ -206,12 +224,22 @@ func (r *ConnRequest) Connect(private []byte) (*Conn, error) {
 	return c, nil
 }
 
-// Delete drops the request (rpma_conn_req_delete): a server's is
-// rejected, a client's abandoned.
-func (r *ConnRequest) Delete() error {
+// Close drops the request (rpma_conn_req_delete): a server's is
+// rejected, a client's abandoned. On a request that Connect or Close used
+// up it does nothing, as rpma_conn_req_delete does with the NULL
+// *req_ptr they leave.
+func (r *ConnRequest) Close() error {
 	if r == nil {
-		return ErrInval
+		return errNil
 	}
+	if r.used.Swap(true) {
+		return nil
+	}
+	return r.delete()
+}
+
+// delete releases everything the request holds.
+func (r *ConnRequest) delete() error {
 	var err error
 	if r.ch == nil {
 		err = r.id.Reject(nil)

@@ -3,6 +3,7 @@ package rpma
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -16,6 +17,10 @@ type CQ struct {
 	ch     *cq.Channel
 	shared bool // the channel belongs to the connection, shared with its other CQ
 	owned  bool // ch is this CQ's own
+	// closed is set when the connection or SRQ that owns the CQ closes
+	// it, so that its methods answer ErrClosed before they look at their
+	// arguments.
+	closed atomic.Bool
 }
 
 // newCQ creates a CQ of size entries on ch (a new channel of its own when
@@ -50,6 +55,7 @@ func (c *CQ) close() error {
 	if c == nil {
 		return nil
 	}
+	c.closed.Store(true)
 	err := c.q.Close()
 	if c.owned {
 		err = errors.Join(err, c.ch.Close())
@@ -57,42 +63,50 @@ func (c *CQ) close() error {
 	return err
 }
 
-// GetWC moves up to n completions into wc and their number into *got
-// (rpma_cq_get_wc). got may be nil only when n is 1. It returns
-// ErrNoCompletion when there is none, and ErrInval when n < 1, wc holds
-// fewer than n entries, or n > 1 with a nil got. For a failed completion
-// only ID, Status, QPNum and VendorErr are valid.
-func (c *CQ) GetWC(n int, wc []cq.WC, got *int) error {
-	switch {
-	case c == nil:
-		return inval("nil CQ")
-	case n < 1:
-		return inval("get %d completions", n)
-	case len(wc) < n:
-		return inval("get %d completions into %d entries", n, len(wc))
-	case n > 1 && got == nil:
-		return inval("get %d completions without a count", n)
+// usable returns the error of a method on a nil or closed CQ.
+func (c *CQ) usable(what string) error {
+	if c == nil {
+		return errNil
 	}
-	m, err := c.q.Poll(wc[:n])
-	if err != nil {
-		return provider("poll", err)
-	}
-	if m == 0 {
-		return ErrNoCompletion
-	}
-	if got != nil {
-		*got = m
+	if c.closed.Load() {
+		return closedErr(what, nil)
 	}
 	return nil
 }
+
+// GetWC moves up to len(wc) completions, oldest first, into wc and
+// returns how many it moved (rpma_cq_get_wc, with num_entries len(wc)).
+// It returns ErrNoCompletion when there is none, and ErrInvalid for an
+// empty wc (librpma's num_entries < 1 or NULL wc). For a failed
+// completion only ID, Status, QPNum and VendorErr are valid. It neither
+// blocks nor allocates.
+func (c *CQ) GetWC(wc []cq.WC) (int, error) {
+	if err := c.usable("get completions"); err != nil {
+		return 0, err
+	}
+	if len(wc) == 0 {
+		return 0, errNoWC
+	}
+	n, err := c.q.Poll(wc)
+	if err != nil {
+		return 0, provider("poll", err)
+	}
+	if n == 0 {
+		return 0, ErrNoCompletion
+	}
+	return n, nil
+}
+
+// errNoWC is GetWC's ErrInvalid, made once: GetWC is on the data path.
+var errNoWC = inval("get completions into no entries")
 
 // Wait waits until the CQ has a completion or ctx ends, then re-arms it
 // (rpma_cq_wait); get the completions with GetWC. A wake-up may find no
 // completion. With a shared completion channel it returns
 // ErrSharedChannel: wait with Conn.Wait.
 func (c *CQ) Wait(ctx context.Context) error {
-	if c == nil {
-		return ErrInval
+	if err := c.usable("wait"); err != nil {
+		return err
 	}
 	if c.shared {
 		return ErrSharedChannel

@@ -23,8 +23,8 @@ func FuzzRemoteMRFromDescriptor(f *testing.F) {
 			t.Fatalf("RemoteMRFromDescriptor changed its input")
 		}
 		if err != nil {
-			if r != nil || !errors.Is(err, ErrInval) {
-				t.Fatalf("RemoteMRFromDescriptor(% x) = %v, %v; want nil and ErrInval", b, r, err)
+			if r != nil || !errors.Is(err, ErrInvalid) {
+				t.Fatalf("RemoteMRFromDescriptor(% x) = %v, %v; want nil and ErrInvalid", b, r, err)
 			}
 			if len(b) >= DescriptorSize && b[20] != 0 {
 				t.Fatalf("RemoteMRFromDescriptor refused a descriptor with usage %#x: %v", b[20], err)
@@ -58,7 +58,7 @@ func FuzzPeerConfigFromDescriptor(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c, err := PeerConfigFromDescriptor(b)
 		if err != nil {
-			if len(b) >= PeerConfigDescriptorSize || !errors.Is(err, ErrInval) || c != (PeerConfig{}) {
+			if len(b) >= PeerConfigDescriptorSize || !errors.Is(err, ErrInvalid) || c != (PeerConfig{}) {
 				t.Fatalf("PeerConfigFromDescriptor(% x) = %+v, %v", b, c, err)
 			}
 			return

@@ -32,11 +32,11 @@ func TestRemoteMRFromDescriptor(t *testing.T) {
 		want    *RemoteMR
 		wantErr error
 	}{
-		{"nil", nil, nil, ErrInval},
-		{"empty", []byte{}, nil, ErrInval},
-		{"one byte short", full[:DescriptorSize-1], nil, ErrInval},
-		{"usage 0", desc(1, 2, 3, 0), nil, ErrInval},
-		{"usage 0 and longer", desc(1, 2, 3, 0, 0xff), nil, ErrInval},
+		{"nil", nil, nil, ErrInvalid},
+		{"empty", []byte{}, nil, ErrInvalid},
+		{"one byte short", full[:DescriptorSize-1], nil, ErrInvalid},
+		{"usage 0", desc(1, 2, 3, 0), nil, ErrInvalid},
+		{"usage 0 and longer", desc(1, 2, 3, 0, 0xff), nil, ErrInvalid},
 		{"exact", full, &RemoteMR{addr: 0x0102030405060708, size: 0x1112131415161718, rkey: 0x21222324, usage: UsageReadSrc | UsageFlushTypeVisibility}, nil},
 		{"longer accepted", desc(0x10, 0x20, 0x30, byte(UsageWriteDst), 1, 2, 3), &RemoteMR{addr: 0x10, size: 0x20, rkey: 0x30, usage: UsageWriteDst}, nil},
 		{"every usage bit", desc(0, 0, 0, 0xff), &RemoteMR{usage: 0xff}, nil},
@@ -105,10 +105,10 @@ func TestRemoteMRRange(t *testing.T) {
 		{0, 64, 0x1000, nil},
 		{8, 56, 0x1008, nil},
 		{64, 0, 0x1040, nil},
-		{0, 65, 0, ErrInval},
-		{60, 8, 0, ErrInval},
-		{-1, 1, 0, ErrInval},
-		{0, -1, 0, ErrInval},
+		{0, 65, 0, ErrInvalid},
+		{60, 8, 0, ErrInvalid},
+		{-1, 1, 0, ErrInvalid},
+		{0, -1, 0, ErrInvalid},
 	}
 	for _, tt := range tests {
 		got, err := r.at(tt.off, tt.n)

@@ -25,7 +25,7 @@
 // creating and deleting objects (NewConnRequest, Listen, Close ...) must
 // not race with the use of the same object, as in librpma's
 // THREAD_SAFETY.md; a Conn's Close is the exception and may race with its
-// operations. A nil or closed object answers ErrInval, as librpma answers
+// operations. A nil or closed object answers ErrInvalid, as librpma answers
 // a NULL one (its delete functions set the caller's pointer to NULL).
 // docs/concurrency.md has the whole contract.
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"sync/atomic"
 
 	"github.com/purerdma/purerdma/rdmacm"
 )
@@ -13,13 +14,27 @@ type Endpoint struct {
 	peer *Peer
 	ch   *rdmacm.EventChannel
 	id   *rdmacm.ID
+	// closed makes the methods of a closed endpoint answer ErrClosed
+	// before they look at their arguments.
+	closed atomic.Bool
+}
+
+// usable returns the error of a method on a nil or closed endpoint.
+func (e *Endpoint) usable(what string) error {
+	if e == nil {
+		return errNil
+	}
+	if e.closed.Load() {
+		return closedErr(what, nil)
+	}
+	return nil
 }
 
 // Listen listens on addr, an address of the peer's device
 // (rpma_ep_listen).
 func (p *Peer) Listen(addr netip.AddrPort) (*Endpoint, error) {
-	if p == nil {
-		return nil, ErrInval
+	if err := p.usable("listen"); err != nil {
+		return nil, err
 	}
 	if !addr.Addr().IsValid() {
 		return nil, inval("listen without an address")
@@ -45,8 +60,8 @@ func (p *Peer) Listen(addr netip.AddrPort) (*Endpoint, error) {
 // Addr returns the address the endpoint listens on, with the port the
 // kernel chose if it was 0.
 func (e *Endpoint) Addr() (netip.AddrPort, error) {
-	if e == nil {
-		return netip.AddrPort{}, ErrInval
+	if err := e.usable("endpoint address"); err != nil {
+		return netip.AddrPort{}, err
 	}
 	a, err := e.id.LocalAddr()
 	return a, provider("endpoint address", err)
@@ -64,8 +79,8 @@ func (e *Endpoint) Fd() int {
 // NextConnRequest waits for the next connection request and prepares it
 // with cfg (nil for the defaults) (rpma_ep_next_conn_req).
 func (e *Endpoint) NextConnRequest(ctx context.Context, cfg *ConnConfig) (*ConnRequest, error) {
-	if e == nil {
-		return nil, ErrInval
+	if err := e.usable("next request"); err != nil {
+		return nil, err
 	}
 	ev, err := e.id.WaitEvent(ctx, rdmacm.EventConnectRequest)
 	if ev != nil && err != nil {
@@ -84,8 +99,8 @@ func (e *Endpoint) NextConnRequest(ctx context.Context, cfg *ConnConfig) (*ConnR
 // TryNextConnRequest returns a request if one is pending, and ErrNoEvent
 // otherwise: rpma_ep_next_conn_req on a non-blocking fd.
 func (e *Endpoint) TryNextConnRequest(cfg *ConnConfig) (*ConnRequest, error) {
-	if e == nil {
-		return nil, ErrInval
+	if err := e.usable("next request"); err != nil {
+		return nil, err
 	}
 	ev, err := e.ch.TryGetEvent()
 	if errors.Is(err, rdmacm.ErrNoEvent) {
@@ -116,10 +131,15 @@ func (e *Endpoint) request(ev *rdmacm.Event, cfg *ConnConfig) (*ConnRequest, err
 	return r, nil
 }
 
-// Shutdown stops listening and closes the endpoint (rpma_ep_shutdown).
-func (e *Endpoint) Shutdown() error {
+// Close stops listening and closes the endpoint (rpma_ep_shutdown).
+// Closing it again does nothing, as rpma_ep_shutdown does with a NULL
+// *ep_ptr.
+func (e *Endpoint) Close() error {
 	if e == nil {
-		return ErrInval
+		return errNil
+	}
+	if e.closed.Swap(true) {
+		return nil
 	}
 	return provider("shutdown", e.ch.Close())
 }

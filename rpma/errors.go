@@ -5,67 +5,197 @@ import (
 	"fmt"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/purerdma/purerdma/uverbs"
 )
 
-// Error is a librpma error code (RPMA_E_*).
-type Error int
-
-// The error codes of librpma; each is also a sentinel for errors.Is.
+// librpma's error codes (RPMA_E_*), as Code returns them.
 const (
-	ErrUnknown          Error = -100000 // RPMA_E_UNKNOWN
-	ErrNoSupp           Error = -100001 // RPMA_E_NOSUPP
-	ErrProvider         Error = -100002 // RPMA_E_PROVIDER: wraps the errno
-	ErrNoMem            Error = -100003 // RPMA_E_NOMEM
-	ErrInval            Error = -100004 // RPMA_E_INVAL
-	ErrNoCompletion     Error = -100005 // RPMA_E_NO_COMPLETION
-	ErrNoEvent          Error = -100006 // RPMA_E_NO_EVENT
-	ErrAgain            Error = -100007 // RPMA_E_AGAIN
-	ErrSharedChannel    Error = -100008 // RPMA_E_SHARED_CHANNEL
-	ErrNotSharedChannel Error = -100009 // RPMA_E_NOT_SHARED_CHNL
+	CodeUnknown          = -100000 // RPMA_E_UNKNOWN: ErrUnknown, or an error of no librpma kind
+	CodeNoSupp           = -100001 // RPMA_E_NOSUPP: ErrUnsupported
+	CodeProvider         = -100002 // RPMA_E_PROVIDER: ErrProvider
+	CodeNoMem            = -100003 // RPMA_E_NOMEM: ErrNoMem
+	CodeInval            = -100004 // RPMA_E_INVAL: ErrInvalid, ErrClosed
+	CodeNoCompletion     = -100005 // RPMA_E_NO_COMPLETION: ErrNoCompletion
+	CodeNoEvent          = -100006 // RPMA_E_NO_EVENT: ErrNoEvent
+	CodeAgain            = -100007 // RPMA_E_AGAIN: ErrAgain
+	CodeSharedChannel    = -100008 // RPMA_E_SHARED_CHANNEL: ErrSharedChannel
+	CodeNotSharedChannel = -100009 // RPMA_E_NOT_SHARED_CHNL: ErrNotSharedChannel
 )
 
-// Error returns rpma_err_2str's text.
-func (e Error) Error() string {
-	switch e {
+// The kinds of error the whole module shares are the same values here,
+// so that errors.Is(err, uverbs.ErrInvalid) and errors.Is(err,
+// rpma.ErrInvalid) agree, and each also matches its errno.
+var (
+	// ErrInvalid is librpma's RPMA_E_INVAL: an invalid argument, or a nil
+	// object (librpma's NULL). It is uverbs.ErrInvalid and matches
+	// unix.EINVAL.
+	ErrInvalid = uverbs.ErrInvalid
+	// ErrClosed is returned by the methods of a closed object (after
+	// Close). librpma's delete functions set the caller's pointer to
+	// NULL, so that its next call gets RPMA_E_INVAL: Code maps ErrClosed
+	// to CodeInval. It is uverbs.ErrClosed and matches unix.EBADF.
+	ErrClosed = uverbs.ErrClosed
+	// ErrUnsupported is librpma's RPMA_E_NOSUPP: an operation the peer,
+	// the region or this package cannot do. It is uverbs.ErrUnsupported
+	// and matches unix.EOPNOTSUPP.
+	ErrUnsupported = uverbs.ErrUnsupported
+)
+
+// The kinds of error only librpma has.
+var (
+	// ErrUnknown is RPMA_E_UNKNOWN: something librpma did not expect,
+	// such as a connection event it has no ConnEvent for.
+	ErrUnknown error = &sentinel{CodeUnknown, "unknown error", 0}
+	// ErrProvider is RPMA_E_PROVIDER: a lower layer (verbs, the
+	// connection manager, the kernel) failed. The error also wraps that
+	// layer's error, so that its errno stays matchable:
+	// errors.Is(err, unix.ECONNREFUSED).
+	ErrProvider error = &sentinel{CodeProvider, "provider error", 0}
+	// ErrNoMem is RPMA_E_NOMEM; it matches unix.ENOMEM. Go's allocator
+	// does not fail, so the package does not return it; the kernel's
+	// ENOMEM comes as ErrProvider wrapping unix.ENOMEM, as in librpma.
+	ErrNoMem error = &sentinel{CodeNoMem, "out of memory", unix.ENOMEM}
+	// ErrNoCompletion is RPMA_E_NO_COMPLETION: the CQ has no completion
+	// (CQ.GetWC, CQ.GetCompletion), or a wait on it failed.
+	ErrNoCompletion error = &sentinel{CodeNoCompletion, "no next completion available", 0}
+	// ErrNoEvent is RPMA_E_NO_EVENT: no event or connection request is
+	// pending (Endpoint.TryNextConnRequest, Conn.NextEvent).
+	ErrNoEvent error = &sentinel{CodeNoEvent, "no next event available", 0}
+	// ErrAgain is RPMA_E_AGAIN; it matches unix.EAGAIN. librpma returns it
+	// only when its logging's atomics fail, which Go's cannot, so the
+	// package does not return it.
+	ErrAgain error = &sentinel{CodeAgain, "temporary error, try again", unix.EAGAIN}
+	// ErrSharedChannel is RPMA_E_SHARED_CHANNEL: CQ.Wait on a CQ whose
+	// completion channel the connection shares; wait with Conn.Wait.
+	ErrSharedChannel error = &sentinel{CodeSharedChannel, "completion channel is shared", 0}
+	// ErrNotSharedChannel is RPMA_E_NOT_SHARED_CHNL: Conn.Wait or
+	// Conn.CompletionFd on a connection whose CQs do not share a channel.
+	ErrNotSharedChannel error = &sentinel{CodeNotSharedChannel, "completion channel is not shared", 0}
+)
+
+// sentinel is a kind of error only librpma has: its code, and the errno
+// it matches, if any.
+type sentinel struct {
+	code  int
+	text  string
+	errno unix.Errno
+}
+
+func (e *sentinel) Error() string        { return "rpma: " + e.text }
+func (e *sentinel) Is(target error) bool { return e.errno != 0 && target == e.errno }
+
+// kinds is every sentinel with its code, in the order Code tries them.
+var kinds = []struct {
+	err  error
+	code int
+}{
+	{ErrProvider, CodeProvider},
+	{ErrNoCompletion, CodeNoCompletion},
+	{ErrNoEvent, CodeNoEvent},
+	{ErrSharedChannel, CodeSharedChannel},
+	{ErrNotSharedChannel, CodeNotSharedChannel},
+	{ErrNoMem, CodeNoMem},
+	{ErrAgain, CodeAgain},
+	{ErrUnknown, CodeUnknown},
+	{ErrInvalid, CodeInval},
+	{ErrClosed, CodeInval},
+	{ErrUnsupported, CodeNoSupp},
+}
+
+// Code returns the librpma code (RPMA_E_*) a C caller would have got for
+// err: 0 for nil, CodeInval for ErrInvalid and ErrClosed, CodeNoSupp for
+// ErrUnsupported, the sentinel's code for the other Err values, and
+// CodeUnknown for an error of no librpma kind (such as ctx.Err() from a
+// blocking call). An error the package returns has one kind: a provider
+// error is CodeProvider even when the lower layer's error it wraps is,
+// say, uverbs.ErrInvalid.
+func Code(err error) int {
+	if err == nil {
+		return 0
+	}
+	// The package's own error knows its kind; what it wraps below that
+	// does not count.
+	var e *rpmaError
+	if errors.As(err, &e) {
+		err = e.kind
+	}
+	for _, k := range kinds {
+		if errors.Is(err, k.err) {
+			return k.code
+		}
+	}
+	return CodeUnknown
+}
+
+// CodeText returns librpma's text for a code, as rpma_err_2str does:
+// "Success" for 0 and "Unknown error" for a code it does not know.
+// CodeText(Code(err)) is the C text of err.
+func CodeText(code int) string {
+	switch code {
 	case 0:
 		return "Success"
-	case ErrNoSupp:
+	case CodeNoSupp:
 		return "Not supported"
-	case ErrProvider:
+	case CodeProvider:
 		return "Provider error occurred"
-	case ErrNoMem:
+	case CodeNoMem:
 		return "Out of memory"
-	case ErrInval:
+	case CodeInval:
 		return "Invalid argument"
-	case ErrNoCompletion:
+	case CodeNoCompletion:
 		return "No next completion available"
-	case ErrNoEvent:
+	case CodeNoEvent:
 		return "No next event available"
-	case ErrAgain:
+	case CodeAgain:
 		return "Temporary error, try again"
-	case ErrSharedChannel:
+	case CodeSharedChannel:
 		return "Completion channel is shared"
-	case ErrNotSharedChannel:
+	case CodeNotSharedChannel:
 		return "Completion channel is not shared"
 	}
 	return "Unknown error"
 }
 
-// ErrString is rpma_err_2str.
-func ErrString(code int) string { return Error(code).Error() }
+// rpmaError is an error the package made: its text, its kind (one of the
+// Err values) and the lower layer's error it wraps, if any.
+type rpmaError struct {
+	text  string
+	kind  error
+	cause error
+}
 
-// inval returns ErrInval with a reason.
+func (e *rpmaError) Error() string { return e.text }
+
+func (e *rpmaError) Unwrap() []error {
+	if e.cause == nil {
+		return []error{e.kind}
+	}
+	return []error{e.kind, e.cause}
+}
+
+// errNil is a method's answer on a nil object, as librpma answers a NULL
+// one.
+var errNil error = &rpmaError{"rpma: nil object: invalid argument", ErrInvalid, nil}
+
+// inval returns ErrInvalid with a reason.
 func inval(format string, args ...any) error {
-	return fmt.Errorf("rpma: %s: %w", fmt.Sprintf(format, args...), ErrInval)
+	return &rpmaError{"rpma: " + fmt.Sprintf(format, args...) + ": invalid argument", ErrInvalid, nil}
+}
+
+// unsupported returns ErrUnsupported with a reason.
+func unsupported(format string, args ...any) error {
+	return &rpmaError{"rpma: " + fmt.Sprintf(format, args...) + ": not supported", ErrUnsupported, nil}
 }
 
 // provider wraps a lower layer's error as ErrProvider, keeping its errno
-// matchable.
+// matchable. An error the package made already passes through, and a
+// closed lower object is the caller's closed object.
 func provider(what string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var e Error
+	var e *rpmaError
 	if errors.As(err, &e) {
 		return err
 	}
@@ -73,13 +203,19 @@ func provider(what string, err error) error {
 		return closedErr(what, err)
 	}
 	logf(LogError, "rpma: provider error", "op", what, "err", err)
-	return fmt.Errorf("rpma: %s: %w: %w", what, ErrProvider, err)
+	return &rpmaError{"rpma: " + what + ": provider error: " + err.Error(), ErrProvider, err}
 }
 
-// closedErr is the error of an operation on a closed object. librpma's
-// delete functions set the caller's pointer to NULL, so that its next call
-// gets RPMA_E_INVAL; Go cannot clear the caller's pointer, so a closed
-// object answers as a nil one does. err is the lower layer's ErrClosed.
-func closedErr(what string, err error) error {
-	return fmt.Errorf("rpma: %s: closed object: %w: %w", what, ErrInval, err)
+// closedErr is the error of an operation on a closed object. cause is
+// the lower layer's error, or nil when the package knew the object was
+// closed.
+func closedErr(what string, cause error) error {
+	if cause == ErrClosed {
+		cause = nil
+	}
+	text := "rpma: " + what + ": use of closed object"
+	if cause != nil {
+		text += ": " + cause.Error()
+	}
+	return &rpmaError{text, ErrClosed, cause}
 }

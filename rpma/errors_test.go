@@ -13,7 +13,7 @@ package rpma_test
 //	| librpma 1.3 function                    | C case                                            | Why there is no Go equivalent |
 //	|-----------------------------------------|---------------------------------------------------|-------------------------------|
 //	| every function                          | INVAL: an out-pointer (…_ptr, fd, size, qp_num,   | Results are return values, not out-pointers. A nil object (the receiver) is |
-//	|                                         | pdata, desc, level…) is NULL                      | ErrInval, as in C: TestNilReceivers (badinput_test.go) calls every method on nil. |
+//	|                                         | pdata, desc, level…) is NULL                      | ErrInvalid, as in C: TestNilReceivers (badinput_test.go) calls every method on nil. |
 //	| rpma_peer_cfg_new/delete/set/get_direct_write_to_pmem, get_descriptor(_size) | INVAL: NULL | PeerConfig is a value; the size is a constant. Cannot fail. |
 //	| rpma_conn_cfg_* (new, delete, all get/set but timeout) | INVAL: cfg or out-pointer NULL     | ConnConfig is a struct with exported fields; a nil *ConnConfig means the defaults. |
 //	| rpma_srq_cfg_* (new, delete, get/set)   | INVAL: cfg or out-pointer NULL                    | SRQConfig is a struct; a nil *SRQConfig means the defaults. |
@@ -33,9 +33,9 @@ package rpma_test
 //	|                                         | ibv_get_cq_event failed                           | rpma.Error; a failed read of the channel is not triggerable. |
 //	| rpma_ep_next_conn_req                   | INVAL: an event other than a connection request   | A listener only gets other events on device removal; not triggerable in the VM. |
 //	| rpma_mr_advise                          | INVAL: the usage does not allow the advice        | Go does not check usage against advice: with no ADVISE_MR ioctl every valid |
-//	|                                         |                                                   | call is ErrNoSupp (see the mismatches). |
+//	|                                         |                                                   | call is ErrUnsupported (see the mismatches). |
 //	| rpma_mr_advise                          | PROVIDER: ibv_advise_mr failed                    | No ADVISE_MR ioctl: Advise never calls the kernel. |
-//	| rpma_read, rpma_write, rpma_write_with_imm, rpma_atomic_write, rpma_flush, rpma_send, rpma_send_with_imm, rpma_recv, rpma_srq_recv, rpma_conn_req_recv | PROVIDER: ibv_post_send/recv failed | Not deterministically triggerable on rxe/siw (a full queue depends on completion timing); Go checks ranges first (ErrInval). |
+//	| rpma_read, rpma_write, rpma_write_with_imm, rpma_atomic_write, rpma_flush, rpma_send, rpma_send_with_imm, rpma_recv, rpma_srq_recv, rpma_conn_req_recv | PROVIDER: ibv_post_send/recv failed | Not deterministically triggerable on rxe/siw (a full queue depends on completion timing); Go checks ranges first (ErrInvalid). |
 //	| rpma_cq_wait, rpma_conn_wait, rpma_cq_get_wc | PROVIDER: ibv_req_notify_cq / ibv_poll_cq failed | Not triggerable on a live CQ. |
 //	| rpma_peer_delete, rpma_mr_reg, rpma_mr_dereg, rpma_conn_delete, rpma_conn_disconnect, rpma_conn_req_delete, rpma_ep_shutdown, rpma_srq_new, rpma_srq_delete, rpma_conn_next_event | PROVIDER: a verbs or rdma_cm call failed | Not triggerable on a healthy device without breaking the kernel objects first. |
 //	| rpma_conn_delete                        | INVAL: munmap() failed                            | Not triggerable: the scratch page is the connection's own mapping. |
@@ -46,10 +46,10 @@ package rpma_test
 //
 //	| Go                        | C man page says                                     | Go returns |
 //	|---------------------------|-----------------------------------------------------|------------|
-//	| rpma.RemoteMRFromDescriptor (rpma/mr.go) | NOSUPP: the descriptor is not a valid region (usage 0) | ErrInval (as librpma 1.3's code does; tested as a "Go:" row) |
+//	| rpma.RemoteMRFromDescriptor (rpma/mr.go) | NOSUPP: the descriptor is not a valid region (usage 0) | ErrInvalid (as librpma 1.3's code does; tested as a "Go:" row) |
 //
 // Checked in the VM but outside the man pages: a receive on a connection
-// that takes its receives from an SRQ is ErrInval in Go (C posts it and
+// that takes its receives from an SRQ is ErrInvalid in Go (C posts it and
 // gets PROVIDER); rpma_recv(3) does not list it.
 
 import (
@@ -85,100 +85,100 @@ func runErrCases(t *testing.T, cases []errCase) {
 func TestErrCasesHost(t *testing.T) {
 	ctx := t.Context()
 	wc := make([]cq.WC, 2)
-	got := 0
 	runErrCases(t, []errCase{
 		// rpma_utils_get_ibv_context(3)
 		{"rpma_utils_get_ibv_context: addr is NULL", func() error {
 			_, err := rpma.ContextByAddr(ctx, netip.Addr{}, rpma.ContextLocal)
 			return err
-		}, rpma.ErrInval},
+		}, rpma.ErrInvalid},
 		{"rpma_utils_get_ibv_context: addr is NULL, remote", func() error {
 			_, err := rpma.ContextByAddr(ctx, netip.Addr{}, rpma.ContextRemote)
 			return err
-		}, rpma.ErrInval},
+		}, rpma.ErrInvalid},
 		{"rpma_utils_get_ibv_context: type is unknown", func() error {
 			_, err := rpma.ContextByAddr(ctx, netip.MustParseAddr("127.0.0.1"), rpma.ContextType(2))
 			return err
-		}, rpma.ErrInval},
+		}, rpma.ErrInvalid},
 		{"rpma_utils_get_ibv_context: type is negative", func() error {
 			_, err := rpma.ContextByAddr(ctx, netip.MustParseAddr("127.0.0.1"), rpma.ContextType(-1))
 			return err
-		}, rpma.ErrInval},
+		}, rpma.ErrInvalid},
 
 		// rpma_utils_ibv_context_is_odp_capable(3)
 		{"rpma_utils_ibv_context_is_odp_capable: ibv_ctx is NULL", func() error {
 			_, err := rpma.IsODPCapable(nil)
 			return err
-		}, rpma.ErrInval},
+		}, rpma.ErrInvalid},
 
 		// rpma_peer_cfg_from_descriptor(3)
 		{"rpma_peer_cfg_from_descriptor: desc is NULL", func() error {
 			_, err := rpma.PeerConfigFromDescriptor(nil)
 			return err
-		}, rpma.ErrInval},
+		}, rpma.ErrInvalid},
 		{"rpma_peer_cfg_from_descriptor: desc is empty", func() error {
 			_, err := rpma.PeerConfigFromDescriptor([]byte{})
 			return err
-		}, rpma.ErrInval},
+		}, rpma.ErrInvalid},
 
 		// rpma_peer_new(3)
 		{"rpma_peer_new: ibv_ctx is NULL", func() error {
 			_, err := rpma.NewPeer(nil)
 			return err
-		}, rpma.ErrInval},
+		}, rpma.ErrInvalid},
 		{"Go: NewPeerWithOptions: ibv_ctx is NULL", func() error {
 			_, err := rpma.NewPeerWithOptions(nil, rpma.PeerOptions{Flush: rpma.FlushEmulated})
 			return err
-		}, rpma.ErrInval},
+		}, rpma.ErrInvalid},
 
 		// rpma_mr_remote_from_descriptor(3)
 		{"rpma_mr_remote_from_descriptor: desc is NULL", func() error {
 			_, err := rpma.RemoteMRFromDescriptor(nil)
 			return err
-		}, rpma.ErrInval},
+		}, rpma.ErrInvalid},
 		{"rpma_mr_remote_from_descriptor: incompatible descriptor size", func() error {
 			_, err := rpma.RemoteMRFromDescriptor(make([]byte, rpma.DescriptorSize-1))
 			return err
-		}, rpma.ErrInval},
+		}, rpma.ErrInvalid},
 		{"Go: rpma_mr_remote_from_descriptor: usage 0 (man page: NOSUPP, code: INVAL)", func() error {
 			_, err := rpma.RemoteMRFromDescriptor(make([]byte, rpma.DescriptorSize))
 			return err
-		}, rpma.ErrInval},
+		}, rpma.ErrInvalid},
 
 		// rpma_mr_advise(3): a nil region; the range and flag cases need a
 		// registered region (errors_vm_test.go and advise_test.go).
 		{"Go: rpma_mr_advise: mr is NULL", func() error {
 			return (*rpma.MR)(nil).Advise(0, 0, rpma.AdvicePrefetch, 0)
-		}, rpma.ErrInval},
+		}, rpma.ErrInvalid},
 
 		// rpma_cq_get_wc(3): a nil CQ; the count cases need a CQ
 		// (errors_vm_test.go).
 		{"rpma_cq_get_wc: cq is NULL", func() error {
-			return (*rpma.CQ)(nil).GetWC(1, wc, &got)
-		}, rpma.ErrInval},
+			_, err := (*rpma.CQ)(nil).GetWC(wc)
+			return err
+		}, rpma.ErrInvalid},
 
 		// rpma_log_set_threshold(3)
 		{"rpma_log_set_threshold: threshold is not RPMA_LOG_THRESHOLD nor RPMA_LOG_THRESHOLD_AUX", func() error {
-			return rpma.SetLogThreshold(rpma.LogThreshold(2), rpma.LogWarning)
-		}, rpma.ErrInval},
+			return rpma.SetLogThreshold(rpma.LogThresholdKind(2), rpma.LogWarning)
+		}, rpma.ErrInvalid},
 		{"rpma_log_set_threshold: threshold is negative", func() error {
-			return rpma.SetLogThreshold(rpma.LogThreshold(-1), rpma.LogWarning)
-		}, rpma.ErrInval},
+			return rpma.SetLogThreshold(rpma.LogThresholdKind(-1), rpma.LogWarning)
+		}, rpma.ErrInvalid},
 		{"rpma_log_set_threshold: level above RPMA_LOG_LEVEL_DEBUG", func() error {
 			return rpma.SetLogThreshold(rpma.LogThresholdPrimary, rpma.LogDebug+1)
-		}, rpma.ErrInval},
+		}, rpma.ErrInvalid},
 		{"rpma_log_set_threshold: level below RPMA_LOG_DISABLED", func() error {
 			return rpma.SetLogThreshold(rpma.LogThresholdAux, rpma.LogDisabled-1)
-		}, rpma.ErrInval},
+		}, rpma.ErrInvalid},
 
 		// rpma_log_get_threshold(3)
 		{"rpma_log_get_threshold: threshold is not RPMA_LOG_THRESHOLD nor RPMA_LOG_THRESHOLD_AUX", func() error {
-			_, err := rpma.GetLogThreshold(rpma.LogThreshold(2))
+			_, err := rpma.LogThreshold(rpma.LogThresholdKind(2))
 			return err
-		}, rpma.ErrInval},
+		}, rpma.ErrInvalid},
 		{"rpma_log_get_threshold: threshold is negative", func() error {
-			_, err := rpma.GetLogThreshold(rpma.LogThreshold(-1))
+			_, err := rpma.LogThreshold(rpma.LogThresholdKind(-1))
 			return err
-		}, rpma.ErrInval},
+		}, rpma.ErrInvalid},
 	})
 }

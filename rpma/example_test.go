@@ -44,7 +44,7 @@ func ExamplePeer_Listen() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer ep.Shutdown()
+	defer ep.Close()
 	req, err := ep.NextConnRequest(ctx, nil)
 	if err != nil {
 		log.Fatal(err)
@@ -107,15 +107,15 @@ func ExamplePeer_NewConnRequest() {
 		log.Fatal(err)
 	}
 	copy(buf, "hello, server")
-	if err := conn.Write(dst, 0, src, 0, 16, rpma.CompletionOnError, 0); err != nil {
+	if err := conn.Write(dst, 0, src, 0, 16, rpma.Op{Flags: rpma.CompletionOnError, Context: 0}); err != nil {
 		log.Fatal(err)
 	}
-	if err := conn.Flush(dst, 0, 16, rpma.FlushVisibility, rpma.CompletionAlways, 1); err != nil {
+	if err := conn.Flush(dst, 0, 16, rpma.FlushVisibility, rpma.Op{Flags: rpma.CompletionAlways, Context: 1}); err != nil {
 		log.Fatal(err)
 	}
 	var wc [1]cq.WC
 	for {
-		err := conn.CQ().GetWC(1, wc[:], nil)
+		_, err := conn.CQ().GetWC(wc[:])
 		if err == nil {
 			break
 		}

@@ -48,17 +48,17 @@ func TestNativeChoice(t *testing.T) {
 		}
 		q := client.conn.CQ()
 		copy(client.buf, "made visible")
-		if err := client.conn.Write(remote, 100, client.mr, 0, 12, rpma.CompletionOnError, 1); err != nil {
+		if err := client.conn.Write(remote, 100, client.mr, 0, 12, rpma.Op{Flags: rpma.CompletionOnError, Context: 1}); err != nil {
 			t.Fatal(err)
 		}
-		if err := client.conn.Flush(remote, 100, 12, rpma.FlushVisibility, rpma.CompletionAlways, 2); err != nil {
+		if err := client.conn.Flush(remote, 100, 12, rpma.FlushVisibility, rpma.Op{Flags: rpma.CompletionAlways, Context: 2}); err != nil {
 			t.Fatal(err)
 		}
 		complete(t, q, 2, flushOp)
 		if got := string(server.buf[100:112]); got != "made visible" {
 			t.Errorf("server memory after write+flush: %q", got)
 		}
-		if err := client.conn.AtomicWrite(remote, 16, [8]byte{'a', 't', 'o', 'm', 'i', 'c', 'a', 'l'}, rpma.CompletionAlways, 3); err != nil {
+		if err := client.conn.AtomicWrite(remote, 16, [8]byte{'a', 't', 'o', 'm', 'i', 'c', 'a', 'l'}, rpma.Op{Flags: rpma.CompletionAlways, Context: 3}); err != nil {
 			t.Fatal(err)
 		}
 		complete(t, q, 3, atomicOp)
@@ -76,9 +76,11 @@ func TestNativeChoice(t *testing.T) {
 			post func() error
 		}{
 			{"Flush", func() error {
-				return client.conn.Flush(remote, 100, 12, rpma.FlushVisibility, rpma.CompletionAlways, 4)
+				return client.conn.Flush(remote, 100, 12, rpma.FlushVisibility, rpma.Op{Flags: rpma.CompletionAlways, Context: 4})
 			}},
-			{"AtomicWrite", func() error { return client.conn.AtomicWrite(remote, 16, [8]byte{1}, rpma.CompletionAlways, 5) }},
+			{"AtomicWrite", func() error {
+				return client.conn.AtomicWrite(remote, 16, [8]byte{1}, rpma.Op{Flags: rpma.CompletionAlways, Context: 5})
+			}},
 		} {
 			allocs := testing.AllocsPerRun(100, func() {
 				if err := op.post(); err != nil {
@@ -86,7 +88,7 @@ func TestNativeChoice(t *testing.T) {
 					return
 				}
 				for {
-					err := q.GetWC(1, wc, nil)
+					_, err := q.GetWC(wc)
 					if err == nil {
 						return
 					}
@@ -140,7 +142,7 @@ func TestFlushModes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := client.conn.Flush(remote, 0, 8, rpma.FlushVisibility, rpma.CompletionAlways, 1); err != nil {
+			if err := client.conn.Flush(remote, 0, 8, rpma.FlushVisibility, rpma.Op{Flags: rpma.CompletionAlways, Context: 1}); err != nil {
 				t.Fatal(err)
 			}
 			want := cq.WC{ID: 1, Status: cq.Success, Opcode: cq.OpRDMARead}

@@ -26,9 +26,9 @@ func TestLoadSharedConn(t *testing.T) {
 		rounds  = 50
 	)
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
-		cfg := rpma.NewConnConfig()
+		cfg := rpma.DefaultConnConfig()
 		cfg.SQSize, cfg.CQSize = 2*workers, 2*workers
-		client, server := connect(t, d, cfg)
+		client, server := connect(t, d, &cfg)
 		remote, err := rpma.RemoteMRFromDescriptor(client.conn.PrivateData())
 		if err != nil {
 			t.Fatal(err)
@@ -79,10 +79,10 @@ func writeRounds(ctx context.Context, s *side, remote *rpma.RemoteMR, g, rounds 
 		want := uint64(g)<<32 | uint64(i)
 		binary.LittleEndian.PutUint64(s.buf[src:], want)
 		id := uint64(g)<<32 | uint64(2*i)
-		if err := s.conn.Write(remote, 8*g, s.mr, src, 8, rpma.CompletionAlways, id); err != nil {
+		if err := s.conn.Write(remote, 8*g, s.mr, src, 8, rpma.Op{Flags: rpma.CompletionAlways, Context: id}); err != nil {
 			return err
 		}
-		if err := s.conn.Read(s.mr, dst, remote, 8*g, 8, rpma.CompletionAlways, id+1); err != nil {
+		if err := s.conn.Read(s.mr, dst, remote, 8*g, 8, rpma.Op{Flags: rpma.CompletionAlways, Context: id + 1}); err != nil {
 			return err
 		}
 		for _, wantID := range []uint64{id, id + 1} {
@@ -135,7 +135,7 @@ func TestLoadManyConnections(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { ep.Shutdown() })
+		t.Cleanup(func() { ep.Close() })
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		type pair struct{ c, s *rpma.Conn }
@@ -195,10 +195,10 @@ func connectSides(t *testing.T, d testenv.Dev) (client, server *side) {
 func checkConn(ctx context.Context, c *rpma.Conn, s *side, remote *rpma.RemoteMR, i int) error {
 	slot := 8 * (i % 256)
 	binary.LittleEndian.PutUint64(s.buf[slot:], uint64(i)+1)
-	if err := c.Write(remote, slot, s.mr, slot, 8, rpma.CompletionAlways, 1); err != nil {
+	if err := c.Write(remote, slot, s.mr, slot, 8, rpma.Op{Flags: rpma.CompletionAlways, Context: 1}); err != nil {
 		return err
 	}
-	if err := c.Read(s.mr, 2048+slot%2048, remote, slot, 8, rpma.CompletionAlways, 2); err != nil {
+	if err := c.Read(s.mr, 2048+slot%2048, remote, slot, 8, rpma.Op{Flags: rpma.CompletionAlways, Context: 2}); err != nil {
 		return err
 	}
 	var wc [1]cq.WC
@@ -221,8 +221,7 @@ func checkConn(ctx context.Context, c *rpma.Conn, s *side, remote *rpma.RemoteMR
 // channel, so that goroutines polling several CQs need no arming.
 func spin(ctx context.Context, q *rpma.CQ, wc []cq.WC) (int, error) {
 	for {
-		got := 0
-		err := q.GetWC(len(wc), wc, &got)
+		got, err := q.GetWC(wc)
 		switch {
 		case errors.Is(err, rpma.ErrNoCompletion):
 			if ctx.Err() != nil {

@@ -20,16 +20,16 @@ const (
 	LogDebug    LogLevel = 5
 )
 
-// LogThreshold selects which threshold to set (enum rpma_log_threshold):
+// LogThresholdKind selects a threshold (enum rpma_log_threshold):
 // the primary one, which decides what reaches the logger, and the
 // auxiliary one, which in librpma decides what is copied to stderr and
 // here raises records above it to slog.LevelError.
-type LogThreshold int
+type LogThresholdKind int
 
 // Thresholds.
 const (
-	LogThresholdPrimary LogThreshold = 0 // RPMA_LOG_THRESHOLD
-	LogThresholdAux     LogThreshold = 1 // RPMA_LOG_THRESHOLD_AUX
+	LogThresholdPrimary LogThresholdKind = 0 // RPMA_LOG_THRESHOLD
+	LogThresholdAux     LogThresholdKind = 1 // RPMA_LOG_THRESHOLD_AUX
 )
 
 var logState = struct {
@@ -40,7 +40,7 @@ var logState = struct {
 
 // SetLogThreshold sets a threshold (rpma_log_set_threshold); librpma's
 // release defaults are WARNING and DISABLED.
-func SetLogThreshold(t LogThreshold, l LogLevel) error {
+func SetLogThreshold(t LogThresholdKind, l LogLevel) error {
 	if t != LogThresholdPrimary && t != LogThresholdAux || l < LogDisabled || l > LogDebug {
 		return inval("log threshold %d level %d", t, l)
 	}
@@ -50,8 +50,8 @@ func SetLogThreshold(t LogThreshold, l LogLevel) error {
 	return nil
 }
 
-// GetLogThreshold returns a threshold (rpma_log_get_threshold).
-func GetLogThreshold(t LogThreshold) (LogLevel, error) {
+// LogThreshold returns a threshold (rpma_log_get_threshold).
+func LogThreshold(t LogThresholdKind) (LogLevel, error) {
 	if t != LogThresholdPrimary && t != LogThresholdAux {
 		return 0, inval("log threshold %d", t)
 	}

@@ -24,12 +24,12 @@ func saveLog(t *testing.T) {
 // TestLogThresholdDefaults checks librpma's release-build defaults.
 func TestLogThresholdDefaults(t *testing.T) {
 	for _, tt := range []struct {
-		th   LogThreshold
+		th   LogThresholdKind
 		want LogLevel
 	}{{LogThresholdPrimary, LogWarning}, {LogThresholdAux, LogDisabled}} {
-		got, err := GetLogThreshold(tt.th)
+		got, err := LogThreshold(tt.th)
 		if err != nil || got != tt.want {
-			t.Errorf("GetLogThreshold(%d) = %d, %v; want %d", tt.th, got, err, tt.want)
+			t.Errorf("LogThreshold(%d) = %d, %v; want %d", tt.th, got, err, tt.want)
 		}
 	}
 }
@@ -41,7 +41,7 @@ func TestLogThreshold(t *testing.T) {
 	saveLog(t)
 	tests := []struct {
 		name    string
-		th      LogThreshold
+		th      LogThresholdKind
 		level   LogLevel
 		wantErr error
 	}{
@@ -50,16 +50,16 @@ func TestLogThreshold(t *testing.T) {
 		{"primary debug", LogThresholdPrimary, LogDebug, nil},
 		{"aux notice", LogThresholdAux, LogNotice, nil},
 		{"aux disabled", LogThresholdAux, LogDisabled, nil},
-		{"level below disabled", LogThresholdPrimary, LogDisabled - 1, ErrInval},
-		{"level above debug", LogThresholdAux, LogDebug + 1, ErrInval},
-		{"threshold MAX", LogThreshold(2), LogInfo, ErrInval},
-		{"negative threshold", LogThreshold(-1), LogInfo, ErrInval},
+		{"level below disabled", LogThresholdPrimary, LogDisabled - 1, ErrInvalid},
+		{"level above debug", LogThresholdAux, LogDebug + 1, ErrInvalid},
+		{"threshold MAX", LogThresholdKind(2), LogInfo, ErrInvalid},
+		{"negative threshold", LogThresholdKind(-1), LogInfo, ErrInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var before [2]LogLevel
 			for i := range before {
-				before[i], _ = GetLogThreshold(LogThreshold(i))
+				before[i], _ = LogThreshold(LogThresholdKind(i))
 			}
 			err := SetLogThreshold(tt.th, tt.level)
 			if !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
@@ -67,18 +67,18 @@ func TestLogThreshold(t *testing.T) {
 			}
 			for i := range before {
 				want := before[i]
-				if err == nil && LogThreshold(i) == tt.th {
+				if err == nil && LogThresholdKind(i) == tt.th {
 					want = tt.level
 				}
-				if got, err := GetLogThreshold(LogThreshold(i)); err != nil || got != want {
-					t.Errorf("after SetLogThreshold(%d, %d): GetLogThreshold(%d) = %d, %v; want %d", tt.th, tt.level, i, got, err, want)
+				if got, err := LogThreshold(LogThresholdKind(i)); err != nil || got != want {
+					t.Errorf("after SetLogThreshold(%d, %d): LogThreshold(%d) = %d, %v; want %d", tt.th, tt.level, i, got, err, want)
 				}
 			}
 		})
 	}
-	for _, th := range []LogThreshold{-1, 2, 100} {
-		if _, err := GetLogThreshold(th); !errors.Is(err, ErrInval) {
-			t.Errorf("GetLogThreshold(%d) = %v, want ErrInval", th, err)
+	for _, th := range []LogThresholdKind{-1, 2, 100} {
+		if _, err := LogThreshold(th); !errors.Is(err, ErrInvalid) {
+			t.Errorf("LogThreshold(%d) = %v, want ErrInvalid", th, err)
 		}
 	}
 }

@@ -80,8 +80,8 @@ type MR struct {
 // that stays put: from mr.Alloc, or declared with mr.Mapped (see package
 // mr).
 func (p *Peer) RegisterMR(buf []byte, usage Usage) (*MR, error) {
-	if p == nil {
-		return nil, ErrInval
+	if err := p.usable("register"); err != nil {
+		return nil, err
 	}
 	switch {
 	case len(buf) == 0:
@@ -151,10 +151,11 @@ func (m *MR) Usage() Usage {
 // Close deregisters the region (rpma_mr_dereg). The kernel lets a
 // region go while posted operations use it: those that have not reached
 // it yet fail (docs/faults.md). Operations given a closed region return
-// ErrInval.
+// ErrClosed. Closing it again does nothing, as rpma_mr_dereg does with a
+// NULL *mr_ptr.
 func (m *MR) Close() error {
 	if m == nil {
-		return ErrInval
+		return errNil
 	}
 	err := m.region.Close()
 	if err == nil {
@@ -166,7 +167,8 @@ func (m *MR) Close() error {
 // sge returns the SGE for n bytes at off, checking the range.
 func (m *MR) sge(off, n int) (uverbs.SGE, error) {
 	if m.closed.Load() {
-		return uverbs.SGE{}, inval("deregistered region")
+		// Its lkey may belong to a new registration by now.
+		return uverbs.SGE{}, errDeregistered
 	}
 	// n > Len-off, not off+n > Len: the sum of two large ints wraps.
 	if off < 0 || n < 0 || off > m.Len() || n > m.Len()-off {
@@ -174,6 +176,10 @@ func (m *MR) sge(off, n int) (uverbs.SGE, error) {
 	}
 	return uverbs.SGE{Addr: m.region.Addr() + uint64(off), Length: uint32(n), LKey: m.region.LKey()}, nil
 }
+
+// errDeregistered is the error of an operation given a closed region,
+// made once: the data path does not allocate.
+var errDeregistered = closedErr("deregistered region", nil)
 
 // RemoteMR is a region of the peer, known from its descriptor
 // (rpma_mr_remote).

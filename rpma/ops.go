@@ -31,6 +31,8 @@ const (
 )
 
 func sendFlags(f CompletionFlags) (uverbs.SendFlags, error) {
+	// librpma rejects only 0; Go also rejects the values that are
+	// neither flag, which C would post as one or the other.
 	switch f {
 	case CompletionOnError:
 		return 0, nil
@@ -38,6 +40,20 @@ func sendFlags(f CompletionFlags) (uverbs.SendFlags, error) {
 		return uverbs.SendSignaled, nil
 	}
 	return 0, inval("completion flags %#x", int(f))
+}
+
+// Op is how an operation reports its completion: librpma's flags and
+// op_context arguments, passed by value so that posting allocates
+// nothing.
+//
+// The zero Op is invalid (ErrInvalid), as librpma's flags 0 is: say
+// CompletionOnError or CompletionAlways.
+type Op struct {
+	// Flags say when the operation reports a completion.
+	Flags CompletionFlags
+	// Context comes back as the completion's cq.WC.ID (librpma's
+	// op_context).
+	Context uint64
 }
 
 // post posts one send-queue request with the data sge, or none when
@@ -67,8 +83,8 @@ func sgeOf(m *MR, off, n int) (uverbs.SGE, error) {
 }
 
 // rdma builds an RDMA read or write between local and remote memory.
-func (c *Conn) rdma(op uverbs.WROpcode, local *MR, loff int, remote *RemoteMR, roff, n int, flags CompletionFlags, opCtx uint64) (uverbs.SendWR, uverbs.SGE, error) {
-	f, err := sendFlags(flags)
+func (c *Conn) rdma(opc uverbs.WROpcode, local *MR, loff int, remote *RemoteMR, roff, n int, op Op) (uverbs.SendWR, uverbs.SGE, error) {
+	f, err := sendFlags(op.Flags)
 	if err != nil {
 		return uverbs.SendWR{}, uverbs.SGE{}, err
 	}
@@ -78,7 +94,7 @@ func (c *Conn) rdma(op uverbs.WROpcode, local *MR, loff int, remote *RemoteMR, r
 	if remote == nil && roff != 0 {
 		return uverbs.SendWR{}, uverbs.SGE{}, inval("remote offset %d without a region", roff)
 	}
-	wr := uverbs.SendWR{ID: opCtx, Opcode: op, Flags: f}
+	wr := uverbs.SendWR{ID: op.Context, Opcode: opc, Flags: f}
 	sge, err := sgeOf(local, loff, n)
 	if err != nil {
 		return wr, sge, err
@@ -92,26 +108,39 @@ func (c *Conn) rdma(op uverbs.WROpcode, local *MR, loff int, remote *RemoteMR, r
 	return wr, sge, nil
 }
 
-// Read reads n bytes at soff of the peer's src into doff of dst
-// (rpma_read).
-func (c *Conn) Read(dst *MR, doff int, src *RemoteMR, soff, n int, flags CompletionFlags, opCtx uint64) error {
+// usable returns the error of an operation on a nil or closed
+// connection: the check that comes before the arguments', as a NULL
+// connection comes first in librpma.
+func (c *Conn) usable(what string) error {
 	if c == nil {
-		return ErrInval
+		return errNil
 	}
-	wr, sge, err := c.rdma(uverbs.WRRDMARead, dst, doff, src, soff, n, flags, opCtx)
+	if c.closed.Load() {
+		return closedErr(what, nil)
+	}
+	return nil
+}
+
+// Read reads n bytes at srcOff of the peer's src into dstOff of dst
+// (rpma_read). A zero-byte read takes nil regions and offsets 0.
+func (c *Conn) Read(dst *MR, dstOff int, src *RemoteMR, srcOff, n int, op Op) error {
+	if err := c.usable("read"); err != nil {
+		return err
+	}
+	wr, sge, err := c.rdma(uverbs.WRRDMARead, dst, dstOff, src, srcOff, n, op)
 	if err != nil {
 		return err
 	}
 	return c.post(wr, sge)
 }
 
-// Write writes n bytes at soff of src to doff of the peer's dst
-// (rpma_write).
-func (c *Conn) Write(dst *RemoteMR, doff int, src *MR, soff, n int, flags CompletionFlags, opCtx uint64) error {
-	if c == nil {
-		return ErrInval
+// Write writes n bytes at srcOff of src to dstOff of the peer's dst
+// (rpma_write). A zero-byte write takes nil regions and offsets 0.
+func (c *Conn) Write(dst *RemoteMR, dstOff int, src *MR, srcOff, n int, op Op) error {
+	if err := c.usable("write"); err != nil {
+		return err
 	}
-	wr, sge, err := c.rdma(uverbs.WRRDMAWrite, src, soff, dst, doff, n, flags, opCtx)
+	wr, sge, err := c.rdma(uverbs.WRRDMAWrite, src, srcOff, dst, dstOff, n, op)
 	if err != nil {
 		return err
 	}
@@ -121,11 +150,11 @@ func (c *Conn) Write(dst *RemoteMR, doff int, src *MR, soff, n int, flags Comple
 // WriteWithImm writes like Write and delivers imm to a receive of the
 // peer, whose completion has opcode RECV_RDMA_WITH_IMM
 // (rpma_write_with_imm). imm is in host order here and in cq.WC.
-func (c *Conn) WriteWithImm(dst *RemoteMR, doff int, src *MR, soff, n int, flags CompletionFlags, imm uint32, opCtx uint64) error {
-	if c == nil {
-		return ErrInval
+func (c *Conn) WriteWithImm(dst *RemoteMR, dstOff int, src *MR, srcOff, n int, imm uint32, op Op) error {
+	if err := c.usable("write with immediate"); err != nil {
+		return err
 	}
-	wr, sge, err := c.rdma(uverbs.WRRDMAWriteWithImm, src, soff, dst, doff, n, flags, opCtx)
+	wr, sge, err := c.rdma(uverbs.WRRDMAWriteWithImm, src, srcOff, dst, dstOff, n, op)
 	if err != nil {
 		return err
 	}
@@ -140,38 +169,38 @@ func (c *Conn) WriteWithImm(dst *RemoteMR, doff int, src *MR, soff, n int, flags
 // cq.OpAtomicWrite), which the responder performs after every earlier
 // operation; otherwise an inline RDMA write fenced behind earlier reads
 // (and so behind an emulated Flush), completing as cq.OpRDMAWrite.
-func (c *Conn) AtomicWrite(dst *RemoteMR, doff int, src [8]byte, flags CompletionFlags, opCtx uint64) error {
-	if c == nil {
-		return ErrInval
+func (c *Conn) AtomicWrite(dst *RemoteMR, dstOff int, src [8]byte, op Op) error {
+	if err := c.usable("atomic write"); err != nil {
+		return err
 	}
-	f, err := sendFlags(flags)
+	f, err := sendFlags(op.Flags)
 	if err != nil {
 		return err
 	}
-	if dst == nil || doff%AtomicWriteAlignment != 0 {
-		return inval("atomic write to offset %d", doff)
+	if dst == nil || dstOff%AtomicWriteAlignment != 0 {
+		return inval("atomic write to offset %d", dstOff)
 	}
-	raddr, err := dst.at(doff, 8)
+	raddr, err := dst.at(dstOff, 8)
 	if err != nil {
 		return err
 	}
 	if c.peer.nativeAtomicWrite {
 		// The 8 bytes travel in the request; no scratch page.
 		return c.post(uverbs.SendWR{
-			ID: opCtx, Opcode: uverbs.WRAtomicWrite, Flags: f,
+			ID: op.Context, Opcode: uverbs.WRAtomicWrite, Flags: f,
 			RemoteAddr: raddr, RKey: dst.rkey, AtomicData: src,
 		}, uverbs.SGE{})
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed { // Close unmapped the scratch page
-		return closedErr("atomic write", ErrInval)
+	if c.closed.Load() { // Close unmapped the scratch page
+		return closedErr("atomic write", nil)
 	}
 	// Inline data is copied at post time; the scratch page holds it until
 	// then.
 	copy(c.raw[8:16], src[:])
 	return c.post(uverbs.SendWR{
-		ID: opCtx, Opcode: uverbs.WRRDMAWrite, Flags: f | uverbs.SendInline | uverbs.SendFence,
+		ID: op.Context, Opcode: uverbs.WRRDMAWrite, Flags: f | uverbs.SendInline | uverbs.SendFence,
 		RemoteAddr: raddr, RKey: dst.rkey,
 	}, uverbs.SGE{Addr: c.rawMR.Addr() + 8, Length: 8})
 }
@@ -179,19 +208,19 @@ func (c *Conn) AtomicWrite(dst *RemoteMR, doff int, src [8]byte, flags Completio
 // Flush makes earlier writes to the peer's dst persistent or visible
 // (rpma_flush). It needs the region registered with the matching flush
 // usage; FlushPersistent also needs the peer's DirectWriteToPMem
-// (ApplyRemotePeerConfig). Otherwise it returns ErrNoSupp. Like librpma
-// 1.3, it is a native RDMA FLUSH of n bytes at doff when the peer flushes
-// natively (Peer.NativeFlush; completion opcode cq.OpFlush), which needs
-// the peer's region registered with the FLUSH access flags (a C librpma
-// 1.2 peer's are not: see FlushEmulated). Otherwise, like librpma 1.2, it
-// is an 8-byte RDMA read of the region, which completes (as
-// cq.OpRDMARead) only after the writes before it; n is then not used on
-// the wire.
-func (c *Conn) Flush(dst *RemoteMR, doff, n int, typ FlushType, flags CompletionFlags, opCtx uint64) error {
-	if c == nil {
-		return ErrInval
+// (ApplyRemotePeerConfig). Otherwise it returns ErrUnsupported. Like
+// librpma 1.3, it is a native RDMA FLUSH of n bytes at dstOff when the
+// peer flushes natively (Peer.NativeFlush; completion opcode cq.OpFlush),
+// which needs the peer's region registered with the FLUSH access flags (a
+// C librpma 1.2 peer's are not: see FlushEmulated). Otherwise, like
+// librpma 1.2, it is an 8-byte RDMA read of the region, which completes
+// (as cq.OpRDMARead) only after the writes before it; n is then not used
+// on the wire.
+func (c *Conn) Flush(dst *RemoteMR, dstOff, n int, typ FlushType, op Op) error {
+	if err := c.usable("flush"); err != nil {
+		return err
 	}
-	f, err := sendFlags(flags)
+	f, err := sendFlags(op.Flags)
 	if err != nil {
 		return err
 	}
@@ -204,19 +233,22 @@ func (c *Conn) Flush(dst *RemoteMR, doff, n int, typ FlushType, flags Completion
 	var native uverbs.FlushType
 	switch typ {
 	case FlushPersistent:
-		if !direct || dst.usage&UsageFlushTypePersistent == 0 {
-			return ErrNoSupp
+		if !direct {
+			return errNoPersistentFlush
+		}
+		if dst.usage&UsageFlushTypePersistent == 0 {
+			return errNoPersistentUsage
 		}
 		native = uverbs.FlushPersistent
 	case FlushVisibility:
 		if dst.usage&UsageFlushTypeVisibility == 0 {
-			return ErrNoSupp
+			return errNoVisibilityUsage
 		}
 		native = uverbs.FlushGlobal
 	default:
 		return inval("flush type %d", typ)
 	}
-	raddr, err := dst.at(doff, n)
+	raddr, err := dst.at(dstOff, n)
 	if err != nil {
 		return err
 	}
@@ -226,36 +258,45 @@ func (c *Conn) Flush(dst *RemoteMR, doff, n int, typ FlushType, flags Completion
 			return inval("native flush of %d bytes", n)
 		}
 		return c.post(uverbs.SendWR{
-			ID: opCtx, Opcode: uverbs.WRFlush, Flags: f,
+			ID: op.Context, Opcode: uverbs.WRFlush, Flags: f,
 			RemoteAddr: raddr, RKey: dst.rkey, Length: uint32(n),
 			FlushType: native, FlushLevel: uverbs.FlushRange,
 		}, uverbs.SGE{})
 	}
 	return c.post(uverbs.SendWR{
-		ID: opCtx, Opcode: uverbs.WRRDMARead, Flags: f,
+		ID: op.Context, Opcode: uverbs.WRRDMARead, Flags: f,
 		RemoteAddr: raddr, RKey: dst.rkey,
 	}, uverbs.SGE{Addr: c.rawMR.Addr(), Length: 8, LKey: c.rawMR.LKey()})
 }
 
+// Flush's ErrUnsupported, made once: a data-path call that fails should
+// not allocate either.
+var (
+	errNoPersistentFlush = unsupported("persistent flush without the peer's DirectWriteToPMem")
+	errNoPersistentUsage = unsupported("persistent flush of a region without UsageFlushTypePersistent")
+	errNoVisibilityUsage = unsupported("visibility flush of a region without UsageFlushTypeVisibility")
+)
+
 // Send sends n bytes at off of src to a receive of the peer (rpma_send).
-func (c *Conn) Send(src *MR, off, n int, flags CompletionFlags, opCtx uint64) error {
-	if c == nil {
-		return ErrInval
+// A zero-byte send takes a nil src and offset 0.
+func (c *Conn) Send(src *MR, off, n int, op Op) error {
+	if err := c.usable("send"); err != nil {
+		return err
 	}
-	return c.send(uverbs.WRSend, src, off, n, flags, 0, opCtx)
+	return c.send(uverbs.WRSend, src, off, n, 0, op)
 }
 
 // SendWithImm sends like Send with immediate data imm, in host order
 // (rpma_send_with_imm).
-func (c *Conn) SendWithImm(src *MR, off, n int, flags CompletionFlags, imm uint32, opCtx uint64) error {
-	if c == nil {
-		return ErrInval
+func (c *Conn) SendWithImm(src *MR, off, n int, imm uint32, op Op) error {
+	if err := c.usable("send with immediate"); err != nil {
+		return err
 	}
-	return c.send(uverbs.WRSendWithImm, src, off, n, flags, imm, opCtx)
+	return c.send(uverbs.WRSendWithImm, src, off, n, imm, op)
 }
 
-func (c *Conn) send(op uverbs.WROpcode, src *MR, off, n int, flags CompletionFlags, imm uint32, opCtx uint64) error {
-	f, err := sendFlags(flags)
+func (c *Conn) send(opc uverbs.WROpcode, src *MR, off, n int, imm uint32, op Op) error {
+	f, err := sendFlags(op.Flags)
 	if err != nil {
 		return err
 	}
@@ -263,15 +304,16 @@ func (c *Conn) send(op uverbs.WROpcode, src *MR, off, n int, flags CompletionFla
 	if err != nil {
 		return err
 	}
-	return c.post(uverbs.SendWR{ID: opCtx, Opcode: op, Flags: f, Imm: imm}, sge)
+	return c.post(uverbs.SendWR{ID: op.Context, Opcode: opc, Flags: f, Imm: imm}, sge)
 }
 
 // Recv posts a buffer for a message from the peer (rpma_recv). Posted
 // buffers form an unordered set: a message may land in any of them.
-// opCtx comes back as the completion's ID.
+// opCtx comes back as the completion's cq.WC.ID. A zero-length receive
+// takes a nil dst and offset 0.
 func (c *Conn) Recv(dst *MR, off, n int, opCtx uint64) error {
-	if c == nil {
-		return ErrInval
+	if err := c.usable("recv"); err != nil {
+		return err
 	}
 	if c.req.cfg.SRQ != nil {
 		return inval("the connection receives through its SRQ")

@@ -27,13 +27,13 @@ func TestOperations(t *testing.T) {
 		}
 		q := client.conn.CQ()
 		copy(client.buf, "persist me")
-		if err := client.conn.Write(remote, 100, client.mr, 0, 10, rpma.CompletionOnError, 1); err != nil {
+		if err := client.conn.Write(remote, 100, client.mr, 0, 10, rpma.Op{Flags: rpma.CompletionOnError, Context: 1}); err != nil {
 			t.Fatal(err)
 		}
-		if err := client.conn.Flush(remote, 100, 10, rpma.FlushPersistent, rpma.CompletionAlways, 2); !errors.Is(err, rpma.ErrNoSupp) {
-			t.Errorf("persistent flush without the peer's direct write: %v, want ErrNoSupp", err)
+		if err := client.conn.Flush(remote, 100, 10, rpma.FlushPersistent, rpma.Op{Flags: rpma.CompletionAlways, Context: 2}); !errors.Is(err, rpma.ErrUnsupported) {
+			t.Errorf("persistent flush without the peer's direct write: %v, want ErrUnsupported", err)
 		}
-		if err := client.conn.Flush(remote, 100, 10, rpma.FlushVisibility, rpma.CompletionAlways, 2); err != nil {
+		if err := client.conn.Flush(remote, 100, 10, rpma.FlushVisibility, rpma.Op{Flags: rpma.CompletionAlways, Context: 2}); err != nil {
 			t.Fatal(err)
 		}
 		// The flush is an RDMA read on the wire, as in librpma 1.2
@@ -43,13 +43,13 @@ func TestOperations(t *testing.T) {
 			t.Errorf("server memory after write+flush: %q", got)
 		}
 		client.conn.ApplyRemotePeerConfig(rpma.PeerConfig{DirectWriteToPMem: true})
-		if err := client.conn.Flush(remote, 100, 10, rpma.FlushPersistent, rpma.CompletionAlways, 3); err != nil {
+		if err := client.conn.Flush(remote, 100, 10, rpma.FlushPersistent, rpma.Op{Flags: rpma.CompletionAlways, Context: 3}); err != nil {
 			t.Fatal(err)
 		}
 		complete(t, q, 3, cq.OpRDMARead)
 
 		copy(server.buf[200:], "read me back")
-		if err := client.conn.Read(client.mr, 500, remote, 200, 12, rpma.CompletionAlways, 4); err != nil {
+		if err := client.conn.Read(client.mr, 500, remote, 200, 12, rpma.Op{Flags: rpma.CompletionAlways, Context: 4}); err != nil {
 			t.Fatal(err)
 		}
 		complete(t, q, 4, cq.OpRDMARead)
@@ -58,10 +58,10 @@ func TestOperations(t *testing.T) {
 		}
 		var v [8]byte
 		binary.LittleEndian.PutUint64(v[:], 0x1122334455667788)
-		if err := client.conn.AtomicWrite(remote, 7, v, rpma.CompletionAlways, 5); !errors.Is(err, rpma.ErrInval) {
-			t.Errorf("atomic write to offset 7: %v, want ErrInval", err)
+		if err := client.conn.AtomicWrite(remote, 7, v, rpma.Op{Flags: rpma.CompletionAlways, Context: 5}); !errors.Is(err, rpma.ErrInvalid) {
+			t.Errorf("atomic write to offset 7: %v, want ErrInvalid", err)
 		}
-		if err := client.conn.AtomicWrite(remote, 8, v, rpma.CompletionAlways, 5); err != nil {
+		if err := client.conn.AtomicWrite(remote, 8, v, rpma.Op{Flags: rpma.CompletionAlways, Context: 5}); err != nil {
 			t.Fatal(err)
 		}
 		// Native atomic write does not depend on the flush mode
@@ -74,11 +74,11 @@ func TestOperations(t *testing.T) {
 		if got := binary.LittleEndian.Uint64(server.buf[8:]); got != 0x1122334455667788 {
 			t.Errorf("atomic write left %#x", got)
 		}
-		if err := client.conn.Write(remote, 0, client.mr, 0, 8, 0, 6); !errors.Is(err, rpma.ErrInval) {
-			t.Errorf("write with no completion flags: %v, want ErrInval", err)
+		if err := client.conn.Write(remote, 0, client.mr, 0, 8, rpma.Op{Flags: 0, Context: 6}); !errors.Is(err, rpma.ErrInvalid) {
+			t.Errorf("write with no completion flags: %v, want ErrInvalid", err)
 		}
-		if err := client.conn.Write(remote, 4090, client.mr, 0, 8, rpma.CompletionAlways, 6); !errors.Is(err, rpma.ErrInval) {
-			t.Errorf("write past the remote region: %v, want ErrInval", err)
+		if err := client.conn.Write(remote, 4090, client.mr, 0, 8, rpma.Op{Flags: rpma.CompletionAlways, Context: 6}); !errors.Is(err, rpma.ErrInvalid) {
+			t.Errorf("write past the remote region: %v, want ErrInvalid", err)
 		}
 	})
 }
@@ -94,15 +94,14 @@ func TestDataPathAllocs(t *testing.T) {
 	}
 	q := client.conn.CQ()
 	wc := make([]cq.WC, 1)
-	got := 0
 	var failed error
 	allocs := testing.AllocsPerRun(100, func() {
-		if err := client.conn.Write(remote, 0, client.mr, 0, 64, rpma.CompletionAlways, 9); err != nil {
+		if err := client.conn.Write(remote, 0, client.mr, 0, 64, rpma.Op{Flags: rpma.CompletionAlways, Context: 9}); err != nil {
 			failed = err
 			return
 		}
 		for {
-			err := q.GetWC(1, wc, &got)
+			_, err := q.GetWC(wc)
 			if err == nil {
 				return
 			}

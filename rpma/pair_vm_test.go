@@ -67,7 +67,7 @@ func join(t *testing.T, d testenv.Dev, client, server *side, ccfg, scfg *rpma.Co
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ep.Shutdown() })
+	t.Cleanup(func() { ep.Close() })
 	if client.conn, server.conn, err = dial(ctx, ep, client, server, ccfg, scfg); err != nil {
 		t.Fatal(err)
 	}

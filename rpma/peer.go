@@ -2,6 +2,7 @@ package rpma
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/purerdma/purerdma/uverbs"
 )
@@ -17,6 +18,20 @@ type Peer struct {
 	// what the device reports, less what PeerOptions turn off.
 	nativeFlush       bool
 	nativeAtomicWrite bool
+	// closed makes the methods of a deleted peer answer ErrClosed before
+	// they look at their arguments.
+	closed atomic.Bool
+}
+
+// usable returns the error of a method on a nil or closed peer.
+func (p *Peer) usable(what string) error {
+	if p == nil {
+		return errNil
+	}
+	if p.closed.Load() {
+		return closedErr(what, nil)
+	}
+	return nil
 }
 
 // FlushMode chooses how a peer's connections flush, and so which access
@@ -118,14 +133,20 @@ func (p *Peer) Context() *uverbs.Context {
 }
 
 // Close deletes the peer (rpma_peer_delete). Its regions and connections
-// must be gone first.
+// must be gone first: until they are, it fails (ErrProvider wrapping
+// uverbs.ErrBusy) and the peer stays usable. Closing it again does
+// nothing, as rpma_peer_delete does with a NULL *peer_ptr.
 func (p *Peer) Close() error {
 	if p == nil {
-		return ErrInval
+		return errNil
+	}
+	if p.closed.Load() {
+		return nil
 	}
 	if err := p.pd.Close(); err != nil {
 		return provider("peer delete", err)
 	}
+	p.closed.Store(true)
 	return nil
 }
 

@@ -17,8 +17,8 @@ func TestPeerConfigFromDescriptor(t *testing.T) {
 		want    rpma.PeerConfig
 		wantErr error
 	}{
-		{"nil", nil, rpma.PeerConfig{}, rpma.ErrInval},
-		{"empty", []byte{}, rpma.PeerConfig{}, rpma.ErrInval},
+		{"nil", nil, rpma.PeerConfig{}, rpma.ErrInvalid},
+		{"empty", []byte{}, rpma.PeerConfig{}, rpma.ErrInvalid},
 		{"0", []byte{0}, rpma.PeerConfig{}, nil},
 		{"1", []byte{1}, rpma.PeerConfig{DirectWriteToPMem: true}, nil},
 		{"any non-zero", []byte{0x80}, rpma.PeerConfig{DirectWriteToPMem: true}, nil},

@@ -2,6 +2,7 @@ package rpma
 
 import (
 	"errors"
+	"sync/atomic"
 
 	"github.com/purerdma/purerdma/uverbs"
 )
@@ -12,16 +13,20 @@ type SRQ struct {
 	peer *Peer
 	srq  *uverbs.SRQ
 	rcq  *CQ // nil when configured without one
+	// closed makes Recv on a deleted SRQ answer ErrClosed before it
+	// looks at its arguments.
+	closed atomic.Bool
 }
 
 // NewSRQ creates a shared receive queue (rpma_srq_new); a nil cfg means
 // the defaults.
 func (p *Peer) NewSRQ(cfg *SRQConfig) (*SRQ, error) {
-	if p == nil {
-		return nil, ErrInval
+	if err := p.usable("new SRQ"); err != nil {
+		return nil, err
 	}
 	if cfg == nil {
-		cfg = NewSRQConfig()
+		d := DefaultSRQConfig()
+		cfg = &d
 	}
 	if cfg.RQSize < 1 || cfg.RCQSize < 0 {
 		return nil, inval("SRQ config %+v", *cfg)
@@ -51,17 +56,29 @@ func (s *SRQ) RCQ() *CQ {
 // Recv posts a receive buffer to the SRQ (rpma_srq_recv); see Conn.Recv.
 func (s *SRQ) Recv(dst *MR, off, n int, opCtx uint64) error {
 	if s == nil {
-		return ErrInval
+		return errNil
+	}
+	if s.closed.Load() {
+		return closedErr("SRQ recv", nil)
 	}
 	return postRecv(s.srq, dst, off, n, opCtx)
 }
 
 // Close deletes the SRQ (rpma_srq_delete); its connections must be gone.
+// Closing it again does nothing, as rpma_srq_delete does with a NULL
+// *srq_ptr.
 func (s *SRQ) Close() error {
 	if s == nil {
-		return ErrInval
+		return errNil
 	}
-	return errors.Join(provider("delete SRQ", s.srq.Close()), s.rcq.close())
+	if s.closed.Load() {
+		return nil
+	}
+	err := s.srq.Close()
+	if err == nil {
+		s.closed.Store(true)
+	}
+	return errors.Join(provider("delete SRQ", err), s.rcq.close())
 }
 
 // receiver is a QP or an SRQ.

@@ -1,60 +1,132 @@
 package rpma_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/purerdma/purerdma/rpma"
+	"github.com/purerdma/purerdma/uverbs"
 )
 
-// TestErrString checks every code against rpma_err_2str (librpma 1.3
-// src/rpma_err.c).
-func TestErrString(t *testing.T) {
+// TestCodeText checks every code against rpma_err_2str (librpma 1.3
+// src/rpma_err.c), and that each code's sentinel gives it back through
+// Code.
+func TestCodeText(t *testing.T) {
 	tests := []struct {
 		code int
-		err  rpma.Error
+		err  error // the sentinel of the code; nil for none
 		want string
 	}{
-		{0, 0, "Success"},
+		{0, nil, "Success"},
 		{-100000, rpma.ErrUnknown, "Unknown error"},
-		{-100001, rpma.ErrNoSupp, "Not supported"},
+		{-100001, rpma.ErrUnsupported, "Not supported"},
 		{-100002, rpma.ErrProvider, "Provider error occurred"},
 		{-100003, rpma.ErrNoMem, "Out of memory"},
-		{-100004, rpma.ErrInval, "Invalid argument"},
+		{-100004, rpma.ErrInvalid, "Invalid argument"},
 		{-100005, rpma.ErrNoCompletion, "No next completion available"},
 		{-100006, rpma.ErrNoEvent, "No next event available"},
 		{-100007, rpma.ErrAgain, "Temporary error, try again"},
 		{-100008, rpma.ErrSharedChannel, "Completion channel is shared"},
 		{-100009, rpma.ErrNotSharedChannel, "Completion channel is not shared"},
-		{-100010, rpma.Error(-100010), "Unknown error"},
-		{-99999, rpma.Error(-99999), "Unknown error"},
-		{-1, rpma.Error(-1), "Unknown error"},
-		{1, rpma.Error(1), "Unknown error"},
+		{-100010, nil, "Unknown error"},
+		{-99999, nil, "Unknown error"},
+		{-1, nil, "Unknown error"},
+		{1, nil, "Unknown error"},
 	}
 	for _, tt := range tests {
-		if int(tt.err) != tt.code {
-			t.Errorf("%v = %d, want RPMA_E_* value %d", tt.err, int(tt.err), tt.code)
+		if got := rpma.CodeText(tt.code); got != tt.want {
+			t.Errorf("CodeText(%d) = %q, want %q", tt.code, got, tt.want)
 		}
-		if got := rpma.ErrString(tt.code); got != tt.want {
-			t.Errorf("ErrString(%d) = %q, want %q", tt.code, got, tt.want)
+		if tt.err == nil {
+			continue
 		}
-		if got := tt.err.Error(); got != tt.want {
-			t.Errorf("Error(%d).Error() = %q, want %q", tt.code, got, tt.want)
+		if got := rpma.Code(tt.err); got != tt.code {
+			t.Errorf("Code(%v) = %d, want RPMA_E_* value %d", tt.err, got, tt.code)
+		}
+		if got := rpma.Code(fmt.Errorf("wrapped: %w", tt.err)); got != tt.code {
+			t.Errorf("Code(wrapped %v) = %d, want %d", tt.err, got, tt.code)
 		}
 	}
 }
 
-// TestErrorSentinels checks that wrapped codes still match with
-// errors.Is and errors.As.
-func TestErrorSentinels(t *testing.T) {
-	err := fmt.Errorf("rpma: something: %w", rpma.ErrInval)
-	if !errors.Is(err, rpma.ErrInval) || errors.Is(err, rpma.ErrNoSupp) {
-		t.Errorf("errors.Is on %v", err)
+// TestCodeConstants checks the Code constants against librpma's
+// RPMA_E_* values.
+func TestCodeConstants(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		got, want int
+	}{
+		{"CodeUnknown", rpma.CodeUnknown, -100000},
+		{"CodeNoSupp", rpma.CodeNoSupp, -100001},
+		{"CodeProvider", rpma.CodeProvider, -100002},
+		{"CodeNoMem", rpma.CodeNoMem, -100003},
+		{"CodeInval", rpma.CodeInval, -100004},
+		{"CodeNoCompletion", rpma.CodeNoCompletion, -100005},
+		{"CodeNoEvent", rpma.CodeNoEvent, -100006},
+		{"CodeAgain", rpma.CodeAgain, -100007},
+		{"CodeSharedChannel", rpma.CodeSharedChannel, -100008},
+		{"CodeNotSharedChannel", rpma.CodeNotSharedChannel, -100009},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("%s = %d, want %d", tt.name, tt.got, tt.want)
+		}
 	}
-	var e rpma.Error
-	if !errors.As(err, &e) || e != rpma.ErrInval {
-		t.Errorf("errors.As(%v) = %v", err, e)
+}
+
+// TestCode checks Code on the errors that are not a bare sentinel: nil,
+// ErrClosed (librpma's NULL pointer after a delete), errors of no
+// librpma kind, and the shared sentinels' errnos.
+func TestCode(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"nil", nil, 0},
+		{"ErrClosed", rpma.ErrClosed, rpma.CodeInval},
+		{"uverbs.ErrClosed wrapped", fmt.Errorf("x: %w", uverbs.ErrClosed), rpma.CodeInval},
+		{"uverbs.ErrInvalid", uverbs.ErrInvalid, rpma.CodeInval},
+		{"uverbs.ErrUnsupported", uverbs.ErrUnsupported, rpma.CodeNoSupp},
+		{"context.Canceled", context.Canceled, rpma.CodeUnknown},
+		{"a bare errno", unix.EINVAL, rpma.CodeUnknown},
+		{"an unrelated error", errors.New("x"), rpma.CodeUnknown},
+	} {
+		if got := rpma.Code(tt.err); got != tt.want {
+			t.Errorf("Code(%s) = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestSharedSentinels checks that the kinds the module shares are the
+// same values in rpma, and the errnos the sentinels match.
+func TestSharedSentinels(t *testing.T) {
+	if rpma.ErrInvalid != uverbs.ErrInvalid || rpma.ErrClosed != uverbs.ErrClosed || rpma.ErrUnsupported != uverbs.ErrUnsupported {
+		t.Error("rpma.ErrInvalid, ErrClosed, ErrUnsupported are not uverbs'")
+	}
+	for _, tt := range []struct {
+		err    error
+		target error
+		want   bool
+	}{
+		{rpma.ErrInvalid, unix.EINVAL, true},
+		{rpma.ErrClosed, unix.EBADF, true},
+		{rpma.ErrUnsupported, unix.EOPNOTSUPP, true},
+		{rpma.ErrNoMem, unix.ENOMEM, true},
+		{rpma.ErrAgain, unix.EAGAIN, true},
+		{rpma.ErrNoCompletion, unix.EAGAIN, false},
+		{rpma.ErrNoEvent, unix.EAGAIN, false},
+		{rpma.ErrProvider, unix.EINVAL, false},
+		{rpma.ErrUnknown, unix.EINVAL, false},
+		{rpma.ErrNoCompletion, rpma.ErrNoEvent, false},
+		{rpma.ErrInvalid, rpma.ErrClosed, false},
+	} {
+		if got := errors.Is(tt.err, tt.target); got != tt.want {
+			t.Errorf("errors.Is(%v, %v) = %v, want %v", tt.err, tt.target, got, tt.want)
+		}
 	}
 }
 

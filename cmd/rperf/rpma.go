@@ -189,7 +189,7 @@ func (p *rpmaPeer) close() error {
 // pollWC busy-polls q for one successful completion.
 func pollWC(ctx context.Context, q *rpma.CQ, wc *[1]cq.WC) error {
 	for i := 1; ; i++ {
-		err := q.GetWC(1, wc[:], nil)
+		_, err := q.GetWC(wc[:])
 		if err == nil {
 			break
 		}
@@ -238,7 +238,7 @@ func rpmaServer(ctx context.Context, a rpmaArgs, stdout io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, ep.Shutdown()) }()
+	defer func() { err = errors.Join(err, ep.Close()) }()
 	fmt.Fprintln(stdout, "listening")
 
 	req, err := ep.NextConnRequest(ctx, nil)
@@ -249,14 +249,14 @@ func rpmaServer(ctx context.Context, a rpmaArgs, stdout io.Writer) (err error) {
 	var test string
 	var count int
 	if n, _ := fmt.Sscanf(hello, rpmaHelloPrefix+"%s %d", &test, &count); n != 2 || count < 0 {
-		req.Delete()
+		req.Close()
 		return fmt.Errorf("client's private data %q", hello)
 	}
 	if test != "sendrecv" {
 		count = 0
 	}
 	if err := req.Recv(p.mr, size, size, 0); err != nil {
-		req.Delete()
+		req.Close()
 		return err
 	}
 	conn, err := req.Connect(data)
@@ -281,7 +281,7 @@ func rpmaServer(ctx context.Context, a rpmaArgs, stdout io.Writer) (err error) {
 					return err
 				}
 			}
-			if err := conn.Send(p.mr, 0, size, rpma.CompletionAlways, 0); err != nil {
+			if err := conn.Send(p.mr, 0, size, rpma.Op{Flags: rpma.CompletionAlways, Context: 0}); err != nil {
 				return err
 			}
 		case cq.OpSend:
@@ -348,17 +348,17 @@ func rpmaClient(ctx context.Context, a rpmaArgs) (res perftest.RPMAResult, err e
 		t0 := time.Now()
 		switch a.test {
 		case "read":
-			if err := conn.Read(p.mr, 0, remote, off, size, rpma.CompletionAlways, 0); err != nil {
+			if err := conn.Read(p.mr, 0, remote, off, size, rpma.Op{Flags: rpma.CompletionAlways, Context: 0}); err != nil {
 				return res, err
 			}
 			if err := pollWC(ctx, q, &wc); err != nil {
 				return res, err
 			}
 		case "write_flush":
-			if err := conn.Write(remote, off, p.mr, 0, size, rpma.CompletionOnError, 0); err != nil {
+			if err := conn.Write(remote, off, p.mr, 0, size, rpma.Op{Flags: rpma.CompletionOnError, Context: 0}); err != nil {
 				return res, err
 			}
-			if err := conn.Flush(remote, off, size, rpma.FlushVisibility, rpma.CompletionAlways, 0); err != nil {
+			if err := conn.Flush(remote, off, size, rpma.FlushVisibility, rpma.Op{Flags: rpma.CompletionAlways, Context: 0}); err != nil {
 				return res, err
 			}
 			if err := pollWC(ctx, q, &wc); err != nil {
@@ -368,7 +368,7 @@ func rpmaClient(ctx context.Context, a rpmaArgs) (res perftest.RPMAResult, err e
 			if err := conn.Recv(p.mr, size, size, 0); err != nil {
 				return res, err
 			}
-			if err := conn.Send(p.mr, 0, size, rpma.CompletionAlways, 0); err != nil {
+			if err := conn.Send(p.mr, 0, size, rpma.Op{Flags: rpma.CompletionAlways, Context: 0}); err != nil {
 				return res, err
 			}
 			for gotSend, gotRecv := false, false; !gotSend || !gotRecv; {

@@ -159,9 +159,8 @@ func code(err error) int {
 	if err == nil {
 		return 0
 	}
-	var e rpma.Error
-	if errors.As(err, &e) {
-		return int(e)
+	if c := rpma.Code(err); c != rpma.CodeUnknown || errors.Is(err, rpma.ErrUnknown) {
+		return c
 	}
 	return -1
 }
@@ -191,13 +190,13 @@ func (b *buffer) free() {
 func resolveAddr(addr, port string) (netip.AddrPort, error) {
 	p, err := strconv.ParseUint(port, 10, 16)
 	if err != nil {
-		return netip.AddrPort{}, fmt.Errorf("port %q: %w", port, rpma.ErrInval)
+		return netip.AddrPort{}, fmt.Errorf("port %q: %w", port, rpma.ErrInvalid)
 	}
 	a, err := netip.ParseAddr(addr)
 	if err != nil {
 		ips, lerr := net.DefaultResolver.LookupNetIP(context.Background(), "ip4", addr)
 		if lerr != nil || len(ips) == 0 {
-			return netip.AddrPort{}, fmt.Errorf("address %q: %w", addr, rpma.ErrInval)
+			return netip.AddrPort{}, fmt.Errorf("address %q: %w", addr, rpma.ErrInvalid)
 		}
 		a = ips[0]
 	}
@@ -343,8 +342,7 @@ func disconnectAndWaitForClose(ctx context.Context, conn *rpma.Conn, stderr io.W
 // wait consumed is not lost.
 func getWC(ctx context.Context, q *rpma.CQ, wc []cq.WC) (int, error) {
 	for {
-		got := 0
-		err := q.GetWC(len(wc), wc, &got)
+		got, err := q.GetWC(wc)
 		if err == nil {
 			return got, nil
 		}
@@ -375,7 +373,7 @@ func getOneWC(ctx context.Context, q *rpma.CQ) (cq.WC, error) {
 func connWaitOneWC(ctx context.Context, conn *rpma.Conn, q *rpma.CQ) (cq.WC, error) {
 	var wc [1]cq.WC
 	for {
-		err := q.GetWC(1, wc[:], nil)
+		_, err := q.GetWC(wc[:])
 		if err == nil {
 			return wc[0], nil
 		}
@@ -575,7 +573,7 @@ func (h *helloClient) remote() error {
 
 // write is the RDMA write of the string, completing only on error.
 func (h *helloClient) write() error {
-	return h.conn.Write(h.dst, h.dstOff, h.srcMR, helloStrOffset, helloStrSize, rpma.CompletionOnError, 0)
+	return h.conn.Write(h.dst, h.dstOff, h.srcMR, helloStrOffset, helloStrSize, rpma.Op{Flags: rpma.CompletionOnError, Context: 0})
 }
 
 func errorsJoin(errs ...error) error { return errors.Join(errs...) }

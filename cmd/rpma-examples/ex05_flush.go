@@ -48,7 +48,7 @@ func flushClient(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		} else {
 			fmt.Fprintf(h.stdout, "RPMA_FLUSH_TYPE_PERSISTENT is NOT supported, RPMA_FLUSH_TYPE_VISIBILITY is used instead\n")
 		}
-		if err := h.conn.Flush(h.dst, h.dstOff, helloStrSize, typ, rpma.CompletionAlways, flushID); err != nil {
+		if err := h.conn.Flush(h.dst, h.dstOff, helloStrSize, typ, rpma.Op{Flags: rpma.CompletionAlways, Context: flushID}); err != nil {
 			return err
 		}
 		return flushDone(ctx, h.conn, h.stderr)

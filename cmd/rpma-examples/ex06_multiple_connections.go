@@ -116,8 +116,9 @@ func multiServer(scch bool) mainFunc {
 		}
 		s := &multiServerRes{scch: scch, handlers: map[int]func(){}, stdout: stdout, stderr: stderr}
 		if scch {
-			s.cfg = rpma.NewConnConfig()
-			s.cfg.SharedCompChannel = true
+			cfg := rpma.DefaultConnConfig()
+			cfg.SharedCompChannel = true
+			s.cfg = &cfg
 		}
 		var u undo
 		defer u.run()
@@ -220,7 +221,7 @@ func (s *multiServerRes) handleIncoming() {
 		}
 	}
 	if c == nil {
-		req.Delete()
+		req.Close()
 		return
 	}
 	if c.conn, err = req.Connect(nil); err != nil {
@@ -269,7 +270,7 @@ func (s *multiServerRes) handleCompletion(c *multiClientRes) {
 		return
 	}
 	var wc [1]cq.WC
-	if err := q.GetWC(1, wc[:], nil); err != nil {
+	if _, err := q.GetWC(wc[:]); err != nil {
 		if !errors.Is(err, rpma.ErrNoCompletion) {
 			c.conn.Disconnect()
 		}
@@ -318,5 +319,5 @@ func (s *multiServerRes) fetchName(c *multiClientRes) error {
 	if err != nil {
 		return err
 	}
-	return c.conn.Read(s.dstMR, c.offset, src, 0, maxNameSize, rpma.CompletionAlways, 0)
+	return c.conn.Read(s.dstMR, c.offset, src, 0, maxNameSize, rpma.Op{Flags: rpma.CompletionAlways, Context: 0})
 }

@@ -48,24 +48,24 @@ func srqPingPongServer(ctx context.Context, args []string, stdout, stderr io.Wri
 		}
 		rcqFlag = args[2]
 	}
-	srqCfg := rpma.NewSRQConfig()
+	srqCfg := rpma.DefaultSRQConfig()
 	if rcqFlag != "s" {
 		srqCfg.RCQSize = 0
 	}
-	cfg := rpma.NewConnConfig()
+	cfg := rpma.DefaultConnConfig()
 	if rcqFlag == "r" {
 		cfg.RCQSize = srqRCQSize
 	}
 	var u undo
 	defer u.run()
-	srq, ep, m, err := u.srqListen(ctx, args, srqCfg, cfg, 1)
+	srq, ep, m, err := u.srqListen(ctx, args, &srqCfg, &cfg, 1)
 	if err != nil {
 		return code(err)
 	}
 	if err := srq.Recv(m.recvMR, 0, msgSize, recvID); err != nil {
 		return code(err)
 	}
-	conn, err := serverAccept(ctx, ep, cfg, nil, stderr)
+	conn, err := serverAccept(ctx, ep, &cfg, nil, stderr)
 	if err != nil {
 		return code(err)
 	}
@@ -100,7 +100,7 @@ func srqPingPongServer(ctx context.Context, args []string, stdout, stderr io.Wri
 			return -1
 		}
 		fmt.Fprintf(stdout, "Value sent: %d\n", v+1)
-		if err := conn.Send(m.sendMR, 0, msgSize, rpma.CompletionOnError, 0); err != nil {
+		if err := conn.Send(m.sendMR, 0, msgSize, rpma.Op{Flags: rpma.CompletionOnError, Context: 0}); err != nil {
 			return -1
 		}
 	}

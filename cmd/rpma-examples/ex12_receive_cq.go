@@ -15,10 +15,10 @@ import (
 const rcqSize = 10 // RCQ_SIZE
 
 func rcqConfig(scch bool) *rpma.ConnConfig {
-	cfg := rpma.NewConnConfig()
+	cfg := rpma.DefaultConnConfig()
 	cfg.RCQSize = rcqSize
 	cfg.SharedCompChannel = scch
-	return cfg
+	return &cfg
 }
 
 // rcqValidate is get_wc_and_validate on the CQ that gets op's

@@ -52,10 +52,10 @@ func multiSRQServer(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		timeout = time.Duration(t) * time.Second
 	}
-	cfg := rpma.NewConnConfig()
+	cfg := rpma.DefaultConnConfig()
 	var u undo
 	defer u.run()
-	srq, ep, m, err := u.srqListen(ctx, args, nil, cfg, clientMax)
+	srq, ep, m, err := u.srqListen(ctx, args, nil, &cfg, clientMax)
 	if err != nil {
 		return code(err)
 	}
@@ -73,7 +73,7 @@ func multiSRQServer(ctx context.Context, args []string, stdout, stderr io.Writer
 			return -1
 		}
 		wctx, cancel := context.WithTimeout(ctx, timeout)
-		req, err := nextConnRequest(wctx, ep, cfg)
+		req, err := nextConnRequest(wctx, ep, &cfg)
 		timedOut := wctx.Err() != nil && ctx.Err() == nil
 		cancel()
 		if err != nil && timedOut {
@@ -84,7 +84,7 @@ func multiSRQServer(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		i := len(conns)
 		if err := srq.Recv(m.recvMR, i*msgSize, msgSize, uint64(i)); err != nil {
-			req.Delete()
+			req.Close()
 			return -1
 		}
 		conn, err := establish(ctx, req, nil, stderr)
@@ -142,7 +142,7 @@ func multiSRQServer(ctx context.Context, args []string, stdout, stderr io.Writer
 			}
 			m.setSend(off, v+1)
 			fmt.Fprintf(stdout, "[server] value sent: %d from the connection [qp#%d]\n", v+1, conns[index].qpNum)
-			if err = conns[index].conn.Send(m.sendMR, off*msgSize, msgSize, rpma.CompletionOnError, 0); err != nil {
+			if err = conns[index].conn.Send(m.sendMR, off*msgSize, msgSize, rpma.Op{Flags: rpma.CompletionOnError, Context: 0}); err != nil {
 				break
 			}
 		}

@@ -68,7 +68,7 @@ func (u *undo) listenAt(ctx context.Context, args []string, before func(p *peer)
 	if err != nil {
 		return nil, nil, err
 	}
-	u.push(func() { ep.Shutdown() })
+	u.push(func() { ep.Close() })
 	return p, ep, nil
 }
 
@@ -114,7 +114,7 @@ func acceptWithRecv(ctx context.Context, ep *rpma.Endpoint, cfg *rpma.ConnConfig
 		return nil, err
 	}
 	if err := req.Recv(r, 0, n, id); err != nil {
-		req.Delete()
+		req.Close()
 		return nil, err
 	}
 	return establish(ctx, req, pdata, stderr)

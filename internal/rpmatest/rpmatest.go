@@ -162,7 +162,7 @@ func Next(t testing.TB, ctx context.Context, q *rpma.CQ) cq.WC {
 	t.Helper()
 	var wc [1]cq.WC
 	for {
-		err := q.GetWC(1, wc[:], nil)
+		_, err := q.GetWC(wc[:])
 		if err == nil {
 			break
 		}

@@ -73,27 +73,27 @@ func TestConnectUnreachable(t *testing.T) {
 			{"silent neighbour", neighbour},
 			{"no route", netip.MustParseAddr("192.0.2.1")}, // TEST-NET-1
 		} {
-			cfg := rpma.NewConnConfig()
+			cfg := rpma.DefaultConnConfig()
 			cfg.Timeout = 500 * time.Millisecond
 			ctx := ctxFor(t, 30*time.Second)
 			start := time.Now()
-			req, err := s.peer.NewConnRequest(ctx, netip.AddrPortFrom(tc.addr, 7471), cfg)
+			req, err := s.peer.NewConnRequest(ctx, netip.AddrPortFrom(tc.addr, 7471), &cfg)
 			t.Logf("%s: %s: %v after %v", d.Name, tc.name, err, time.Since(start))
 			if err == nil {
-				req.Delete()
+				req.Close()
 			}
 			if !errors.Is(err, rpma.ErrProvider) {
 				t.Errorf("%s: %v, want ErrProvider", tc.name, err)
 			}
 		}
 		// A context that ends before the resolution timeout ends the wait.
-		cfg := rpma.NewConnConfig()
+		cfg := rpma.DefaultConnConfig()
 		cfg.Timeout = 20 * time.Second
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 		defer cancel()
-		req, err := s.peer.NewConnRequest(ctx, netip.AddrPortFrom(neighbour, 7471), cfg)
+		req, err := s.peer.NewConnRequest(ctx, netip.AddrPortFrom(neighbour, 7471), &cfg)
 		if err == nil {
-			req.Delete()
+			req.Close()
 		}
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("with a context of 300ms: %v, want DeadlineExceeded", err)

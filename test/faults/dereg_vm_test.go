@@ -16,7 +16,7 @@ import (
 // deregistration for the operations holding the region. Every read
 // completes, none succeeds after one failed, and an operation that comes
 // after the deregistration fails: rpma refuses a closed local region
-// with ErrInval, and the peer refuses its closed one.
+// with ErrInvalid, and the peer refuses its closed one.
 func TestDeregisterInFlight(t *testing.T) {
 	const ops = 8
 	for _, tc := range []struct {
@@ -28,11 +28,11 @@ func TestDeregisterInFlight(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			testenv.Run(t, func(t *testing.T, d testenv.Dev) {
-				cfg := rpma.NewConnConfig()
+				cfg := rpma.DefaultConnConfig()
 				cfg.SQSize, cfg.CQSize = ops+1, ops+1
-				p := connect(t, d, cfg, usageServer)
+				p := connect(t, d, &cfg, usageServer)
 				for id := uint64(1); id <= ops; id++ {
-					if err := p.cc.Read(p.client.mr, 0, p.remote, 0, regionSize, rpma.CompletionAlways, id); err != nil {
+					if err := p.cc.Read(p.client.mr, 0, p.remote, 0, regionSize, rpma.Op{Flags: rpma.CompletionAlways, Context: id}); err != nil {
 						t.Fatalf("read %d: %v", id, err)
 					}
 				}
@@ -44,14 +44,14 @@ func TestDeregisterInFlight(t *testing.T) {
 					t.Errorf("deregister: %v", err)
 				}
 				n := ops
-				err := p.cc.Read(p.client.mr, 0, p.remote, 0, 8, rpma.CompletionAlways, ops+1)
+				err := p.cc.Read(p.client.mr, 0, p.remote, 0, 8, rpma.Op{Flags: rpma.CompletionAlways, Context: ops + 1})
 				switch {
 				case tc.remote && err == nil:
 					n++
 				case tc.remote:
 					t.Fatalf("read after the peer's deregistration: %v", err)
-				case !errors.Is(err, rpma.ErrInval):
-					t.Errorf("read into a closed region: %v, want ErrInval", err)
+				case !errors.Is(err, rpma.ErrClosed) || rpma.Code(err) != rpma.CodeInval:
+					t.Errorf("read into a closed region: %v, want ErrClosed (librpma's INVAL)", err)
 				}
 				got := statuses(collect(t, p.cc, n, strands(d), 30*time.Second), n)
 				t.Logf("%s: %v", d.Name, got)

@@ -71,7 +71,7 @@ func connect(t testing.TB, d testenv.Dev, cfg *rpma.ConnConfig, serverUsage rpma
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ep.Shutdown()
+	defer ep.Close()
 	if p.cc, p.sc, err = rpmatest.Connect(ctx, ep, p.client.peer, cfg, nil, nil, p.server.mr.Descriptor()); err != nil {
 		t.Fatal(err)
 	}
@@ -139,8 +139,7 @@ func collect(t testing.TB, c *rpma.Conn, n int, strand bool, timeout time.Durati
 	var lastAt time.Time // of the last completion
 	failed := false
 	for got < n {
-		m := 0
-		err := c.CQ().GetWC(n-got, wc[got:], &m)
+		m, err := c.CQ().GetWC(wc[got:])
 		switch {
 		case err == nil:
 			for _, w := range wc[got : got+m] {
@@ -206,7 +205,7 @@ func statuses(wc []cq.WC, n int) []cq.Status {
 func reconnect(t *testing.T, d testenv.Dev) {
 	t.Helper()
 	p := connect(t, d, nil, usageServer)
-	if err := p.cc.Read(p.client.mr, 0, p.remote, 0, len(serverText), rpma.CompletionAlways, 1); err != nil {
+	if err := p.cc.Read(p.client.mr, 0, p.remote, 0, len(serverText), rpma.Op{Flags: rpma.CompletionAlways, Context: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if wc := collect(t, p.cc, 1, false, 10*time.Second); wc[0].Status != cq.Success {

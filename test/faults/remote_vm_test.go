@@ -16,7 +16,7 @@ import (
 )
 
 // TestOutOfBounds checks that rpma refuses a remote or local range
-// outside its region before posting anything: the calls return ErrInval,
+// outside its region before posting anything: the calls return ErrInvalid,
 // and the next completion is that of a good read posted after them.
 func TestOutOfBounds(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
@@ -28,33 +28,37 @@ func TestOutOfBounds(t *testing.T) {
 			name string
 			post func() error
 		}{
-			{"read past the end", func() error { return c.Read(local, 0, remote, regionSize-4, 8, flags, 2) }},
-			{"read at the end", func() error { return c.Read(local, 0, remote, regionSize, 1, flags, 2) }},
-			{"read at a huge offset", func() error { return c.Read(local, 0, remote, math.MaxInt, 1, flags, 2) }},
-			{"read at a negative offset", func() error { return c.Read(local, 0, remote, -1, 1, flags, 2) }},
-			{"read more than the region", func() error { return c.Read(local, 0, remote, 0, regionSize+1, flags, 2) }},
-			{"read into a huge local offset", func() error { return c.Read(local, math.MaxInt, remote, 0, 1, flags, 2) }},
-			{"write past the end", func() error { return c.Write(remote, regionSize-4, local, 0, 8, flags, 2) }},
-			{"write at a huge offset", func() error { return c.Write(remote, math.MaxInt, local, 0, 1, flags, 2) }},
-			{"write from a huge local offset", func() error { return c.Write(remote, 0, local, math.MaxInt, 1, flags, 2) }},
-			{"write with imm past the end", func() error { return c.WriteWithImm(remote, regionSize, local, 0, 1, flags, 7, 2) }},
-			{"atomic write at the end", func() error { return c.AtomicWrite(remote, regionSize, word, flags, 2) }},
-			{"atomic write at a huge offset", func() error { return c.AtomicWrite(remote, math.MaxInt&^7, word, flags, 2) }},
-			{"flush past the end", func() error { return c.Flush(remote, regionSize-4, 8, rpma.FlushVisibility, flags, 2) }},
-			{"send from a huge offset", func() error { return c.Send(local, math.MaxInt, 1, flags, 2) }},
+			{"read past the end", func() error { return c.Read(local, 0, remote, regionSize-4, 8, rpma.Op{Flags: flags, Context: 2}) }},
+			{"read at the end", func() error { return c.Read(local, 0, remote, regionSize, 1, rpma.Op{Flags: flags, Context: 2}) }},
+			{"read at a huge offset", func() error { return c.Read(local, 0, remote, math.MaxInt, 1, rpma.Op{Flags: flags, Context: 2}) }},
+			{"read at a negative offset", func() error { return c.Read(local, 0, remote, -1, 1, rpma.Op{Flags: flags, Context: 2}) }},
+			{"read more than the region", func() error { return c.Read(local, 0, remote, 0, regionSize+1, rpma.Op{Flags: flags, Context: 2}) }},
+			{"read into a huge local offset", func() error { return c.Read(local, math.MaxInt, remote, 0, 1, rpma.Op{Flags: flags, Context: 2}) }},
+			{"write past the end", func() error { return c.Write(remote, regionSize-4, local, 0, 8, rpma.Op{Flags: flags, Context: 2}) }},
+			{"write at a huge offset", func() error { return c.Write(remote, math.MaxInt, local, 0, 1, rpma.Op{Flags: flags, Context: 2}) }},
+			{"write from a huge local offset", func() error { return c.Write(remote, 0, local, math.MaxInt, 1, rpma.Op{Flags: flags, Context: 2}) }},
+			{"write with imm past the end", func() error {
+				return c.WriteWithImm(remote, regionSize, local, 0, 1, 7, rpma.Op{Flags: flags, Context: 2})
+			}},
+			{"atomic write at the end", func() error { return c.AtomicWrite(remote, regionSize, word, rpma.Op{Flags: flags, Context: 2}) }},
+			{"atomic write at a huge offset", func() error { return c.AtomicWrite(remote, math.MaxInt&^7, word, rpma.Op{Flags: flags, Context: 2}) }},
+			{"flush past the end", func() error {
+				return c.Flush(remote, regionSize-4, 8, rpma.FlushVisibility, rpma.Op{Flags: flags, Context: 2})
+			}},
+			{"send from a huge offset", func() error { return c.Send(local, math.MaxInt, 1, rpma.Op{Flags: flags, Context: 2}) }},
 		} {
-			if err := tc.post(); !errors.Is(err, rpma.ErrInval) {
-				t.Errorf("%s: %v, want ErrInval", tc.name, err)
+			if err := tc.post(); !errors.Is(err, rpma.ErrInvalid) {
+				t.Errorf("%s: %v, want ErrInvalid", tc.name, err)
 			}
 		}
-		if err := c.Read(local, 0, remote, regionSize-8, 8, flags, 1); err != nil {
+		if err := c.Read(local, 0, remote, regionSize-8, 8, rpma.Op{Flags: flags, Context: 1}); err != nil {
 			t.Fatal(err)
 		}
 		if wc := collect(t, c, 1, false, 10*time.Second); wc[0].Status != cq.Success {
 			t.Fatalf("completion %+v, want the good read's success", wc[0])
 		}
 		var extra [1]cq.WC
-		if err := c.CQ().GetWC(1, extra[:], nil); !errors.Is(err, rpma.ErrNoCompletion) {
+		if _, err := c.CQ().GetWC(extra[:]); !errors.Is(err, rpma.ErrNoCompletion) {
 			t.Errorf("after the good read: %+v, %v; want no completion", extra[0], err)
 		}
 	})
@@ -122,9 +126,9 @@ func TestRemoteAccess(t *testing.T) {
 				copy(p.client.buf, "written by the client")
 				var err error
 				if tc.write {
-					err = p.cc.Write(remote, 0, p.client.mr, 0, 32, rpma.CompletionAlways, 1)
+					err = p.cc.Write(remote, 0, p.client.mr, 0, 32, rpma.Op{Flags: rpma.CompletionAlways, Context: 1})
 				} else {
-					err = p.cc.Read(p.client.mr, 0, remote, 0, 32, rpma.CompletionAlways, 1)
+					err = p.cc.Read(p.client.mr, 0, remote, 0, 32, rpma.Op{Flags: rpma.CompletionAlways, Context: 1})
 				}
 				if err != nil {
 					t.Fatal(err)
@@ -133,7 +137,7 @@ func TestRemoteAccess(t *testing.T) {
 				// the write-only region's, where the bad read already
 				// failed the QP.
 				n := 2
-				if err := p.cc.Read(p.client.mr, 64, p.remote, 0, 8, rpma.CompletionAlways, 2); err != nil {
+				if err := p.cc.Read(p.client.mr, 64, p.remote, 0, 8, rpma.Op{Flags: rpma.CompletionAlways, Context: 2}); err != nil {
 					// siw completes a write once it is sent (iWARP has
 					// no write ACK); when the peer's TERMINATE has
 					// already taken the connection down, this post's

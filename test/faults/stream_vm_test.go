@@ -20,9 +20,9 @@ const streamDepth = 16
 // streamConfig is the client's config for a stream: its CQ holds every
 // operation in flight.
 func streamConfig() *rpma.ConnConfig {
-	cfg := rpma.NewConnConfig()
+	cfg := rpma.DefaultConnConfig()
 	cfg.SQSize, cfg.CQSize = streamDepth, streamDepth
-	return cfg
+	return &cfg
 }
 
 // outcome is what a stream saw after its fault.
@@ -91,9 +91,9 @@ func stream(t *testing.T, c *rpma.Conn, local *rpma.MR, remote *rpma.RemoteMR, f
 			next++
 			var err error
 			if next%2 == 0 {
-				err = c.Read(local, 0, remote, 0, 4096, rpma.CompletionAlways, next)
+				err = c.Read(local, 0, remote, 0, 4096, rpma.Op{Flags: rpma.CompletionAlways, Context: next})
 			} else {
-				err = c.Write(remote, 4096, local, 4096, 4096, rpma.CompletionAlways, next)
+				err = c.Write(remote, 4096, local, 4096, 4096, rpma.Op{Flags: rpma.CompletionAlways, Context: next})
 			}
 			if err != nil {
 				o.postErr = err
@@ -109,8 +109,7 @@ func stream(t *testing.T, c *rpma.Conn, local *rpma.MR, remote *rpma.RemoteMR, f
 			}
 			inFlight[next] = true
 		}
-		n := 0
-		err := c.CQ().GetWC(len(wc), wc, &n)
+		n, err := c.CQ().GetWC(wc)
 		if err != nil && !errors.Is(err, rpma.ErrNoCompletion) {
 			t.Fatalf("GetWC: %v", err)
 		}

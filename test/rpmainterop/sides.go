@@ -210,7 +210,7 @@ func GoClient(t testing.TB, ctx context.Context, local netip.Addr, server netip.
 	conn.ApplyRemotePeerConfig(pcfg)
 
 	q := conn.CQ()
-	if err := conn.Read(me.MR, 0, remote, off, 16, rpma.CompletionAlways, 1); err != nil {
+	if err := conn.Read(me.MR, 0, remote, off, 16, rpma.Op{Flags: rpma.CompletionAlways, Context: 1}); err != nil {
 		t.Fatal(err)
 	}
 	rpmatest.Complete(t, ctx, q, 1, cq.OpRDMARead)
@@ -218,10 +218,10 @@ func GoClient(t testing.TB, ctx context.Context, local netip.Addr, server netip.
 		t.Errorf("read %q from the C server, want %q", got, want)
 	}
 	copy(me.Buf[writeOffset:], goWrites)
-	if err := conn.Write(remote, writeOffset, me.MR, writeOffset, len(goWrites), rpma.CompletionOnError, 2); err != nil {
+	if err := conn.Write(remote, writeOffset, me.MR, writeOffset, len(goWrites), rpma.Op{Flags: rpma.CompletionOnError, Context: 2}); err != nil {
 		t.Fatal(err)
 	}
-	if err := conn.Flush(remote, writeOffset, len(goWrites), rpma.FlushVisibility, rpma.CompletionAlways, 3); err != nil {
+	if err := conn.Flush(remote, writeOffset, len(goWrites), rpma.FlushVisibility, rpma.Op{Flags: rpma.CompletionAlways, Context: 3}); err != nil {
 		t.Fatal(err)
 	}
 	var res ClientResult
@@ -230,7 +230,7 @@ func GoClient(t testing.TB, ctx context.Context, local netip.Addr, server netip.
 		t.Fatalf("flush completion %+v, want ID 3", res.Flush)
 	}
 	if res.Flush.Status == cq.Success {
-		if err := conn.AtomicWrite(remote, atomicOffset, goAtomic, rpma.CompletionAlways, 4); err != nil {
+		if err := conn.AtomicWrite(remote, atomicOffset, goAtomic, rpma.Op{Flags: rpma.CompletionAlways, Context: 4}); err != nil {
 			t.Fatal(err)
 		}
 		res.AtomicWrite = rpmatest.Next(t, ctx, q)
@@ -300,7 +300,7 @@ func ListenGo(t testing.TB, ctx context.Context, addr netip.Addr) *GoServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := ep.Shutdown(); err != nil {
+		if err := ep.Close(); err != nil {
 			t.Errorf("endpoint shutdown: %v", err)
 		}
 	})
