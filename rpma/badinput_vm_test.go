@@ -67,6 +67,40 @@ func TestClosedObjects(t *testing.T) {
 			testenv.Bad("Recv on a closed connection", rpma.ErrClosed, func() error { return c.Recv(local, 0, 8, 1) }),
 			testenv.Bad("Advise on a closed region", rpma.ErrClosed, func() error { return client.mr.Advise(0, 8, 0, 0) }),
 		})
+
+		// A peer of its own, an SRQ and a request, each closed (the
+		// request used up by its Close), then every method again; a
+		// second Close does nothing, as librpma's delete of a NULL
+		// pointer.
+		peer, err := rpma.NewPeer(client.peer.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		srq, err := server.peer.NewSRQ(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ep2, err := server.peer.Listen(netip.AddrPortFrom(netip.MustParseAddr(d.Addr), 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ep2.Close() })
+		addr, err := ep2.Addr()
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err := client.peer.NewConnRequest(ctxT(t), addr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []interface{ Close() error }{peer, srq, req, peer, srq, req, ep, client.mr} {
+			if err := c.Close(); err != nil {
+				t.Errorf("%T.Close: %v", c, err)
+			}
+		}
+		for _, o := range []any{peer, srq, req} {
+			n += testenv.CallMethods(t, o, rpma.ErrClosed, "Close")
+		}
 		t.Logf("%d methods called on closed objects of %s", n, d.Name)
 	})
 }
