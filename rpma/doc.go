@@ -9,7 +9,9 @@
 // makes a ConnRequest with NewConnRequest. Connecting a request gives a
 // Conn, on which Read, Write, AtomicWrite, Flush, Send, Recv and their
 // immediate-data variants post operations, and whose CQ (and receive CQ,
-// when configured) report their completions.
+// when configured) report their completions. An Op, passed by value,
+// carries what librpma's operations take as flags and op_context: when to
+// report a completion, and the ID it comes back with.
 //
 // Private data, and so any descriptor sent in it, is neither
 // authenticated nor encrypted: whoever reaches a listening endpoint can
@@ -19,15 +21,34 @@
 // before an operation is posted; docs/faults.md says what a peer can
 // still do, and what the user sees when things fail.
 //
+// # Errors
+//
+// Errors are sentinels for errors.Is, one per librpma error code
+// (RPMA_E_*). Where the whole module has the kind, the sentinel is the
+// shared value: ErrInvalid is uverbs.ErrInvalid (RPMA_E_INVAL),
+// ErrUnsupported is uverbs.ErrUnsupported (RPMA_E_NOSUPP), and a closed
+// object answers ErrClosed, uverbs.ErrClosed; each also matches its errno
+// (EINVAL, EOPNOTSUPP, EBADF). The others are the package's own:
+// ErrProvider (which also wraps the lower layer's error, errno included),
+// ErrNoCompletion, ErrNoEvent, ErrSharedChannel, ErrNotSharedChannel,
+// ErrUnknown, ErrNoMem and ErrAgain. Code returns the librpma code of an
+// error, and CodeText its rpma_err_2str text.
+//
+// A nil object answers ErrInvalid, as librpma answers a NULL one. A
+// closed one answers ErrClosed before its arguments are looked at; Code
+// maps it to CodeInval, since librpma's delete functions set the caller's
+// pointer to NULL. A second Close does nothing, as librpma's delete
+// functions do with a NULL pointer.
+//
+// # Concurrency
+//
 // Blocking calls take a context.Context; the files behind Fd methods are
 // on Go's runtime poller. Unless a method says otherwise, a Conn's posting
 // methods and its CQs' GetWC may be called from several goroutines, while
 // creating and deleting objects (NewConnRequest, Listen, Close ...) must
 // not race with the use of the same object, as in librpma's
 // THREAD_SAFETY.md; a Conn's Close is the exception and may race with its
-// operations. A nil or closed object answers ErrInvalid, as librpma answers
-// a NULL one (its delete functions set the caller's pointer to NULL).
-// docs/concurrency.md has the whole contract.
+// operations. docs/concurrency.md has the whole contract.
 //
 // docs/librpma-mapping.md maps every librpma function to its Go
 // counterpart.

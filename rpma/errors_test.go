@@ -6,7 +6,10 @@ package rpma_test
 // test, here (no device needed) or in errors_vm_test.go (rxe and siw in
 // the test VM), when it has a Go equivalent. A row checks
 // errors.Is(err, the man page's sentinel). Rows marked "Go:" test a check
-// the Go API adds that C does not list.
+// the Go API adds that C does not list. The sentinel of RPMA_E_INVAL is
+// ErrInvalid (uverbs.ErrInvalid), of RPMA_E_NOSUPP ErrUnsupported
+// (uverbs.ErrUnsupported); a closed object answers ErrClosed, which Code
+// maps to RPMA_E_INVAL (sentinels_test.go).
 //
 // The C cases with no Go equivalent, and why:
 //
@@ -14,6 +17,7 @@ package rpma_test
 //	|-----------------------------------------|---------------------------------------------------|-------------------------------|
 //	| every function                          | INVAL: an out-pointer (…_ptr, fd, size, qp_num,   | Results are return values, not out-pointers. A nil object (the receiver) is |
 //	|                                         | pdata, desc, level…) is NULL                      | ErrInvalid, as in C: TestNilReceivers (badinput_test.go) calls every method on nil. |
+//	| rpma_cq_get_wc                          | INVAL: num_entries > 1 and num_entries_got NULL   | The count is GetWC's result; num_entries is len(wc), never negative. |
 //	| rpma_peer_cfg_new/delete/set/get_direct_write_to_pmem, get_descriptor(_size) | INVAL: NULL | PeerConfig is a value; the size is a constant. Cannot fail. |
 //	| rpma_conn_cfg_* (new, delete, all get/set but timeout) | INVAL: cfg or out-pointer NULL     | ConnConfig is a struct with exported fields; a nil *ConnConfig means the defaults. |
 //	| rpma_srq_cfg_* (new, delete, get/set)   | INVAL: cfg or out-pointer NULL                    | SRQConfig is a struct; a nil *SRQConfig means the defaults. |
@@ -29,8 +33,8 @@ package rpma_test
 //	| rpma_cq_get_wc                          | UNKNOWN: poll failed without a provider error     | cq.Poll returns an error with its cause, or a count. |
 //	| rpma_conn_next_event                    | UNKNOWN: unexpected event                         | No event the kernel sends to a connected ID is unmapped; not triggerable. |
 //	| rpma_conn_wait                          | UNKNOWN: ibv_get_cq_event returned an unknown CQ  | Only the connection's CQs are on its channel; not triggerable. |
-//	| rpma_cq_wait, rpma_conn_wait            | NO_COMPLETION: no completion (non-blocking fd) /  | Waiting takes a context: an ended context returns ctx.Err(), not an |
-//	|                                         | ibv_get_cq_event failed                           | rpma.Error; a failed read of the channel is not triggerable. |
+//	| rpma_cq_wait, rpma_conn_wait            | NO_COMPLETION: no completion (non-blocking fd) /  | Waiting takes a context: an ended context returns ctx.Err() (Code: |
+//	|                                         | ibv_get_cq_event failed                           | CodeUnknown); a failed read of the channel is not triggerable. |
 //	| rpma_ep_next_conn_req                   | INVAL: an event other than a connection request   | A listener only gets other events on device removal; not triggerable in the VM. |
 //	| rpma_mr_advise                          | INVAL: the usage does not allow the advice        | Go does not check usage against advice: with no ADVISE_MR ioctl every valid |
 //	|                                         |                                                   | call is ErrUnsupported (see the mismatches). |

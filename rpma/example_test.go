@@ -107,7 +107,7 @@ func ExamplePeer_NewConnRequest() {
 		log.Fatal(err)
 	}
 	copy(buf, "hello, server")
-	if err := conn.Write(dst, 0, src, 0, 16, rpma.Op{Flags: rpma.CompletionOnError, Context: 0}); err != nil {
+	if err := conn.Write(dst, 0, src, 0, 16, rpma.Op{Flags: rpma.CompletionOnError}); err != nil {
 		log.Fatal(err)
 	}
 	if err := conn.Flush(dst, 0, 16, rpma.FlushVisibility, rpma.Op{Flags: rpma.CompletionAlways, Context: 1}); err != nil {

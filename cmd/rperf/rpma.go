@@ -281,7 +281,7 @@ func rpmaServer(ctx context.Context, a rpmaArgs, stdout io.Writer) (err error) {
 					return err
 				}
 			}
-			if err := conn.Send(p.mr, 0, size, rpma.Op{Flags: rpma.CompletionAlways, Context: 0}); err != nil {
+			if err := conn.Send(p.mr, 0, size, rpma.Op{Flags: rpma.CompletionAlways}); err != nil {
 				return err
 			}
 		case cq.OpSend:
@@ -348,17 +348,17 @@ func rpmaClient(ctx context.Context, a rpmaArgs) (res perftest.RPMAResult, err e
 		t0 := time.Now()
 		switch a.test {
 		case "read":
-			if err := conn.Read(p.mr, 0, remote, off, size, rpma.Op{Flags: rpma.CompletionAlways, Context: 0}); err != nil {
+			if err := conn.Read(p.mr, 0, remote, off, size, rpma.Op{Flags: rpma.CompletionAlways}); err != nil {
 				return res, err
 			}
 			if err := pollWC(ctx, q, &wc); err != nil {
 				return res, err
 			}
 		case "write_flush":
-			if err := conn.Write(remote, off, p.mr, 0, size, rpma.Op{Flags: rpma.CompletionOnError, Context: 0}); err != nil {
+			if err := conn.Write(remote, off, p.mr, 0, size, rpma.Op{Flags: rpma.CompletionOnError}); err != nil {
 				return res, err
 			}
-			if err := conn.Flush(remote, off, size, rpma.FlushVisibility, rpma.Op{Flags: rpma.CompletionAlways, Context: 0}); err != nil {
+			if err := conn.Flush(remote, off, size, rpma.FlushVisibility, rpma.Op{Flags: rpma.CompletionAlways}); err != nil {
 				return res, err
 			}
 			if err := pollWC(ctx, q, &wc); err != nil {
@@ -368,7 +368,7 @@ func rpmaClient(ctx context.Context, a rpmaArgs) (res perftest.RPMAResult, err e
 			if err := conn.Recv(p.mr, size, size, 0); err != nil {
 				return res, err
 			}
-			if err := conn.Send(p.mr, 0, size, rpma.Op{Flags: rpma.CompletionAlways, Context: 0}); err != nil {
+			if err := conn.Send(p.mr, 0, size, rpma.Op{Flags: rpma.CompletionAlways}); err != nil {
 				return res, err
 			}
 			for gotSend, gotRecv := false, false; !gotSend || !gotRecv; {

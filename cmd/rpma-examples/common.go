@@ -573,7 +573,7 @@ func (h *helloClient) remote() error {
 
 // write is the RDMA write of the string, completing only on error.
 func (h *helloClient) write() error {
-	return h.conn.Write(h.dst, h.dstOff, h.srcMR, helloStrOffset, helloStrSize, rpma.Op{Flags: rpma.CompletionOnError, Context: 0})
+	return h.conn.Write(h.dst, h.dstOff, h.srcMR, helloStrOffset, helloStrSize, rpma.Op{Flags: rpma.CompletionOnError})
 }
 
 func errorsJoin(errs ...error) error { return errors.Join(errs...) }

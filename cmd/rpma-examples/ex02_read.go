@@ -67,7 +67,7 @@ func readClient(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "Remote memory region size too big to reading to the sink buffer of the assumed size (%d > %d)\n", src.Len(), kilobyte)
 		return 0
 	}
-	if err := conn.Read(dstMR, 0, src, 0, int(src.Len()), rpma.Op{Flags: rpma.CompletionAlways, Context: 0}); err != nil {
+	if err := conn.Read(dstMR, 0, src, 0, int(src.Len()), rpma.Op{Flags: rpma.CompletionAlways}); err != nil {
 		return code(err)
 	}
 	if err := readDone(ctx, conn, stderr); err != nil {

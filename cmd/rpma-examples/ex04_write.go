@@ -41,7 +41,7 @@ func writeClient(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			return err
 		}
 		// The read after the write makes the written data durable.
-		if err := h.conn.Read(rawMR, 0, h.dst, 0, rawBufferSize, rpma.Op{Flags: rpma.CompletionAlways, Context: 0}); err != nil {
+		if err := h.conn.Read(rawMR, 0, h.dst, 0, rawBufferSize, rpma.Op{Flags: rpma.CompletionAlways}); err != nil {
 			return err
 		}
 		return readDone(ctx, h.conn, h.stderr)

@@ -319,5 +319,5 @@ func (s *multiServerRes) fetchName(c *multiClientRes) error {
 	if err != nil {
 		return err
 	}
-	return c.conn.Read(s.dstMR, c.offset, src, 0, maxNameSize, rpma.Op{Flags: rpma.CompletionAlways, Context: 0})
+	return c.conn.Read(s.dstMR, c.offset, src, 0, maxNameSize, rpma.Op{Flags: rpma.CompletionAlways})
 }

@@ -96,7 +96,7 @@ func atomicClientRun(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	if err := conn.Read(local, 0, remote, usedOff, 8, rpma.Op{Flags: rpma.CompletionAlways, Context: 0}); err != nil {
+	if err := conn.Read(local, 0, remote, usedOff, 8, rpma.Op{Flags: rpma.CompletionAlways}); err != nil {
 		return err
 	}
 	if _, err := statusDone(ctx, conn, "rpma_read()", stderr); err != nil {
@@ -117,16 +117,16 @@ func atomicClientRun(ctx context.Context, args []string, stdout, stderr io.Write
 		clear(word)
 		copy(word[:maxWordLength], arg)
 		size := len(cstr(word)) + 1
-		if err := conn.Write(remote, int(used), local, 0, size, rpma.Op{Flags: rpma.CompletionOnError, Context: 0}); err != nil {
+		if err := conn.Write(remote, int(used), local, 0, size, rpma.Op{Flags: rpma.CompletionOnError}); err != nil {
 			return err
 		}
-		if err := conn.Flush(remote, int(used), size, typ, rpma.Op{Flags: rpma.CompletionOnError, Context: 0}); err != nil {
+		if err := conn.Flush(remote, int(used), size, typ, rpma.Op{Flags: rpma.CompletionOnError}); err != nil {
 			return err
 		}
 		used += uint64(size)
 		var v [8]byte
 		binary.NativeEndian.PutUint64(v[:], used)
-		if err := conn.AtomicWrite(remote, usedOff, v, rpma.Op{Flags: rpma.CompletionOnError, Context: 0}); err != nil {
+		if err := conn.AtomicWrite(remote, usedOff, v, rpma.Op{Flags: rpma.CompletionOnError}); err != nil {
 			return err
 		}
 		if err := conn.Flush(remote, usedOff, 8, typ, rpma.Op{Flags: rpma.CompletionAlways, Context: flushID}); err != nil {

@@ -100,7 +100,7 @@ func srqPingPongServer(ctx context.Context, args []string, stdout, stderr io.Wri
 			return -1
 		}
 		fmt.Fprintf(stdout, "Value sent: %d\n", v+1)
-		if err := conn.Send(m.sendMR, 0, msgSize, rpma.Op{Flags: rpma.CompletionOnError, Context: 0}); err != nil {
+		if err := conn.Send(m.sendMR, 0, msgSize, rpma.Op{Flags: rpma.CompletionOnError}); err != nil {
 			return -1
 		}
 	}

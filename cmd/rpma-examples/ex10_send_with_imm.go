@@ -141,7 +141,7 @@ func sendImmClient(ctx context.Context, args []string, stdout, stderr io.Writer)
 	} else {
 		fmt.Fprintf(stdout, "Sending immediate data '%d'\n", imm)
 	}
-	if err := conn.SendWithImm(sendMR, 0, n, imm, rpma.Op{Flags: rpma.CompletionAlways, Context: 0}); err != nil {
+	if err := conn.SendWithImm(sendMR, 0, n, imm, rpma.Op{Flags: rpma.CompletionAlways}); err != nil {
 		return code(err)
 	}
 	return immSent(ctx, conn, cq.OpSend, stderr)

@@ -48,7 +48,7 @@ func writeImmClient(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	binary.NativeEndian.PutUint32(buf.b, imm)
 	fmt.Fprintf(stdout, "Writing value '%d' with immediate data '%d'\n", imm, imm)
-	if err := conn.WriteWithImm(dst, int(data.DataOffset), src, 0, kilobyte, imm, rpma.Op{Flags: rpma.CompletionAlways, Context: 0}); err != nil {
+	if err := conn.WriteWithImm(dst, int(data.DataOffset), src, 0, kilobyte, imm, rpma.Op{Flags: rpma.CompletionAlways}); err != nil {
 		return code(err)
 	}
 	return immSent(ctx, conn, cq.OpRDMAWrite, stderr)

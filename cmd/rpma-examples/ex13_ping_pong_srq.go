@@ -142,7 +142,7 @@ func multiSRQServer(ctx context.Context, args []string, stdout, stderr io.Writer
 			}
 			m.setSend(off, v+1)
 			fmt.Fprintf(stdout, "[server] value sent: %d from the connection [qp#%d]\n", v+1, conns[index].qpNum)
-			if err = conns[index].conn.Send(m.sendMR, off*msgSize, msgSize, rpma.Op{Flags: rpma.CompletionOnError, Context: 0}); err != nil {
+			if err = conns[index].conn.Send(m.sendMR, off*msgSize, msgSize, rpma.Op{Flags: rpma.CompletionOnError}); err != nil {
 				break
 			}
 		}

@@ -51,7 +51,7 @@ func (c pingPongClientSpec) run(ctx context.Context, args []string, stdout, stde
 		}
 		fmt.Fprintf(stdout, c.sent, cntr)
 		m.setSend(0, cntr)
-		if err := conn.Send(m.sendMR, 0, msgSize, rpma.Op{Flags: rpma.CompletionAlways, Context: 0}); err != nil {
+		if err := conn.Send(m.sendMR, 0, msgSize, rpma.Op{Flags: rpma.CompletionAlways}); err != nil {
 			return err
 		}
 		if err := c.wait(ctx, conn, stderr); err != nil {
@@ -74,7 +74,7 @@ func (c pingPongClientSpec) run(ctx context.Context, args []string, stdout, stde
 		}
 	}
 	m.setSend(0, iAmDone)
-	serr := conn.Send(m.sendMR, 0, msgSize, rpma.Op{Flags: rpma.CompletionOnError, Context: 0})
+	serr := conn.Send(m.sendMR, 0, msgSize, rpma.Op{Flags: rpma.CompletionOnError})
 	if errorsJoin(err, serr, c.end(ctx, conn, stderr)) != nil {
 		return -1
 	}
@@ -121,7 +121,7 @@ func servePingPong(ctx context.Context, args []string, cfg *rpma.ConnConfig, pre
 			break
 		}
 		fmt.Fprintf(stdout, prefix+"Value sent: %d\n", v+1)
-		if err = conn.Send(m.sendMR, 0, msgSize, rpma.Op{Flags: rpma.CompletionAlways, Context: 0}); err != nil {
+		if err = conn.Send(m.sendMR, 0, msgSize, rpma.Op{Flags: rpma.CompletionAlways}); err != nil {
 			break
 		}
 		if err = afterSend(conn); err != nil {
