@@ -8,9 +8,12 @@ import (
 	"net/netip"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/rpma"
+	"github.com/purerdma/purerdma/uverbs"
 )
 
 // A server that lends 4 KiB of memory: it registers the memory, listens,
@@ -64,9 +67,13 @@ func ExamplePeer_Listen() {
 	fmt.Printf("the client left %q\n", buf[:16])
 }
 
-// A client that writes into the server's memory and flushes the write,
-// waiting for the flush's completion.
-func ExamplePeer_NewConnRequest() {
+// The main flow of a client, as in librpma's examples: open the device
+// that reaches the server, make a peer, register memory, connect, learn
+// the server's region from its private data, write into it and flush the
+// write, waiting for the flush's completion. Only the flush reports
+// success (CompletionAlways); the write reports only a failure. It needs
+// the server of ExamplePeer_Listen.
+func Example() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	server := netip.MustParseAddrPort("192.168.77.1:7204")
@@ -110,7 +117,12 @@ func ExamplePeer_NewConnRequest() {
 	if err := conn.Write(dst, 0, src, 0, 16, rpma.Op{Flags: rpma.CompletionOnError}); err != nil {
 		log.Fatal(err)
 	}
-	if err := conn.Flush(dst, 0, 16, rpma.FlushVisibility, rpma.Op{Flags: rpma.CompletionAlways, Context: 1}); err != nil {
+	const flushID = 1
+	err = conn.Flush(dst, 0, 16, rpma.FlushVisibility, rpma.Op{Flags: rpma.CompletionAlways, Context: flushID})
+	if errors.Is(err, rpma.ErrUnsupported) {
+		log.Fatal("the server's region cannot be flushed for visibility: ", err)
+	}
+	if err != nil {
 		log.Fatal(err)
 	}
 	var wc [1]cq.WC
@@ -126,9 +138,25 @@ func ExamplePeer_NewConnRequest() {
 			log.Fatal(err)
 		}
 	}
-	if err := wc[0].Err(); err != nil {
-		log.Fatal(err)
+	if err := wc[0].Err(); err != nil || wc[0].ID != flushID {
+		log.Fatal(wc[0].ID, err)
 	}
 	conn.Disconnect()
 	conn.NextEvent(ctx) // ConnClosed
+}
+
+// Code gives the librpma code (RPMA_E_*) of an error, as a C caller would
+// have got it; errors.Is tests its kind, which for an invalid argument or
+// a closed object is the module's shared sentinel.
+func ExampleCode() {
+	_, err := rpma.RemoteMRFromDescriptor([]byte{1, 2, 3})
+	fmt.Println(errors.Is(err, rpma.ErrInvalid), errors.Is(err, uverbs.ErrInvalid), errors.Is(err, unix.EINVAL))
+	fmt.Println(rpma.Code(err), rpma.CodeText(rpma.Code(err)))
+	fmt.Println(rpma.Code(nil), rpma.CodeText(0))
+	fmt.Println(rpma.Code(rpma.ErrNoCompletion) == rpma.CodeNoCompletion)
+	// Output:
+	// true true true
+	// -100004 Invalid argument
+	// 0 Success
+	// true
 }
