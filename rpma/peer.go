@@ -57,6 +57,7 @@ const (
 	FlushEmulated
 )
 
+// String returns "auto" or "emulated", the mode's name in log records.
 func (m FlushMode) String() string {
 	switch m {
 	case FlushAuto:
