@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/purerdma/purerdma/internal/verbs"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
@@ -42,48 +43,38 @@ var (
 	ErrUnsupported = uverbs.ErrUnsupported
 )
 
-// The kinds of error only librpma has.
+// The kinds of error only librpma has. As the module's sentinels, their
+// texts are the bare kind; the error that wraps one starts with "rpma: ".
 var (
 	// ErrUnknown is RPMA_E_UNKNOWN: something librpma did not expect,
 	// such as a connection event it has no ConnEvent for.
-	ErrUnknown error = &sentinel{CodeUnknown, "unknown error", 0}
+	ErrUnknown = errors.New("unknown error")
 	// ErrProvider is RPMA_E_PROVIDER: a lower layer (verbs, the
 	// connection manager, the kernel) failed. The error also wraps that
-	// layer's error, so that its errno stays matchable:
+	// layer's error, so that its sentinel and errno stay matchable:
 	// errors.Is(err, unix.ECONNREFUSED).
-	ErrProvider error = &sentinel{CodeProvider, "provider error", 0}
+	ErrProvider = errors.New("provider error")
 	// ErrNoMem is RPMA_E_NOMEM; it matches unix.ENOMEM. Go's allocator
 	// does not fail, so the package does not return it; the kernel's
 	// ENOMEM comes as ErrProvider wrapping unix.ENOMEM, as in librpma.
-	ErrNoMem error = &sentinel{CodeNoMem, "out of memory", unix.ENOMEM}
+	ErrNoMem = verbs.NewSentinel("out of memory", unix.ENOMEM)
 	// ErrNoCompletion is RPMA_E_NO_COMPLETION: the CQ has no completion
 	// (CQ.GetWC, CQ.GetCompletion), or a wait on it failed.
-	ErrNoCompletion error = &sentinel{CodeNoCompletion, "no next completion available", 0}
+	ErrNoCompletion = errors.New("no next completion available")
 	// ErrNoEvent is RPMA_E_NO_EVENT: no event or connection request is
 	// pending (Endpoint.TryNextConnRequest, Conn.NextEvent).
-	ErrNoEvent error = &sentinel{CodeNoEvent, "no next event available", 0}
+	ErrNoEvent = errors.New("no next event available")
 	// ErrAgain is RPMA_E_AGAIN; it matches unix.EAGAIN. librpma returns it
 	// only when its logging's atomics fail, which Go's cannot, so the
 	// package does not return it.
-	ErrAgain error = &sentinel{CodeAgain, "temporary error, try again", unix.EAGAIN}
+	ErrAgain = verbs.NewSentinel("temporary error, try again", unix.EAGAIN)
 	// ErrSharedChannel is RPMA_E_SHARED_CHANNEL: CQ.Wait on a CQ whose
 	// completion channel the connection shares; wait with Conn.Wait.
-	ErrSharedChannel error = &sentinel{CodeSharedChannel, "completion channel is shared", 0}
+	ErrSharedChannel = errors.New("completion channel is shared")
 	// ErrNotSharedChannel is RPMA_E_NOT_SHARED_CHNL: Conn.Wait or
 	// Conn.CompletionFd on a connection whose CQs do not share a channel.
-	ErrNotSharedChannel error = &sentinel{CodeNotSharedChannel, "completion channel is not shared", 0}
+	ErrNotSharedChannel = errors.New("completion channel is not shared")
 )
-
-// sentinel is a kind of error only librpma has: its code, and the errno
-// it matches, if any.
-type sentinel struct {
-	code  int
-	text  string
-	errno unix.Errno
-}
-
-func (e *sentinel) Error() string        { return "rpma: " + e.text }
-func (e *sentinel) Is(target error) bool { return e.errno != 0 && target == e.errno }
 
 // kinds is every sentinel with its code, in the order Code tries them.
 var kinds = []struct {
@@ -176,16 +167,16 @@ func (e *rpmaError) Unwrap() []error {
 
 // errNil is a method's answer on a nil object, as librpma answers a NULL
 // one.
-var errNil error = &rpmaError{"rpma: nil object: invalid argument", ErrInvalid, nil}
+var errNil error = &rpmaError{"rpma: nil object: " + ErrInvalid.Error(), ErrInvalid, nil}
 
 // inval returns ErrInvalid with a reason.
 func inval(format string, args ...any) error {
-	return &rpmaError{"rpma: " + fmt.Sprintf(format, args...) + ": invalid argument", ErrInvalid, nil}
+	return &rpmaError{"rpma: " + fmt.Sprintf(format, args...) + ": " + ErrInvalid.Error(), ErrInvalid, nil}
 }
 
 // unsupported returns ErrUnsupported with a reason.
 func unsupported(format string, args ...any) error {
-	return &rpmaError{"rpma: " + fmt.Sprintf(format, args...) + ": not supported", ErrUnsupported, nil}
+	return &rpmaError{"rpma: " + fmt.Sprintf(format, args...) + ": " + ErrUnsupported.Error(), ErrUnsupported, nil}
 }
 
 // provider wraps a lower layer's error as ErrProvider, keeping its errno
@@ -203,7 +194,10 @@ func provider(what string, err error) error {
 		return closedErr(what, err)
 	}
 	logf(LogError, "rpma: provider error", "op", what, "err", err)
-	return &rpmaError{"rpma: " + what + ": provider error: " + err.Error(), ErrProvider, err}
+	// The lower error's text names its package and kind; rpma adds its
+	// name and the operation, and ErrProvider only to what it matches
+	// (docs/architecture.md, Errors: no word twice).
+	return &rpmaError{"rpma: " + what + ": " + err.Error(), ErrProvider, err}
 }
 
 // closedErr is the error of an operation on a closed object. cause is
@@ -213,9 +207,9 @@ func closedErr(what string, cause error) error {
 	if cause == ErrClosed {
 		cause = nil
 	}
-	text := "rpma: " + what + ": use of closed object"
+	text := "rpma: " + what + ": " + ErrClosed.Error()
 	if cause != nil {
-		text += ": " + cause.Error()
+		text = "rpma: " + what + ": " + cause.Error()
 	}
 	return &rpmaError{text, ErrClosed, cause}
 }

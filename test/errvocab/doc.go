@@ -5,6 +5,6 @@
 //
 // sentinels_test.go checks the vocabulary itself and runs on any host;
 // misuse_vm_test.go makes the same misuse of uverbs, cq, mr, rdmacm and
-// rsocket on each device and wants the same sentinel from all of them. A
-// package that joins the vocabulary (rpma) adds its rows to both tables.
+// rsocket on each device and wants the same sentinel from all of them; rpma
+// has its rows in both tables (rpma_vm_test.go for the misuse).
 package errvocab

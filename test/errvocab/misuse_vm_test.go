@@ -46,6 +46,7 @@ func TestMisuse(t *testing.T) {
 		rows = append(rows, f.closedRows(t, d)...)
 		rows = append(rows, f.invalidRows(t)...)
 		rows = append(rows, f.unsupportedRows(t)...)
+		rows = append(rows, f.rpmaRows(t)...)
 		for _, r := range rows {
 			t.Run(r.pkg+"/"+r.what, func(t *testing.T) {
 				if r.drivers != nil && !contains(r.drivers, d.Driver) {

@@ -12,6 +12,7 @@ import (
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/rdmacm"
+	"github.com/purerdma/purerdma/rpma"
 	"github.com/purerdma/purerdma/rsocket"
 	"github.com/purerdma/purerdma/uverbs"
 )
@@ -19,7 +20,9 @@ import (
 // TestSentinels is the vocabulary: every sentinel, the errno and the
 // broader kinds it matches, and the kinds it must not match (a sentinel
 // that matched everything would pass every other test here). rpma's
-// sentinels join this table when rpma uses the vocabulary.
+// own sentinels, librpma's codes the module has no kind for, are here
+// too; its ErrInvalid, ErrClosed and ErrUnsupported are uverbs'
+// (TestOneValuePerKind).
 func TestSentinels(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
@@ -46,6 +49,14 @@ func TestSentinels(t *testing.T) {
 		{"rdmacm.ErrNotJoined", rdmacm.ErrNotJoined, []error{unix.EADDRNOTAVAIL}, []error{uverbs.ErrInvalid}},
 		{"rsocket.ErrNetwork", rsocket.ErrNetwork, []error{unix.EINVAL, uverbs.ErrInvalid}, nil},
 		{"rsocket.ErrProtocol", rsocket.ErrProtocol, nil, []error{uverbs.ErrInvalid}},
+		{"rpma.ErrProvider", rpma.ErrProvider, nil, []error{uverbs.ErrInvalid, uverbs.ErrClosed}},
+		{"rpma.ErrNoCompletion", rpma.ErrNoCompletion, nil, []error{unix.EAGAIN, rpma.ErrNoEvent}},
+		{"rpma.ErrNoEvent", rpma.ErrNoEvent, nil, []error{unix.EAGAIN, rdmacm.ErrNoEvent}},
+		{"rpma.ErrSharedChannel", rpma.ErrSharedChannel, nil, []error{rpma.ErrNotSharedChannel, uverbs.ErrInvalid}},
+		{"rpma.ErrNotSharedChannel", rpma.ErrNotSharedChannel, nil, []error{rpma.ErrSharedChannel, uverbs.ErrInvalid}},
+		{"rpma.ErrUnknown", rpma.ErrUnknown, nil, []error{uverbs.ErrInvalid}},
+		{"rpma.ErrNoMem", rpma.ErrNoMem, []error{unix.ENOMEM}, []error{uverbs.ErrQueueFull}},
+		{"rpma.ErrAgain", rpma.ErrAgain, []error{unix.EAGAIN}, []error{rdmacm.ErrNoEvent}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, want := range tt.matches {
@@ -76,6 +87,9 @@ func TestOneValuePerKind(t *testing.T) {
 	}{
 		{"cq.ErrClosed", cq.ErrClosed, uverbs.ErrClosed},
 		{"rdmacm.ErrClosed", rdmacm.ErrClosed, uverbs.ErrClosed},
+		{"rpma.ErrClosed", rpma.ErrClosed, uverbs.ErrClosed},
+		{"rpma.ErrInvalid", rpma.ErrInvalid, uverbs.ErrInvalid},
+		{"rpma.ErrUnsupported", rpma.ErrUnsupported, uverbs.ErrUnsupported},
 	} {
 		if tt.got != tt.want {
 			t.Errorf("%s is not the same value as %v", tt.name, tt.want)
@@ -85,7 +99,9 @@ func TestOneValuePerKind(t *testing.T) {
 
 // TestNilObjects is use after close without a device: a nil object of
 // every package answers like a closed one, with ErrClosed (EBADF); a nil
-// rsocket Conn also keeps net.ErrClosed, as a net.Conn must.
+// rsocket Conn also keeps net.ErrClosed, as a net.Conn must. rpma is the
+// exception: a nil object answers ErrInvalid, as librpma answers a NULL
+// one with RPMA_E_INVAL (rpma's TestNilReceivers).
 func TestNilObjects(t *testing.T) {
 	for _, tt := range []struct {
 		name string
