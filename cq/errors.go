@@ -21,6 +21,8 @@ type CompletionError struct {
 	VendorErr uint32
 }
 
+// Error names the work request, its status as ibv_wc_status_str does and
+// the vendor error.
 func (e *CompletionError) Error() string {
 	return fmt.Sprintf("cq: work request %#x: %s (status %d, vendor error %#x)", e.ID, e.Status, uint32(e.Status), e.VendorErr)
 }

@@ -13,6 +13,7 @@ type UnexpectedEventError struct {
 	Event *Event
 }
 
+// Error names the awaited and the received event.
 func (e *UnexpectedEventError) Error() string {
 	return fmt.Sprintf("rdmacm: waiting for %s, got %s", e.Want, e.Event)
 }
