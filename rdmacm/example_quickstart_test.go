@@ -66,15 +66,12 @@ func writeTo(ctx context.Context, addr netip.AddrPort, msg string) error {
 	if err != nil {
 		return err
 	}
-	var dst struct {
-		Addr uint64
-		RKey uint32
-	}
+	var dst rdmacm.Remote // the server's buffer, from its private data
 	if _, err := binary.Decode(est.Param.PrivateData, binary.LittleEndian, &dst); err != nil {
 		return err
 	}
 	n := copy(buf, msg)
-	if err := id.PostWrite(1, region, 0, n, uverbs.SendSignaled, dst.Addr, dst.RKey); err != nil {
+	if err := id.PostWrite(1, region, 0, n, uverbs.SendSignaled, dst); err != nil {
 		return err
 	}
 	wc, err := id.GetSendComp(ctx) // polls the send CQ, sleeping on its channel while it is empty
@@ -116,10 +113,7 @@ func serve(ctx context.Context, l *rdmacm.ID) (string, error) {
 	if err := id.CreateQP(nil, uverbs.QPInit{Cap: uverbs.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}}); err != nil {
 		return "", err
 	}
-	dst := struct {
-		Addr uint64
-		RKey uint32
-	}{region.Addr(), region.RKey()}
+	dst := rdmacm.Remote{Addr: region.Addr(), RKey: region.RKey()}
 	private, err := binary.Append(nil, binary.LittleEndian, dst)
 	if err != nil {
 		return "", err

@@ -60,22 +60,32 @@ func (id *ID) PostSend(wrID uint64, m *mr.MR, off, length int, flags uverbs.Send
 	return id.post(uverbs.SendWR{ID: wrID, Opcode: uverbs.WRSend, Flags: flags}, m, off, length)
 }
 
-// PostRead posts an RDMA read of length bytes from the peer's raddr
-// (rkey) into off of m (rdma_post_read).
-func (id *ID) PostRead(wrID uint64, m *mr.MR, off, length int, flags uverbs.SendFlags, raddr uint64, rkey uint32) error {
+// Remote is memory of the peer's that an RDMA read or write reaches: its
+// address and the rkey of its registration, as the peer announced them
+// (rdma_post_read's and rdma_post_write's remote_addr and rkey). Its
+// fields are in the order a peer usually sends them, so binary.Decode of
+// 12 bytes fills it.
+type Remote struct {
+	Addr uint64
+	RKey uint32
+}
+
+// PostRead posts an RDMA read of length bytes from the peer's memory at
+// from into off of m (rdma_post_read).
+func (id *ID) PostRead(wrID uint64, m *mr.MR, off, length int, flags uverbs.SendFlags, from Remote) error {
 	if id == nil {
 		return ErrClosed
 	}
-	return id.post(uverbs.SendWR{ID: wrID, Opcode: uverbs.WRRDMARead, Flags: flags, RemoteAddr: raddr, RKey: rkey}, m, off, length)
+	return id.post(uverbs.SendWR{ID: wrID, Opcode: uverbs.WRRDMARead, Flags: flags, RemoteAddr: from.Addr, RKey: from.RKey}, m, off, length)
 }
 
 // PostWrite posts an RDMA write of length bytes at off of m to the peer's
-// raddr (rkey) (rdma_post_write).
-func (id *ID) PostWrite(wrID uint64, m *mr.MR, off, length int, flags uverbs.SendFlags, raddr uint64, rkey uint32) error {
+// memory at to (rdma_post_write).
+func (id *ID) PostWrite(wrID uint64, m *mr.MR, off, length int, flags uverbs.SendFlags, to Remote) error {
 	if id == nil {
 		return ErrClosed
 	}
-	return id.post(uverbs.SendWR{ID: wrID, Opcode: uverbs.WRRDMAWrite, Flags: flags, RemoteAddr: raddr, RKey: rkey}, m, off, length)
+	return id.post(uverbs.SendWR{ID: wrID, Opcode: uverbs.WRRDMAWrite, Flags: flags, RemoteAddr: to.Addr, RKey: to.RKey}, m, off, length)
 }
 
 func (id *ID) post(wr uverbs.SendWR, m *mr.MR, off, length int) error {
