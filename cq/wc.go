@@ -1,8 +1,6 @@
 package cq
 
 import (
-	"fmt"
-
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/uverbs"
@@ -136,20 +134,9 @@ const (
 	OpRecvRDMAWithImm Opcode = abi.IB_WC_RECV_RDMA_WITH_IMM
 )
 
-var opcodeNames = map[Opcode]string{
-	OpSend: "SEND", OpRDMAWrite: "RDMA_WRITE", OpRDMARead: "RDMA_READ",
-	OpCompSwap: "COMP_SWAP", OpFetchAdd: "FETCH_ADD", OpBindMW: "BIND_MW",
-	OpLocalInv: "LOCAL_INV", OpTSO: "TSO", OpFlush: "FLUSH", OpAtomicWrite: "ATOMIC_WRITE", OpRecv: "RECV",
-	OpRecvRDMAWithImm: "RECV_RDMA_WITH_IMM",
-}
-
-// String returns the name of the IBV_WC_ constant without its prefix.
-func (o Opcode) String() string {
-	if s, ok := opcodeNames[o]; ok {
-		return s
-	}
-	return fmt.Sprintf("Opcode(%d)", uint32(o))
-}
+// Opcode.String prints the IB_WC_ names, but libibverbs' TSO for the
+// kernel's LSO.
+//go:generate go run ../hack/namegen -type Opcode -trimprefix IB_WC_ -rename LSO=TSO -doc "String returns the name of the IBV_WC_ constant without its prefix."
 
 // Flags describe a completion (enum ibv_wc_flags).
 type Flags uint32

@@ -32,25 +32,8 @@ const (
 	EventTimewaitExit    EventType = abi.RDMA_CM_EVENT_TIMEWAIT_EXIT
 )
 
-// eventNames are rdma_event_str's texts.
-var eventNames = [...]string{
-	"RDMA_CM_EVENT_ADDR_RESOLVED", "RDMA_CM_EVENT_ADDR_ERROR",
-	"RDMA_CM_EVENT_ROUTE_RESOLVED", "RDMA_CM_EVENT_ROUTE_ERROR",
-	"RDMA_CM_EVENT_CONNECT_REQUEST", "RDMA_CM_EVENT_CONNECT_RESPONSE",
-	"RDMA_CM_EVENT_CONNECT_ERROR", "RDMA_CM_EVENT_UNREACHABLE",
-	"RDMA_CM_EVENT_REJECTED", "RDMA_CM_EVENT_ESTABLISHED",
-	"RDMA_CM_EVENT_DISCONNECTED", "RDMA_CM_EVENT_DEVICE_REMOVAL",
-	"RDMA_CM_EVENT_MULTICAST_JOIN", "RDMA_CM_EVENT_MULTICAST_ERROR",
-	"RDMA_CM_EVENT_ADDR_CHANGE", "RDMA_CM_EVENT_TIMEWAIT_EXIT",
-}
-
-// String returns rdma_event_str's name of t.
-func (t EventType) String() string {
-	if int(t) < len(eventNames) {
-		return eventNames[t]
-	}
-	return "UNKNOWN EVENT"
-}
+// EventType.String prints the constants' names, as rdma_event_str does.
+//go:generate go run ../hack/namegen -type EventType -unknown "UNKNOWN EVENT" -doc "String returns rdma_event_str's name of the event type."
 
 // Event is a connection manager event (struct rdma_cm_event). It is
 // acknowledged when GetEvent returns it.

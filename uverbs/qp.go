@@ -29,18 +29,7 @@ const (
 	UD QPType = abi.IB_UVERBS_QPT_UD // unreliable datagram
 )
 
-// String returns "RC", "UC" or "UD".
-func (t QPType) String() string {
-	switch t {
-	case RC:
-		return "RC"
-	case UC:
-		return "UC"
-	case UD:
-		return "UD"
-	}
-	return fmt.Sprintf("QPType(%d)", uint8(t))
-}
+//go:generate go run ../hack/namegen -type QPType -trimprefix IB_UVERBS_QPT_ -doc "String returns \"RC\", \"UC\" or \"UD\"."
 
 // QPCap are a QP's queue sizes (struct ibv_qp_cap). CreateQP returns what
 // the device granted, which may exceed the request.

@@ -23,15 +23,7 @@ const (
 	QPSErr   QPState = abi.IB_QPS_ERR
 )
 
-var qpStateNames = [...]string{"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"}
-
-// String returns the state's name as the verbs tools print it, e.g. "RTR".
-func (s QPState) String() string {
-	if int(s) < len(qpStateNames) {
-		return qpStateNames[s]
-	}
-	return fmt.Sprintf("QPState(%d)", uint8(s))
-}
+//go:generate go run ../hack/namegen -type QPState -trimprefix IB_QPS_ -doc "String returns the state's name as the verbs tools print it, e.g. \"RTR\"."
 
 // QPAttrMask selects the QPAttr fields Modify sets and Query reads (enum
 // ibv_qp_attr_mask).

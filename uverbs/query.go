@@ -233,15 +233,7 @@ const (
 	PortActiveDefer PortState = abi.IB_PORT_ACTIVE_DEFER
 )
 
-var portStateNames = [...]string{"PORT_NOP", "PORT_DOWN", "PORT_INIT", "PORT_ARMED", "PORT_ACTIVE", "PORT_ACTIVE_DEFER"}
-
-// String returns the name ibv_devinfo prints, e.g. "PORT_ACTIVE".
-func (s PortState) String() string {
-	if int(s) < len(portStateNames) {
-		return portStateNames[s]
-	}
-	return "invalid state"
-}
+//go:generate go run ../hack/namegen -type PortState -trimprefix IB_ -unknown "invalid state" -doc "String returns the name ibv_devinfo prints, e.g. \"PORT_ACTIVE\"."
 
 // MTU is an IB path MTU code (enum ibv_mtu).
 type MTU uint8

@@ -1,10 +1,6 @@
 package uverbs
 
-import (
-	"fmt"
-
-	"github.com/purerdma/purerdma/internal/abi"
-)
+import "github.com/purerdma/purerdma/internal/abi"
 
 // SGE is a scatter/gather element (struct ibv_sge): Length bytes at Addr
 // in the memory region with local key LKey. Addr is an address, as the
@@ -42,13 +38,7 @@ const (
 	WRBindMW WROpcode = abi.IB_UVERBS_WR_BIND_MW
 )
 
-var wrOpcodeNames = map[WROpcode]string{
-	WRRDMAWrite: "RDMA_WRITE", WRRDMAWriteWithImm: "RDMA_WRITE_WITH_IMM",
-	WRSend: "SEND", WRSendWithImm: "SEND_WITH_IMM", WRRDMARead: "RDMA_READ",
-	WRAtomicCmpAndSwp: "ATOMIC_CMP_AND_SWP", WRAtomicFetchAndAdd: "ATOMIC_FETCH_AND_ADD",
-	WRLocalInv: "LOCAL_INV", WRSendWithInv: "SEND_WITH_INV",
-	WRFlush: "FLUSH", WRAtomicWrite: "ATOMIC_WRITE", WRBindMW: "BIND_MW",
-}
+//go:generate go run ../hack/namegen -type WROpcode -trimprefix IB_UVERBS_WR_ -doc "String returns the name of the IBV_WR_ constant without its prefix."
 
 // FlushType is the placement type of an RDMA FLUSH (enum
 // ibv_placement_type): what the responder guarantees for the data.
@@ -63,18 +53,7 @@ const (
 	FlushPersistent FlushType = abi.IB_FLUSH_PERSISTENT
 )
 
-// String returns "GLOBAL", "PERSISTENT" or both joined by "|".
-func (t FlushType) String() string {
-	switch t {
-	case FlushGlobal:
-		return "GLOBAL"
-	case FlushPersistent:
-		return "PERSISTENT"
-	case FlushGlobal | FlushPersistent:
-		return "GLOBAL|PERSISTENT"
-	}
-	return fmt.Sprintf("FlushType(%d)", uint8(t))
-}
+//go:generate go run ../hack/namegen -type FlushType -trimprefix IB_FLUSH_ -flags -doc "String returns \"GLOBAL\", \"PERSISTENT\" or both joined by \"|\"."
 
 // FlushLevel is the selectivity level of an RDMA FLUSH (enum
 // ibv_selectivity_level): what it covers.
@@ -88,24 +67,7 @@ const (
 	FlushMR FlushLevel = abi.IB_FLUSH_MR
 )
 
-// String returns "RANGE" or "MR".
-func (l FlushLevel) String() string {
-	switch l {
-	case FlushRange:
-		return "RANGE"
-	case FlushMR:
-		return "MR"
-	}
-	return fmt.Sprintf("FlushLevel(%d)", uint8(l))
-}
-
-// String returns the name of the IBV_WR_ constant without its prefix.
-func (o WROpcode) String() string {
-	if s, ok := wrOpcodeNames[o]; ok {
-		return s
-	}
-	return fmt.Sprintf("WROpcode(%d)", uint32(o))
-}
+//go:generate go run ../hack/namegen -type FlushLevel -trimprefix IB_FLUSH_ -doc "String returns \"RANGE\" or \"MR\"."
 
 // SendFlags modify a send work request (enum ibv_send_flags).
 type SendFlags uint32
