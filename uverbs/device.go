@@ -48,6 +48,8 @@ const (
 	NodeUnspec  NodeType = 7
 )
 
+// nodeTypeNames are the texts of the kernel's sysfs node_type after the
+// number ("1: CA"), kept by hand: they are no C constant names.
 var nodeTypeNames = map[NodeType]string{
 	NodeCA: "CA", NodeSwitch: "switch", NodeRouter: "router", NodeRNIC: "RNIC",
 	NodeUSNIC: "usNIC", NodeUSNICUD: "usNIC UDP", NodeUnspec: "unspecified",

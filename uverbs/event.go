@@ -35,20 +35,35 @@ const (
 	EventWQFatal          EventType = abi.IB_EVENT_WQ_FATAL
 )
 
-// eventNames are ibv_event_type_str's texts.
+// eventNames are ibv_event_type_str's texts (rdma-core's
+// libibverbs/enum_strs.c), keyed by the constants as there. They are no C
+// constant names, so hack/namegen cannot make them: they are kept by hand.
 var eventNames = [...]string{
-	"CQ error", "local work queue catastrophic error",
-	"invalid request local work queue error", "local access violation work queue error",
-	"communication established", "send queue drained", "path migrated",
-	"path migration request error", "local catastrophic error", "port active",
-	"port error", "LID change", "P_Key change", "SM change", "SRQ catastrophic error",
-	"SRQ limit reached", "last WQE reached", "client reregistration", "GID table change",
-	"WQ fatal",
+	EventCQErr:            "CQ error",
+	EventQPFatal:          "local work queue catastrophic error",
+	EventQPReqErr:         "invalid request local work queue error",
+	EventQPAccessErr:      "local access violation work queue error",
+	EventCommEst:          "communication established",
+	EventSQDrained:        "send queue drained",
+	EventPathMig:          "path migrated",
+	EventPathMigErr:       "path migration request error",
+	EventDeviceFatal:      "local catastrophic error",
+	EventPortActive:       "port active",
+	EventPortErr:          "port error",
+	EventLIDChange:        "LID change",
+	EventPKeyChange:       "P_Key change",
+	EventSMChange:         "SM change",
+	EventSRQErr:           "SRQ catastrophic error",
+	EventSRQLimitReached:  "SRQ limit reached",
+	EventQPLastWQEReached: "last WQE reached",
+	EventClientReregister: "client reregistration",
+	EventGIDChange:        "GID table change",
+	EventWQFatal:          "WQ fatal",
 }
 
 // String returns the text ibv_event_type_str gives.
 func (t EventType) String() string {
-	if int(t) < len(eventNames) {
+	if int(t) < len(eventNames) && eventNames[t] != "" {
 		return eventNames[t]
 	}
 	return "unknown"

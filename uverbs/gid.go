@@ -37,7 +37,9 @@ const (
 	GIDTypeRoCEv2 GIDType = abi.IB_UVERBS_GID_TYPE_ROCE_V2
 )
 
-// String returns "IB", "RoCE v1" or "RoCE v2".
+// String returns "IB", "RoCE v1" or "RoCE v2". The texts are our own,
+// kept by hand (no C constant names): the kernel's sysfs gid_attrs/types
+// says "IB/RoCE v1" for the first two and "RoCE v2".
 func (t GIDType) String() string {
 	switch t {
 	case GIDTypeIB:

@@ -265,7 +265,9 @@ const (
 	LinkLayerEthernet    LinkLayer = abi.IB_LINK_LAYER_ETHERNET
 )
 
-// String returns the name ibv_devinfo prints.
+// String returns the name ibv_devinfo prints; an unspecified link layer
+// prints as InfiniBand. The texts are kept by hand: they are no C constant
+// names.
 func (l LinkLayer) String() string {
 	switch l {
 	case LinkLayerInfiniBand, LinkLayerUnspecified:
