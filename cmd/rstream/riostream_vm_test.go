@@ -28,11 +28,14 @@ func TestRiostream(t *testing.T) {
 					return
 				}
 				// The C pair fails by itself now and then (2 runs of 54 on
-				// rxe, Linux 6.1): the client's riomap fails with ENOMEM
+				// rxe, Linux 6.1, and once in make test on 2026-11-24): the client's riomap fails with ENOMEM
 				// as against the Go side, the server's rrecv with
 				// EINVAL. Not traced; recorded, not failed, since it is
 				// the reference's own failure and no Go code runs here.
-				if strings.Contains(cli.Stderr, "riomap: Cannot allocate memory") && strings.Contains(srv.Stderr, "rrecv: Invalid argument") {
+				// The server may also have been stopped by runPair once the
+				// client had exited, before its rrecv failed.
+				srvGone := strings.Contains(srv.Stderr, "rrecv: Invalid argument") || strings.Contains(srv.Stderr, "signal: killed")
+				if strings.Contains(cli.Stderr, "riomap: Cannot allocate memory") && srvGone {
 					t.Logf("C riostream pair failed by itself (client riomap ENOMEM, server rrecv EINVAL):\n%v\n%v", srv, cli)
 					return
 				}
