@@ -8,15 +8,15 @@ import (
 	"net"
 	"strconv"
 
-	"github.com/purerdma/purerdma/internal/ppdest"
+	"github.com/purerdma/purerdma/internal/pingpong"
 )
 
 // encodeAll is what each side writes: maxQP address messages, the ones
 // past -q all zero, as the C tool's zeroed array prints them.
-func encodeAll(my []ppdest.Dest) []byte {
-	b := make([]byte, 0, maxQP*ppdest.MsgSize)
+func encodeAll(my []pingpong.Dest) []byte {
+	b := make([]byte, 0, maxQP*pingpong.MsgSize)
 	for i := range maxQP {
-		var d ppdest.Dest
+		var d pingpong.Dest
 		if i < len(my) {
 			d = my[i]
 		}
@@ -26,14 +26,14 @@ func encodeAll(my []ppdest.Dest) []byte {
 }
 
 // readAll reads maxQP address messages and decodes the first n.
-func readAll(r io.Reader, n int) ([]ppdest.Dest, error) {
-	msg := make([]byte, maxQP*ppdest.MsgSize)
+func readAll(r io.Reader, n int) ([]pingpong.Dest, error) {
+	msg := make([]byte, maxQP*pingpong.MsgSize)
 	if _, err := io.ReadFull(r, msg); err != nil {
 		return nil, err
 	}
-	rem := make([]ppdest.Dest, n)
+	rem := make([]pingpong.Dest, n)
 	for i := range rem {
-		d, err := ppdest.Decode(msg[i*ppdest.MsgSize : (i+1)*ppdest.MsgSize])
+		d, err := pingpong.Decode(msg[i*pingpong.MsgSize : (i+1)*pingpong.MsgSize])
 		if err != nil {
 			return nil, err
 		}
@@ -44,7 +44,7 @@ func readAll(r io.Reader, n int) ([]ppdest.Dest, error) {
 
 // clientExchange is pp_client_exch_dest: it connects to the server, sends
 // my addresses, reads the server's and answers "done".
-func clientExchange(ctx context.Context, server string, port int, my []ppdest.Dest) ([]ppdest.Dest, error) {
+func clientExchange(ctx context.Context, server string, port int, my []pingpong.Dest) ([]pingpong.Dest, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(server, strconv.Itoa(port)))
 	if err != nil {
@@ -61,7 +61,7 @@ func clientExchange(ctx context.Context, server string, port int, my []ppdest.De
 	if err != nil {
 		return nil, fmt.Errorf("Couldn't read remote address (%v)", err)
 	}
-	if _, err := c.Write([]byte(ppdest.DoneMsg)); err != nil {
+	if _, err := c.Write([]byte(pingpong.DoneMsg)); err != nil {
 		return nil, fmt.Errorf("client write (%v)", err)
 	}
 	return rem, nil
@@ -70,7 +70,7 @@ func clientExchange(ctx context.Context, server string, port int, my []ppdest.De
 // serverExchange is pp_server_exch_dest: it waits for one client, reads
 // its addresses, connects the QPs with connect, then sends my addresses
 // and waits for "done".
-func serverExchange(ctx context.Context, port int, my []ppdest.Dest, connect func([]ppdest.Dest) error) ([]ppdest.Dest, error) {
+func serverExchange(ctx context.Context, port int, my []pingpong.Dest, connect func([]pingpong.Dest) error) ([]pingpong.Dest, error) {
 	var lc net.ListenConfig
 	l, err := lc.Listen(ctx, "tcp", ":"+strconv.Itoa(port))
 	if err != nil {
@@ -100,7 +100,7 @@ func serverExchange(ctx context.Context, port int, my []ppdest.Dest, connect fun
 	if _, err := c.Write(encodeAll(my)); err != nil {
 		return nil, fmt.Errorf("Couldn't send local address (%v)", err)
 	}
-	done := make([]byte, len(ppdest.DoneMsg))
+	done := make([]byte, len(pingpong.DoneMsg))
 	if _, err := io.ReadFull(c, done); err != nil {
 		return nil, fmt.Errorf("client write (%v)", err)
 	}

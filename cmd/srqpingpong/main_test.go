@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/purerdma/purerdma/internal/ppdest"
+	"github.com/purerdma/purerdma/internal/pingpong"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
@@ -74,19 +74,19 @@ func TestParseErrors(t *testing.T) {
 // TestExchangeMessages checks the exchange is always maxQP messages, the
 // ones past -q zero.
 func TestExchangeMessages(t *testing.T) {
-	my := []ppdest.Dest{{LID: 1, QPN: 0x11, PSN: 0x22}, {LID: 1, QPN: 0x12, PSN: 0x23, GID: uverbs.GID{15: 9}}}
+	my := []pingpong.Dest{{LID: 1, QPN: 0x11, PSN: 0x22}, {LID: 1, QPN: 0x12, PSN: 0x23, GID: uverbs.GID{15: 9}}}
 	b := encodeAll(my)
-	if len(b) != maxQP*ppdest.MsgSize {
-		t.Fatalf("%d bytes, want %d", len(b), maxQP*ppdest.MsgSize)
+	if len(b) != maxQP*pingpong.MsgSize {
+		t.Fatalf("%d bytes, want %d", len(b), maxQP*pingpong.MsgSize)
 	}
-	if got := string(b[2*ppdest.MsgSize : 3*ppdest.MsgSize-1]); got != "0000:000000:000000:00000000000000000000000000000000" {
+	if got := string(b[2*pingpong.MsgSize : 3*pingpong.MsgSize-1]); got != "0000:000000:000000:00000000000000000000000000000000" {
 		t.Errorf("third message %q, want a zero address", got)
 	}
 	rem, err := readAll(bytes.NewReader(b), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(my, rem, cmp.AllowUnexported(ppdest.Dest{})); diff != "" {
+	if diff := cmp.Diff(my, rem, cmp.AllowUnexported(pingpong.Dest{})); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
 	if _, err := readAll(bytes.NewReader(b[:len(b)-1]), 2); err == nil {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/purerdma/purerdma/cq"
-	"github.com/purerdma/purerdma/internal/ppdest"
+	"github.com/purerdma/purerdma/internal/pingpong"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/uverbs"
 )
@@ -16,8 +16,8 @@ const (
 	sendWRID = 2
 )
 
-// pingpong holds the verbs objects (struct pingpong_context).
-type pingpong struct {
+// ppContext holds the verbs objects (struct pingpong_context).
+type ppContext struct {
 	ctx       *uverbs.Context
 	ch        *cq.Channel // nil without -e
 	pd        *uverbs.PD
@@ -71,8 +71,8 @@ const maxQP = 256
 // newPingpong is pp_init_ctx: it opens the device and makes the channel,
 // PD, buffer, MR, CQ, SRQ and QPs, and moves the QPs to INIT. On error
 // everything made is released.
-func newPingpong(o *options) (_ *pingpong, err error) {
-	p := &pingpong{size: o.size, rxDepth: o.rxDepth, sendFlags: uverbs.SendSignaled, pending: make([]int, o.numQP)}
+func newPingpong(o *options) (_ *ppContext, err error) {
+	p := &ppContext{size: o.size, rxDepth: o.rxDepth, sendFlags: uverbs.SendSignaled, pending: make([]int, o.numQP)}
 	if p.ctx, err = openDevice(o.ibDev); err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func newPingpong(o *options) (_ *pingpong, err error) {
 // connect is pp_connect_ctx: each QP to RTR towards its peer, then RTS.
 // As in C, whether the route is global, and the GID it goes to, come from
 // the peer's first address.
-func (p *pingpong) connect(o *options, my, rem []ppdest.Dest) error {
+func (p *ppContext) connect(o *options, my, rem []pingpong.Dest) error {
 	for i, qp := range p.qps {
 		err := qp.ConnectRC(uverbs.RCPath{
 			Port: uint8(o.ibPort), MTU: o.mtu, SL: uint8(o.sl), SGIDIndex: uint8(o.gidIdx),
@@ -153,7 +153,7 @@ func (p *pingpong) connect(o *options, my, rem []ppdest.Dest) error {
 }
 
 // findQP is find_qp: the index of the QP numbered qpn, or -1.
-func (p *pingpong) findQP(qpn uint32) int {
+func (p *ppContext) findQP(qpn uint32) int {
 	for i, qp := range p.qps {
 		if qp.Num() == qpn {
 			return i
@@ -164,20 +164,20 @@ func (p *pingpong) findQP(qpn uint32) int {
 
 // postRecv is pp_post_recv: it posts n receives of the whole buffer to
 // the SRQ and returns how many it posted.
-func (p *pingpong) postRecv(n int) int {
+func (p *ppContext) postRecv(n int) int {
 	posted, _ := p.srq.PostRecv(p.recvs[:n])
 	return posted
 }
 
 // postSend is pp_post_send: one send of the whole buffer on QP i.
-func (p *pingpong) postSend(i int) error {
+func (p *ppContext) postSend(i int) error {
 	_, err := p.qps[i].PostSend(p.send)
 	return err
 }
 
 // localGID is ibv_query_gid: the GID at index, zero for an empty entry,
 // and an error for an index outside the table.
-func (p *pingpong) localGID(port uint8, index int) (uverbs.GID, error) {
+func (p *ppContext) localGID(port uint8, index int) (uverbs.GID, error) {
 	if index >= p.portinfo.GIDTblLen {
 		return uverbs.GID{}, fmt.Errorf("index %d, the table has %d entries", index, p.portinfo.GIDTblLen)
 	}
@@ -195,7 +195,7 @@ func (p *pingpong) localGID(port uint8, index int) (uverbs.GID, error) {
 
 // close is pp_close_ctx; it releases what exists, in the kernel's order,
 // and returns the first failure as the C tool words it.
-func (p *pingpong) close() error {
+func (p *ppContext) close() error {
 	var first error
 	step := func(ok bool, f func() error, msg string) {
 		if !ok {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/purerdma/purerdma/cq"
-	"github.com/purerdma/purerdma/internal/ppdest"
+	"github.com/purerdma/purerdma/internal/pingpong"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
@@ -73,9 +73,9 @@ func pingpongMain(ctx context.Context, o *options, stdout io.Writer) (err error)
 	if p.portinfo, err = p.ctx.QueryPort(uint8(o.ibPort)); err != nil {
 		return fmt.Errorf("Couldn't get port info (%v)", err)
 	}
-	my := make([]ppdest.Dest, o.numQP)
+	my := make([]pingpong.Dest, o.numQP)
 	for i := range my {
-		my[i] = ppdest.Dest{LID: p.portinfo.LID, QPN: p.qps[i].Num(), PSN: rand.Uint32() & 0xffffff}
+		my[i] = pingpong.Dest{LID: p.portinfo.LID, QPN: p.qps[i].Num(), PSN: rand.Uint32() & 0xffffff}
 		if p.portinfo.LinkLayer != uverbs.LinkLayerEthernet && my[i].LID == 0 {
 			return errors.New("Couldn't get local LID")
 		}
@@ -85,21 +85,21 @@ func pingpongMain(ctx context.Context, o *options, stdout io.Writer) (err error)
 			}
 		}
 		fmt.Fprintf(stdout, "  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n",
-			my[i].LID, my[i].QPN, my[i].PSN, ppdest.FormatGID(my[i].GID))
+			my[i].LID, my[i].QPN, my[i].PSN, pingpong.FormatGID(my[i].GID))
 	}
 
-	var rem []ppdest.Dest
+	var rem []pingpong.Dest
 	if o.server != "" {
 		rem, err = clientExchange(ctx, o.server, o.port, my)
 	} else {
-		rem, err = serverExchange(ctx, o.port, my, func(rem []ppdest.Dest) error { return p.connect(o, my, rem) })
+		rem, err = serverExchange(ctx, o.port, my, func(rem []pingpong.Dest) error { return p.connect(o, my, rem) })
 	}
 	if err != nil {
 		return err
 	}
 	for _, r := range rem {
 		fmt.Fprintf(stdout, "  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n",
-			r.LID, r.QPN, r.PSN, ppdest.FormatGID(r.GID))
+			r.LID, r.QPN, r.PSN, pingpong.FormatGID(r.GID))
 	}
 	if o.server != "" {
 		if err := p.connect(o, my, rem); err != nil {
@@ -132,7 +132,7 @@ func pingpongMain(ctx context.Context, o *options, stdout io.Writer) (err error)
 }
 
 // loop runs the ping-pong until iters sends and receives completed.
-func (p *pingpong) loop(ctx context.Context, iters int, routs *int) error {
+func (p *ppContext) loop(ctx context.Context, iters int, routs *int) error {
 	var (
 		wc         = make([]cq.WC, p.rxDepth+len(p.qps)) // num_wc
 		rcnt, scnt int
@@ -178,7 +178,7 @@ func (p *pingpong) loop(ctx context.Context, iters int, routs *int) error {
 }
 
 // parseWC handles one completion as the C tool's loop does.
-func (p *pingpong) parseWC(wc *cq.WC, iters int, scnt, rcnt, routs *int) error {
+func (p *ppContext) parseWC(wc *cq.WC, iters int, scnt, rcnt, routs *int) error {
 	if wc.Status != cq.Success {
 		return fmt.Errorf("Failed status %s (%d) for wr_id %d", wc.Status, wc.Status, int(wc.ID))
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/purerdma/purerdma/cq"
-	"github.com/purerdma/purerdma/internal/ppdest"
+	"github.com/purerdma/purerdma/internal/pingpong"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/uverbs"
 )
@@ -16,8 +16,8 @@ const (
 	sendWRID = 2
 )
 
-// pingpong holds the verbs objects (struct pingpong_context).
-type pingpong struct {
+// ppContext holds the verbs objects (struct pingpong_context).
+type ppContext struct {
 	ctx       *uverbs.Context
 	ch        *cq.Channel // nil without -e
 	pd        *uverbs.PD
@@ -74,8 +74,8 @@ func openDevice(name string) (*uverbs.Context, error) {
 // newPingpong is pp_init_ctx: it opens the device, checks the message
 // fits the port's MTU, and makes the channel, PD, buffer, MR, CQ and UD
 // QP, and moves the QP to INIT. On error everything made is released.
-func newPingpong(o *options) (_ *pingpong, err error) {
-	p := &pingpong{size: o.size, rxDepth: o.rxDepth, sendFlags: uverbs.SendSignaled, port: uint8(o.ibPort)}
+func newPingpong(o *options) (_ *ppContext, err error) {
+	p := &ppContext{size: o.size, rxDepth: o.rxDepth, sendFlags: uverbs.SendSignaled, port: uint8(o.ibPort)}
 	if p.ctx, err = openDevice(o.ibDev); err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ func newPingpong(o *options) (_ *pingpong, err error) {
 // connect is pp_connect_ctx: RTR, RTS, and the address handle to rem,
 // global when rem has a GID (its interface ID, the last 8 bytes, is not
 // zero).
-func (p *pingpong) connect(o *options, myPSN uint32, rem ppdest.Dest) error {
+func (p *ppContext) connect(o *options, myPSN uint32, rem pingpong.Dest) error {
 	rtr := uverbs.QPAttr{State: uverbs.QPSRTR}
 	if err := p.qp.Modify(&rtr, uverbs.QPAttrState); err != nil {
 		return fmt.Errorf("Failed to modify QP to RTR (%v)", err)
@@ -173,7 +173,7 @@ func (p *pingpong) connect(o *options, myPSN uint32, rem ppdest.Dest) error {
 // datagram wc, whose GRH is at the start of the buffer: the peer the
 // exchange named, now reached as ibv_create_ah_from_wc would. Only the
 // first datagram does it; the others come from the same peer.
-func (p *pingpong) replyTo(wc *cq.WC) error {
+func (p *ppContext) replyTo(wc *cq.WC) error {
 	if p.fromWC || wc.SrcQP != p.remQPN {
 		return nil
 	}
@@ -193,20 +193,20 @@ func (p *pingpong) replyTo(wc *cq.WC) error {
 
 // postRecv is pp_post_recv: it posts n receives of the whole buffer and
 // returns how many it posted.
-func (p *pingpong) postRecv(n int) int {
+func (p *ppContext) postRecv(n int) int {
 	posted, _ := p.qp.PostRecv(p.recvs[:n])
 	return posted
 }
 
 // postSend is pp_post_send: one datagram of the message.
-func (p *pingpong) postSend() error {
+func (p *ppContext) postSend() error {
 	_, err := p.qp.PostSend(p.send)
 	return err
 }
 
 // localGID is ibv_query_gid: the GID at index, zero for an empty entry,
 // and an error for an index outside the table.
-func (p *pingpong) localGID(port uint8, index int) (uverbs.GID, error) {
+func (p *ppContext) localGID(port uint8, index int) (uverbs.GID, error) {
 	if index >= p.portinfo.GIDTblLen {
 		return uverbs.GID{}, fmt.Errorf("index %d, the table has %d entries", index, p.portinfo.GIDTblLen)
 	}
@@ -224,7 +224,7 @@ func (p *pingpong) localGID(port uint8, index int) (uverbs.GID, error) {
 
 // close is pp_close_ctx; it releases what exists, in the kernel's order,
 // and returns the first failure as the C tool words it.
-func (p *pingpong) close() error {
+func (p *ppContext) close() error {
 	var first error
 	step := func(ok bool, f func() error, msg string) {
 		if !ok {

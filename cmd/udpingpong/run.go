@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/purerdma/purerdma/cq"
-	"github.com/purerdma/purerdma/internal/ppdest"
+	"github.com/purerdma/purerdma/internal/pingpong"
 )
 
 // argv0 is the program name in the usage text.
@@ -69,7 +69,7 @@ func pingpongMain(ctx context.Context, o *options, stdout io.Writer) (err error)
 	if p.portinfo, err = p.ctx.QueryPort(uint8(o.ibPort)); err != nil {
 		return fmt.Errorf("Couldn't get port info (%v)", err)
 	}
-	my := ppdest.Dest{LID: p.portinfo.LID}
+	my := pingpong.Dest{LID: p.portinfo.LID}
 	my.QPN = p.qp.Num()
 	my.PSN = rand.Uint32() & 0xffffff
 	if o.gidIdx >= 0 {
@@ -79,19 +79,19 @@ func pingpongMain(ctx context.Context, o *options, stdout io.Writer) (err error)
 	}
 	// Sic: a colon before GID, as the C tool prints it.
 	fmt.Fprintf(stdout, "  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x: GID %s\n",
-		my.LID, my.QPN, my.PSN, ppdest.FormatGID(my.GID))
+		my.LID, my.QPN, my.PSN, pingpong.FormatGID(my.GID))
 
-	var rem ppdest.Dest
+	var rem pingpong.Dest
 	if o.server != "" {
-		rem, err = ppdest.ClientExchange(ctx, o.server, o.port, my)
+		rem, err = pingpong.ClientExchange(ctx, o.server, o.port, my)
 	} else {
-		rem, err = ppdest.ServerExchange(ctx, o.port, my, func(rem ppdest.Dest) error { return p.connect(o, my.PSN, rem) })
+		rem, err = pingpong.ServerExchange(ctx, o.port, my, func(rem pingpong.Dest) error { return p.connect(o, my.PSN, rem) })
 	}
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n",
-		rem.LID, rem.QPN, rem.PSN, ppdest.FormatGID(rem.GID))
+		rem.LID, rem.QPN, rem.PSN, pingpong.FormatGID(rem.GID))
 	if o.server != "" {
 		if err := p.connect(o, my.PSN, rem); err != nil {
 			return err
@@ -120,7 +120,7 @@ func pingpongMain(ctx context.Context, o *options, stdout io.Writer) (err error)
 }
 
 // loop runs the ping-pong until iters sends and receives completed.
-func (p *pingpong) loop(ctx context.Context, iters int, routs *int) error {
+func (p *ppContext) loop(ctx context.Context, iters int, routs *int) error {
 	var (
 		wc         [2]cq.WC
 		rcnt, scnt int
@@ -166,7 +166,7 @@ func (p *pingpong) loop(ctx context.Context, iters int, routs *int) error {
 }
 
 // parseWC is parse_single_wc.
-func (p *pingpong) parseWC(wc *cq.WC, iters int, scnt, rcnt, routs *int) error {
+func (p *ppContext) parseWC(wc *cq.WC, iters int, scnt, rcnt, routs *int) error {
 	if wc.Status != cq.Success {
 		return fmt.Errorf("Failed status %s (%d) for wr_id %d", wc.Status, wc.Status, int(wc.ID))
 	}

@@ -1,4 +1,4 @@
-package ppdest
+package pingpong
 
 import (
 	"context"

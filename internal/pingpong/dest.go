@@ -1,8 +1,11 @@
-// Package ppdest is the address exchange of rdma-core's pingpong examples
-// (ibv_rc_pingpong, ibv_ud_pingpong, ibv_srq_pingpong): the message each
-// side writes over TCP, and the GID formats they print. The three Go
-// tools share it.
-package ppdest
+// Package pingpong is what the Go ports of rdma-core's pingpong examples
+// (ibv_rc_pingpong, ibv_ud_pingpong, ibv_srq_pingpong) have in common:
+// the address exchange (the message each side writes over TCP, and the
+// GID formats they print), the command line, the device set-up and the
+// post/poll loop. The C tools are copies of one another in those parts,
+// so one Go copy serves the three; each tool keeps what its transport
+// does differently.
+package pingpong
 
 import (
 	"encoding/binary"
