@@ -1,53 +1,42 @@
 package main
 
 import (
-	"bytes"
-	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/purerdma/purerdma/internal/pingpong"
+	"github.com/purerdma/purerdma/internal/pingpong/pptest"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
+// ibv_rc_pingpong's letters and defaults; the getopt rules themselves are
+// tested in internal/pingpong.
 func TestParseArgs(t *testing.T) {
-	def := defaultOptions()
-	with := func(f func(o *options)) options {
-		o := def
-		f(&o)
-		return o
-	}
+	with := func(f func(o *pingpong.Options)) pingpong.Options { return pptest.With(tool, f) }
 	tests := []struct {
 		args []string
-		want options
+		want pingpong.Options
 	}{
-		{nil, def},
+		{nil, pingpong.Options{Port: 18515, IBPort: 1, Size: 4096, MTU: uverbs.MTU1024, NumQP: 1, RxDepth: 500, Iters: 1000, GIDIdx: -1}},
 		{[]string{"-p", "1234", "-d", "rxe0", "-i", "2", "-s", "64", "-m", "4096", "-r", "10", "-n", "7", "-l", "3", "-e", "-g", "1", "-c", "host"},
-			with(func(o *options) {
-				o.port, o.ibDev, o.ibPort, o.size, o.mtu, o.rxDepth, o.iters, o.sl = 1234, "rxe0", 2, 64, uverbs.MTU4096, 10, 7, 3
-				o.events, o.gidIdx, o.validate, o.server = true, 1, true, "host"
+			with(func(o *pingpong.Options) {
+				o.Port, o.IBDev, o.IBPort, o.Size, o.MTU, o.RxDepth, o.Iters, o.SL = 1234, "rxe0", 2, 64, uverbs.MTU4096, 10, 7, 3
+				o.Events, o.GIDIdx, o.Validate, o.Server = true, 1, true, "host"
 			})},
-		{[]string{"-ecg3", "-p0x10", "-n010"}, with(func(o *options) { o.events, o.validate, o.gidIdx, o.port, o.iters = true, true, 3, 16, 8 })},
-		{[]string{"host", "-n", "5"}, with(func(o *options) { o.server, o.iters = "host", 5 })},
+		{[]string{"-ecg3", "-p0x10", "-n010"}, with(func(o *pingpong.Options) { o.Events, o.Validate, o.GIDIdx, o.Port, o.Iters = true, true, 3, 16, 8 })},
+		{[]string{"host", "-n", "5"}, with(func(o *pingpong.Options) { o.Server, o.Iters = "host", 5 })},
 		{[]string{"--port=99", "--ib-dev", "siw0", "--events", "--gid-idx=2", "--chk", "--mtu=256", "--", "-host"},
-			with(func(o *options) {
-				o.port, o.ibDev, o.events, o.gidIdx, o.validate, o.mtu, o.server = 99, "siw0", true, 2, true, uverbs.MTU256, "-host"
+			with(func(o *pingpong.Options) {
+				o.Port, o.IBDev, o.Events, o.GIDIdx, o.Validate, o.MTU, o.Server = 99, "siw0", true, 2, true, uverbs.MTU256, "-host"
 			})},
 	}
 	for _, tt := range tests {
-		got, err := parseArgs(tt.args)
-		if err != nil {
-			t.Errorf("parseArgs(%q): %v", tt.args, err)
-			continue
-		}
-		if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(options{})); diff != "" {
-			t.Errorf("parseArgs(%q) (-want +got):\n%s", tt.args, diff)
-		}
+		pptest.CheckParse(t, tool, tt.args, tt.want)
 	}
 }
 
 // Bad command lines exit 1 with a message on stderr; the ones getopt
-// rejects also print the usage text on stdout, as the C tool does.
+// rejects also print the usage text on stdout, as the C tool does. The
+// options this port lacks are refused without it.
 func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		args   []string
@@ -73,15 +62,6 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-O"}, "(-O) is not supported", false},
 	}
 	for _, tt := range tests {
-		var stdout, stderr bytes.Buffer
-		if code := run(tt.args, &stdout, &stderr); code != 1 {
-			t.Errorf("run(%q) = %d, want 1", tt.args, code)
-		}
-		if !strings.Contains(stderr.String(), tt.stderr) || (tt.stderr == "") != (stderr.Len() == 0) {
-			t.Errorf("run(%q) stderr = %q, want it to say %q", tt.args, stderr.String(), tt.stderr)
-		}
-		if got := strings.HasPrefix(stdout.String(), "Usage:\n"); got != tt.usage {
-			t.Errorf("run(%q) printed usage: %v, want %v; stdout %q", tt.args, got, tt.usage, stdout.String())
-		}
+		pptest.CheckError(t, tool, runContext, tt.args, tt.stderr, tt.usage)
 	}
 }

@@ -2,46 +2,33 @@ package main
 
 import (
 	"bytes"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/purerdma/purerdma/internal/pingpong"
+	"github.com/purerdma/purerdma/internal/pingpong/pptest"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
+// ibv_srq_pingpong's letters and defaults (16 QPs, 4096 bytes, 500
+// receives); the getopt rules themselves are tested in internal/pingpong.
 func TestParseArgs(t *testing.T) {
-	def := defaultOptions()
-	with := func(f func(o *options)) options {
-		o := def
-		f(&o)
-		return o
-	}
+	with := func(f func(o *pingpong.Options)) pingpong.Options { return pptest.With(tool, f) }
 	tests := []struct {
 		args []string
-		want options
+		want pingpong.Options
 	}{
-		{nil, def},
+		{nil, pingpong.Options{Port: 18515, IBPort: 1, Size: 4096, MTU: uverbs.MTU1024, NumQP: 16, RxDepth: 500, Iters: 1000, GIDIdx: -1}},
 		{[]string{"-p", "1234", "-d", "rxe0", "-i", "2", "-s", "64", "-m", "4096", "-q", "4", "-r", "10", "-n", "7", "-l", "3", "-e", "-g", "1", "host"},
-			with(func(o *options) {
-				o.port, o.ibDev, o.ibPort, o.size, o.mtu, o.numQP, o.rxDepth, o.iters, o.sl = 1234, "rxe0", 2, 64, uverbs.MTU4096, 4, 10, 7, 3
-				o.events, o.gidIdx, o.server = true, 1, "host"
+			with(func(o *pingpong.Options) {
+				o.Port, o.IBDev, o.IBPort, o.Size, o.MTU, o.NumQP, o.RxDepth, o.Iters, o.SL = 1234, "rxe0", 2, 64, uverbs.MTU4096, 4, 10, 7, 3
+				o.Events, o.GIDIdx, o.Server = true, 1, "host"
 			})},
-		{[]string{"--num-qp=256", "-eg3"}, with(func(o *options) { o.numQP, o.events, o.gidIdx = 256, true, 3 })},
+		{[]string{"--num-qp=256", "-eg3"}, with(func(o *pingpong.Options) { o.NumQP, o.Events, o.GIDIdx = 256, true, 3 })},
 	}
 	for _, tt := range tests {
-		got, err := parseArgs(tt.args)
-		if err != nil {
-			t.Errorf("parseArgs(%q): %v", tt.args, err)
-			continue
-		}
-		if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(options{})); diff != "" {
-			t.Errorf("parseArgs(%q) (-want +got):\n%s", tt.args, diff)
-		}
-	}
-	if def.numQP != 16 || def.size != 4096 || def.rxDepth != 500 {
-		t.Errorf("defaults %+v differ from ibv_srq_pingpong's (16 QPs, 4096 bytes, 500 receives)", def)
+		pptest.CheckParse(t, tool, tt.args, tt.want)
 	}
 }
 
@@ -58,16 +45,7 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-q", "8", "-r", "4"}, "rx_depth 4 is too small for 8 QPs -- must have at least one receive per QP.", false},
 	}
 	for _, tt := range tests {
-		var stdout, stderr bytes.Buffer
-		if code := run(tt.args, &stdout, &stderr); code != 1 {
-			t.Errorf("run(%q) = %d, want 1", tt.args, code)
-		}
-		if !strings.Contains(stderr.String(), tt.stderr) {
-			t.Errorf("run(%q) stderr = %q, want it to say %q", tt.args, stderr.String(), tt.stderr)
-		}
-		if got := strings.HasPrefix(stdout.String(), "Usage:\n"); got != tt.usage {
-			t.Errorf("run(%q) printed usage: %v, want %v; stdout %q", tt.args, got, tt.usage, stdout.String())
-		}
+		pptest.CheckError(t, tool, runContext, tt.args, tt.stderr, tt.usage)
 	}
 }
 
@@ -86,7 +64,7 @@ func TestExchangeMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(my, rem, cmp.AllowUnexported(pingpong.Dest{})); diff != "" {
+	if diff := cmp.Diff(my, rem); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
 	if _, err := readAll(bytes.NewReader(b[:len(b)-1]), 2); err == nil {

@@ -15,170 +15,28 @@
 package main
 
 import (
-	"fmt"
-	"io"
+	"context"
 	"os"
-	"strconv"
-	"strings"
+
+	"github.com/purerdma/purerdma/internal/pingpong"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runContext(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// options are the parsed command line.
-type options struct {
-	port    int    // -p: TCP port
-	ibDev   string // -d: device name, "" for the first one
-	ibPort  int    // -i
-	size    int    // -s: message size
-	rxDepth int    // -r
-	iters   int    // -n
-	sl      int    // -l
-	events  bool
-	gidIdx  int    // -g, -1 when not given
-	server  string // the positional argument; "" makes a server
-}
-
-func defaultOptions() options {
-	return options{port: 18515, ibPort: 1, size: 2048, rxDepth: 500, iters: 1000, gidIdx: -1}
-}
-
-// opt is one option of ibv_ud_pingpong's getopt_long table.
-type opt struct {
-	short byte
-	long  string
-	arg   bool
-}
-
-var optTable = []opt{
-	{'p', "port", true}, {'d', "ib-dev", true}, {'i', "ib-port", true},
-	{'s', "size", true}, {'r', "rx-depth", true}, {'n', "iters", true},
-	{'l', "sl", true}, {'e', "events", false}, {'g', "gid-idx", true},
-}
-
-// usageError is a command line that ibv_ud_pingpong answers with its
-// usage text. msg, when set, goes to stderr first (as getopt's complaints
-// do).
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-// parseArgs parses args as getopt_long does with ibv_ud_pingpong's table:
-// short options may be grouped and take their argument attached or as the
-// next word, long options take "=value" or the next word, and options may
-// follow the positional argument.
-func parseArgs(args []string) (options, error) {
-	o := defaultOptions()
-	var pos []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			pos = append(pos, args[i+1:]...)
-			i = len(args)
-		case strings.HasPrefix(a, "--"):
-			name, val, hasVal := strings.Cut(a[2:], "=")
-			var found *opt
-			for j := range optTable {
-				if optTable[j].long == name {
-					found = &optTable[j]
-				}
-			}
-			if found == nil {
-				return o, &usageError{fmt.Sprintf("unrecognized option '--%s'", name)}
-			}
-			if found.arg && !hasVal {
-				if i+1 >= len(args) {
-					return o, &usageError{fmt.Sprintf("option '--%s' requires an argument", name)}
-				}
-				i++
-				val = args[i]
-			} else if !found.arg && hasVal {
-				return o, &usageError{fmt.Sprintf("option '--%s' doesn't allow an argument", name)}
-			}
-			if err := o.set(found.short, val); err != nil {
-				return o, err
-			}
-		case len(a) > 1 && a[0] == '-':
-			for k := 1; k < len(a); k++ {
-				c := a[k]
-				var found *opt
-				for j := range optTable {
-					if optTable[j].short == c {
-						found = &optTable[j]
-					}
-				}
-				if found == nil {
-					return o, &usageError{fmt.Sprintf("invalid option -- '%c'", c)}
-				}
-				val := ""
-				if found.arg {
-					if k+1 < len(a) {
-						val = a[k+1:]
-					} else if i+1 < len(args) {
-						i++
-						val = args[i]
-					} else {
-						return o, &usageError{fmt.Sprintf("option requires an argument -- '%c'", c)}
-					}
-					k = len(a)
-				}
-				if err := o.set(c, val); err != nil {
-					return o, err
-				}
-			}
-		default:
-			pos = append(pos, a)
-		}
-	}
-	switch len(pos) {
-	case 0:
-	case 1:
-		o.server = pos[0]
-	default:
-		return o, &usageError{}
-	}
-	return o, nil
-}
-
-// set applies option c with its argument val.
-func (o *options) set(c byte, val string) error {
-	num := func(lo, hi int64) (int, error) {
-		// strtol with base 0: decimal, 0x hex or 0 octal.
-		n, err := strconv.ParseInt(val, 0, 64)
-		if err != nil || n < lo || n > hi {
-			return 0, &usageError{fmt.Sprintf("invalid argument %q for -%c", val, c)}
-		}
-		return int(n), nil
-	}
-	var err error
-	switch c {
-	case 'p':
-		o.port, err = num(0, 65535)
-	case 'd':
-		o.ibDev = val
-	case 'i':
-		o.ibPort, err = num(1, 255)
-	case 's':
-		o.size, err = num(1, 1<<31-1)
-	case 'r':
-		o.rxDepth, err = num(1, 1<<31-1)
-	case 'n':
-		o.iters, err = num(1, 1<<31-1)
-	case 'l':
-		o.sl, err = num(0, 15)
-	case 'e':
-		o.events = true
-	case 'g':
-		o.gidIdx, err = num(-1<<31, 1<<31-1)
-	}
-	return err
-}
-
-// usage prints ibv_ud_pingpong's usage text, which goes to stdout.
-func usage(w io.Writer, argv0 string) {
-	fmt.Fprintf(w, `Usage:
+// tool is ibv_ud_pingpong's command line: no -m (a UD message fits the
+// port's MTU) and no -c.
+var tool = &pingpong.Tool{
+	Name: "udpingpong",
+	Opts: []pingpong.Opt{
+		pingpong.Arg('p', "port"), pingpong.Arg('d', "ib-dev"), pingpong.Arg('i', "ib-port"),
+		pingpong.Arg('s', "size"), pingpong.Arg('r', "rx-depth"), pingpong.Arg('n', "iters"),
+		pingpong.Arg('l', "sl"), pingpong.Flag('e', "events"), pingpong.Arg('g', "gid-idx"),
+	},
+	Defaults: pingpong.Options{Port: 18515, IBPort: 1, Size: 2048, NumQP: 1, RxDepth: 500, Iters: 1000, GIDIdx: -1},
+	// The usage text goes to stdout.
+	Usage: `Usage:
   %[1]s            start a server and wait for connection
   %[1]s <host>     connect to server at <host>
 
@@ -191,5 +49,5 @@ Options:
   -n, --iters=<iters>    number of exchanges (default 1000)
   -e, --events           sleep on CQ events (default poll)
   -g, --gid-idx=<gid index> local port gid index
-`, argv0)
+`,
 }

@@ -1,48 +1,34 @@
 package main
 
 import (
-	"bytes"
-	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/purerdma/purerdma/internal/pingpong"
+	"github.com/purerdma/purerdma/internal/pingpong/pptest"
 )
 
+// ibv_ud_pingpong's letters and defaults (2048 bytes); the getopt rules
+// themselves are tested in internal/pingpong.
 func TestParseArgs(t *testing.T) {
-	def := defaultOptions()
-	with := func(f func(o *options)) options {
-		o := def
-		f(&o)
-		return o
-	}
+	with := func(f func(o *pingpong.Options)) pingpong.Options { return pptest.With(tool, f) }
 	tests := []struct {
 		args []string
-		want options
+		want pingpong.Options
 	}{
-		{nil, def},
+		{nil, pingpong.Options{Port: 18515, IBPort: 1, Size: 2048, NumQP: 1, RxDepth: 500, Iters: 1000, GIDIdx: -1}},
 		{[]string{"-p", "1234", "-d", "rxe0", "-i", "2", "-s", "64", "-r", "10", "-n", "7", "-l", "3", "-e", "-g", "1", "host"},
-			with(func(o *options) {
-				o.port, o.ibDev, o.ibPort, o.size, o.rxDepth, o.iters, o.sl = 1234, "rxe0", 2, 64, 10, 7, 3
-				o.events, o.gidIdx, o.server = true, 1, "host"
+			with(func(o *pingpong.Options) {
+				o.Port, o.IBDev, o.IBPort, o.Size, o.RxDepth, o.Iters, o.SL = 1234, "rxe0", 2, 64, 10, 7, 3
+				o.Events, o.GIDIdx, o.Server = true, 1, "host"
 			})},
-		{[]string{"-eg3", "-p0x10", "-n010"}, with(func(o *options) { o.events, o.gidIdx, o.port, o.iters = true, 3, 16, 8 })},
+		{[]string{"-eg3", "-p0x10", "-n010"}, with(func(o *pingpong.Options) { o.Events, o.GIDIdx, o.Port, o.Iters = true, 3, 16, 8 })},
 		{[]string{"--port=99", "--ib-dev", "siw0", "--events", "--gid-idx=2", "--sl=1", "--", "-host"},
-			with(func(o *options) {
-				o.port, o.ibDev, o.events, o.gidIdx, o.sl, o.server = 99, "siw0", true, 2, 1, "-host"
+			with(func(o *pingpong.Options) {
+				o.Port, o.IBDev, o.Events, o.GIDIdx, o.SL, o.Server = 99, "siw0", true, 2, 1, "-host"
 			})},
 	}
 	for _, tt := range tests {
-		got, err := parseArgs(tt.args)
-		if err != nil {
-			t.Errorf("parseArgs(%q): %v", tt.args, err)
-			continue
-		}
-		if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(options{})); diff != "" {
-			t.Errorf("parseArgs(%q) (-want +got):\n%s", tt.args, diff)
-		}
-	}
-	if def.size != 2048 {
-		t.Errorf("default size %d, ibv_ud_pingpong's is 2048", def.size)
+		pptest.CheckParse(t, tool, tt.args, tt.want)
 	}
 }
 
@@ -64,15 +50,6 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"a", "b"}, ""},
 	}
 	for _, tt := range tests {
-		var stdout, stderr bytes.Buffer
-		if code := run(tt.args, &stdout, &stderr); code != 1 {
-			t.Errorf("run(%q) = %d, want 1", tt.args, code)
-		}
-		if !strings.Contains(stderr.String(), tt.stderr) || (tt.stderr == "") != (stderr.Len() == 0) {
-			t.Errorf("run(%q) stderr = %q, want it to say %q", tt.args, stderr.String(), tt.stderr)
-		}
-		if !strings.HasPrefix(stdout.String(), "Usage:\n") || !strings.Contains(stdout.String(), "(default 2048)") {
-			t.Errorf("run(%q): no ibv_ud_pingpong usage on stdout: %q", tt.args, stdout.String())
-		}
+		pptest.CheckError(t, tool, runContext, tt.args, tt.stderr, true)
 	}
 }

@@ -2,51 +2,23 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"runtime"
-	"time"
 
-	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/pingpong"
 )
 
-// argv0 is the program name in the usage text.
-const argv0 = "udpingpong"
-
-// run is the whole program with args (without the program name); it
-// returns the exit status: 0, or 1 on any failure, as ibv_ud_pingpong.
-func run(args []string, stdout, stderr io.Writer) int {
-	return runContext(context.Background(), args, stdout, stderr)
-}
-
-// runContext is run that gives up when ctx ends: in the TCP exchange and
-// while waiting for completions.
+// runContext is the whole program with args (without the program name);
+// it returns the exit status: 0, or 1 on any failure, as ibv_ud_pingpong.
+// It gives up when ctx ends: in the TCP exchange and while waiting for
+// completions.
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	o, err := parseArgs(args)
-	if err != nil {
-		var ue *usageError
-		if errors.As(err, &ue) {
-			if ue.msg != "" {
-				fmt.Fprintf(stderr, "%s: %s\n", argv0, ue.msg)
-			}
-			usage(stdout, argv0)
-		} else {
-			fmt.Fprintf(stderr, "%s: %v\n", argv0, err)
-		}
-		return 1
-	}
-	if err := pingpongMain(ctx, &o, stdout); err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
-	}
-	return 0
+	return tool.Main(ctx, args, stdout, stderr, pingpongMain)
 }
 
 // pingpongMain is ibv_ud_pingpong's main after option parsing.
-func pingpongMain(ctx context.Context, o *options, stdout io.Writer) (err error) {
+func pingpongMain(ctx context.Context, o *pingpong.Options, stdout io.Writer) (err error) {
 	p, err := newPingpong(o)
 	if err != nil {
 		return err
@@ -57,142 +29,41 @@ func pingpongMain(ctx context.Context, o *options, stdout io.Writer) (err error)
 		}
 	}()
 
-	routs := p.postRecv(p.rxDepth)
-	if routs < p.rxDepth {
-		return fmt.Errorf("Couldn't post receive (%d)", routs)
+	l := &pingpong.Loop{
+		Ch: p.Ch, CQ: p.CQ, NumQP: 1, Iters: o.Iters, RxDepth: o.RxDepth, Batch: 2,
+		PostRecv: p.postRecv, PostSend: p.postSend,
+		OnRecv: p.replyTo,
 	}
-	if p.ch != nil {
-		if err := p.cq.ReqNotify(false); err != nil {
-			return fmt.Errorf("Couldn't request CQ notification (%v)", err)
-		}
+	if err := l.Prime(); err != nil {
+		return err
 	}
-	if p.portinfo, err = p.ctx.QueryPort(uint8(o.ibPort)); err != nil {
+	if p.PortInfo, err = p.Ctx.QueryPort(uint8(o.IBPort)); err != nil {
 		return fmt.Errorf("Couldn't get port info (%v)", err)
 	}
-	my := pingpong.Dest{LID: p.portinfo.LID}
+	my := pingpong.Dest{LID: p.PortInfo.LID}
 	my.QPN = p.qp.Num()
 	my.PSN = rand.Uint32() & 0xffffff
-	if o.gidIdx >= 0 {
-		if my.GID, err = p.localGID(uint8(o.ibPort), o.gidIdx); err != nil {
-			return fmt.Errorf("Could not get local gid for gid index %d (%v)", o.gidIdx, err)
+	if o.GIDIdx >= 0 {
+		if my.GID, err = p.LocalGID(uint8(o.IBPort), o.GIDIdx); err != nil {
+			return fmt.Errorf("Could not get local gid for gid index %d (%v)", o.GIDIdx, err)
 		}
 	}
 	// Sic: a colon before GID, as the C tool prints it.
 	fmt.Fprintf(stdout, "  local address:  LID 0x%04x, QPN 0x%06x, PSN 0x%06x: GID %s\n",
 		my.LID, my.QPN, my.PSN, pingpong.FormatGID(my.GID))
 
-	var rem pingpong.Dest
-	if o.server != "" {
-		rem, err = pingpong.ClientExchange(ctx, o.server, o.port, my)
-	} else {
-		rem, err = pingpong.ServerExchange(ctx, o.port, my, func(rem pingpong.Dest) error { return p.connect(o, my.PSN, rem) })
+	connect := func(rem pingpong.Dest) error { return p.connect(o, my.PSN, rem) }
+	if _, err := pingpong.Exchange(ctx, o, my, stdout, connect); err != nil {
+		return err
 	}
+
+	if err := l.Start(o.Server != ""); err != nil {
+		return err
+	}
+	elapsed, err := l.Run(ctx)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "  remote address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n",
-		rem.LID, rem.QPN, rem.PSN, pingpong.FormatGID(rem.GID))
-	if o.server != "" {
-		if err := p.connect(o, my.PSN, rem); err != nil {
-			return err
-		}
-	}
-
-	p.pending = recvWRID
-	if o.server != "" {
-		if err := p.postSend(); err != nil {
-			return fmt.Errorf("Couldn't post send (%v)", err)
-		}
-		p.pending |= sendWRID
-	}
-
-	start := time.Now()
-	if err := p.loop(ctx, o.iters, &routs); err != nil {
-		return err
-	}
-	usec := float32(time.Since(start).Microseconds()) // C's float
-	bytes := int64(o.size) * int64(o.iters) * 2
-	fmt.Fprintf(stdout, "%d bytes in %.2f seconds = %.2f Mbit/sec\n",
-		bytes, float64(usec)/1000000., float64(bytes)*8./float64(usec))
-	fmt.Fprintf(stdout, "%d iters in %.2f seconds = %.2f usec/iter\n",
-		o.iters, float64(usec)/1000000., float64(usec)/float64(o.iters))
-	return nil
-}
-
-// loop runs the ping-pong until iters sends and receives completed.
-func (p *ppContext) loop(ctx context.Context, iters int, routs *int) error {
-	var (
-		wc         [2]cq.WC
-		rcnt, scnt int
-		spins      int
-	)
-	for rcnt < iters || scnt < iters {
-		if p.ch != nil {
-			c, err := p.ch.Wait(ctx)
-			if err != nil {
-				return fmt.Errorf("Failed to get cq_event (%v)", err)
-			}
-			if c != p.cq {
-				return fmt.Errorf("CQ event for unknown CQ %p", c)
-			}
-			if err := p.cq.ReqNotify(false); err != nil {
-				return fmt.Errorf("Couldn't request CQ notification (%v)", err)
-			}
-		}
-		var ne int
-		for {
-			n, err := p.cq.Poll(wc[:])
-			if err != nil {
-				return fmt.Errorf("poll CQ failed (%v)", err)
-			}
-			ne = n
-			if p.ch != nil || ne > 0 {
-				break
-			}
-			// Busy-poll as C does, but let other goroutines run and
-			// notice the context ending.
-			runtime.Gosched()
-			if spins++; spins%4096 == 0 && ctx.Err() != nil {
-				return fmt.Errorf("poll CQ failed (%v)", ctx.Err())
-			}
-		}
-		for i := 0; i < ne; i++ {
-			if err := p.parseWC(&wc[i], iters, &scnt, &rcnt, routs); err != nil {
-				return fmt.Errorf("%v\nparse WC failed %d", err, ne)
-			}
-		}
-	}
-	return nil
-}
-
-// parseWC is parse_single_wc.
-func (p *ppContext) parseWC(wc *cq.WC, iters int, scnt, rcnt, routs *int) error {
-	if wc.Status != cq.Success {
-		return fmt.Errorf("Failed status %s (%d) for wr_id %d", wc.Status, wc.Status, int(wc.ID))
-	}
-	switch wc.ID {
-	case sendWRID:
-		*scnt++
-	case recvWRID:
-		if *routs--; *routs <= 1 {
-			*routs += p.postRecv(p.rxDepth - *routs)
-			if *routs < p.rxDepth {
-				return fmt.Errorf("Couldn't post receive (%d)", *routs)
-			}
-		}
-		if err := p.replyTo(wc); err != nil {
-			return err
-		}
-		*rcnt++
-	default:
-		return fmt.Errorf("Completion for unknown wr_id %d", int(wc.ID))
-	}
-	p.pending &^= int(wc.ID)
-	if *scnt < iters && p.pending == 0 {
-		if err := p.postSend(); err != nil {
-			return fmt.Errorf("Couldn't post send (%v)", err)
-		}
-		p.pending = recvWRID | sendWRID
-	}
+	pingpong.PrintStats(stdout, elapsed, o.Size, o.Iters)
 	return nil
 }

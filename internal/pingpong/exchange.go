@@ -78,3 +78,27 @@ func ServerExchange(ctx context.Context, port int, my Dest, connect func(Dest) e
 	}
 	return rem, nil
 }
+
+// Exchange is the exchange of ibv_rc_pingpong and ibv_ud_pingpong: as the
+// client when o.Server is set, else as the server, which connects its QP
+// before it answers. It prints the remote address line, then the client
+// connects its QP.
+func Exchange(ctx context.Context, o *Options, my Dest, stdout io.Writer, connect func(Dest) error) (Dest, error) {
+	var rem Dest
+	var err error
+	if o.Server != "" {
+		rem, err = ClientExchange(ctx, o.Server, o.Port, my)
+	} else {
+		rem, err = ServerExchange(ctx, o.Port, my, connect)
+	}
+	if err != nil {
+		return Dest{}, err
+	}
+	PrintRemote(stdout, rem)
+	if o.Server != "" {
+		if err := connect(rem); err != nil {
+			return Dest{}, err
+		}
+	}
+	return rem, nil
+}
