@@ -30,6 +30,16 @@ func (t *tool) linkShow(args []string) error {
 	if err := noMore(args); err != nil {
 		return err
 	}
+	return t.forPorts(dev, port, func(p rdmanl.Port) error {
+		_, err := fmt.Fprintln(t.w, p)
+		return err
+	})
+}
+
+// forPorts calls f for every port, those of device dev, or port dev/port,
+// as `rdma link show` and `rdma statistic show` select them; a device or
+// port named and not found is rdmanl.ErrNotFound.
+func (t *tool) forPorts(dev, port string, f func(p rdmanl.Port) error) error {
 	var portNum uint64
 	if port != "" {
 		var err error
@@ -48,7 +58,7 @@ func (t *tool) linkShow(args []string) error {
 				continue
 			}
 			found = true
-			if _, err := fmt.Fprintln(t.w, p); err != nil {
+			if err := f(p); err != nil {
 				return err
 			}
 		}

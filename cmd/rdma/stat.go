@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/purerdma/purerdma/internal/rdmanl"
@@ -35,41 +34,18 @@ func (t *tool) statShow(args []string) error {
 	if err := noMore(args); err != nil {
 		return err
 	}
-	var portNum uint64
-	if port != "" {
-		var err error
-		if portNum, err = strconv.ParseUint(port, 10, 32); err != nil || portNum == 0 {
-			return fmt.Errorf("invalid port %q in %s/%s", port, dev, port)
-		}
-	}
-	return t.withConn(func(c conn) error {
-		ports, err := c.Ports()
+	return t.forPorts(dev, port, func(p rdmanl.Port) error {
+		cs, err := t.counters(p.DevName, int(p.Port))
 		if err != nil {
 			return err
 		}
-		found := false
-		for _, p := range ports {
-			if dev != "" && p.DevName != dev || portNum != 0 && uint64(p.Port) != portNum {
-				continue
-			}
-			found = true
-			cs, err := t.counters(p.DevName, int(p.Port))
-			if err != nil {
-				return err
-			}
-			var b strings.Builder
-			fmt.Fprintf(&b, "link %s/%d", p.DevName, p.Port)
-			for _, c := range cs {
-				fmt.Fprintf(&b, " %s %d", c.Name, c.Value)
-			}
-			b.WriteByte('\n')
-			if _, err := fmt.Fprint(t.w, b.String()); err != nil {
-				return err
-			}
+		var b strings.Builder
+		fmt.Fprintf(&b, "link %s/%d", p.DevName, p.Port)
+		for _, c := range cs {
+			fmt.Fprintf(&b, " %s %d", c.Name, c.Value)
 		}
-		if dev != "" && !found {
-			return fmt.Errorf("%s: %w", linkName(dev, port), rdmanl.ErrNotFound)
-		}
-		return nil
+		b.WriteByte('\n')
+		_, err = fmt.Fprint(t.w, b.String())
+		return err
 	})
 }
