@@ -185,10 +185,7 @@ func vlStr(v uint8) string {
 
 // deviceCapFlags are the legacy 32-bit IBV_DEVICE_* flags ibv_devinfo names,
 // in the order it prints them.
-var deviceCapFlags = []struct {
-	bit  uint32
-	name string
-}{
+var deviceCapFlags = []flagName{
 	{abi.IB_UVERBS_DEVICE_RESIZE_MAX_WR, "RESIZE_MAX_WR"},
 	{abi.IB_UVERBS_DEVICE_BAD_PKEY_CNTR, "BAD_PKEY_CNTR"},
 	{abi.IB_UVERBS_DEVICE_BAD_QKEY_CNTR, "BAD_QKEY_CNTR"},
@@ -215,12 +212,36 @@ var deviceCapFlags = []struct {
 	{abi.IB_UVERBS_DEVICE_MANAGED_FLOW_STEERING, "MANAGED_FLOW_STEERING"},
 }
 
-// Extended device capability flags (the upper 32 bits) ibv_devinfo names.
-const (
-	deviceRawScatterFCS             = abi.IB_UVERBS_DEVICE_RAW_SCATTER_FCS
-	devicePCIWriteEndPadding        = abi.IB_UVERBS_DEVICE_PCI_WRITE_END_PADDING
-	knownExFlags             uint64 = deviceRawScatterFCS | devicePCIWriteEndPadding
-)
+// deviceCapFlagsEx are the extended device capability flags (the upper 32
+// bits) ibv_devinfo names.
+var deviceCapFlagsEx = []flagName{
+	{abi.IB_UVERBS_DEVICE_RAW_SCATTER_FCS, "RAW_SCATTER_FCS"},
+	{abi.IB_UVERBS_DEVICE_PCI_WRITE_END_PADDING, "PCI_WRITE_END_PADDING"},
+}
+
+// flagName is one bit of a capability mask and the name ibv_devinfo
+// prints for it.
+type flagName struct {
+	bit  uint64
+	name string
+}
+
+// printFlags prints, one a line, the names of the flags set in v in the
+// table's order and, when unknown is set, the bits the table does not
+// name, as ibv_devinfo prints every capability mask but the raw packet
+// caps.
+func printFlags(p func(string, ...any), v uint64, flags []flagName, unknown bool) {
+	known := uint64(0)
+	for _, f := range flags {
+		known |= f.bit
+		if v&f.bit != 0 {
+			p("\t\t\t\t\t%s\n", f.name)
+		}
+	}
+	if u := v &^ known; unknown && u != 0 {
+		p("\t\t\t\t\tUnknown flags: 0x%X\n", u)
+	}
+}
 
 // printList prints the -l output.
 func printList(w io.Writer, names []string) error {
@@ -265,16 +286,7 @@ func printDevice(w io.Writer, d *deviceInfo, verbose bool) error {
 		p("\tmax_qp_wr:\t\t\t%d\n", a.MaxQPWR)
 		legacy := uint32(a.DeviceCapFlags)
 		p("\tdevice_cap_flags:\t\t0x%08x\n", legacy)
-		known := uint32(0)
-		for _, f := range deviceCapFlags {
-			known |= f.bit
-			if legacy&f.bit != 0 {
-				p("\t\t\t\t\t%s\n", f.name)
-			}
-		}
-		if u := legacy &^ known; u != 0 {
-			p("\t\t\t\t\tUnknown flags: 0x%X\n", u)
-		}
+		printFlags(p, uint64(legacy), deviceCapFlags, true)
 		p("\tmax_sge:\t\t\t%d\n", a.MaxSGE)
 		p("\tmax_sge_rd:\t\t\t%d\n", a.MaxSGERD)
 		p("\tmax_cq:\t\t\t\t%d\n", a.MaxCQ)
@@ -320,26 +332,13 @@ func printDevice(w io.Writer, d *deviceInfo, verbose bool) error {
 		}
 		if c := a.RawPacketCaps; c != 0 {
 			p("\traw packet caps:\n")
-			for _, f := range rawPacketCaps {
-				if c&f.bit != 0 {
-					p("\t\t\t\t\t%s\n", f.name)
-				}
-			}
+			printFlags(p, uint64(c), rawPacketCaps, false)
 		}
 		// DeviceCapFlags holds the kernel's device_cap_flags_ex (a
 		// superset of the legacy bits), which is what ibv_devinfo prints
 		// here.
 		p("\tdevice_cap_flags_ex:\t\t0x%X\n", a.DeviceCapFlags)
-		ex := a.DeviceCapFlags & 0xffffffff00000000
-		if ex&deviceRawScatterFCS != 0 {
-			p("\t\t\t\t\tRAW_SCATTER_FCS\n")
-		}
-		if ex&devicePCIWriteEndPadding != 0 {
-			p("\t\t\t\t\tPCI_WRITE_END_PADDING\n")
-		}
-		if u := ex &^ knownExFlags; u != 0 {
-			p("\t\t\t\t\tUnknown flags: 0x%X\n", u)
-		}
+		printFlags(p, a.DeviceCapFlags&0xffffffff00000000, deviceCapFlagsEx, true)
 		// TSO: provider data only (see the top of this file).
 		p("\ttso_caps:\n")
 		p("\tmax_tso:\t\t\t%d\n", 0)
@@ -419,10 +418,7 @@ func printDevice(w io.Writer, d *deviceInfo, verbose bool) error {
 // tmCapRC is IBV_TM_CAP_RC (IB_UVERBS_TM_CAP_RC): tag matching on RC QPs.
 const tmCapRC = 1 << 0
 
-var rawPacketCaps = []struct {
-	bit  uint32
-	name string
-}{
+var rawPacketCaps = []flagName{
 	{abi.IB_UVERBS_RAW_PACKET_CAP_CVLAN_STRIPPING, "C-VLAN stripping offload"},
 	{abi.IB_UVERBS_RAW_PACKET_CAP_SCATTER_FCS, "Scatter FCS offload"},
 	{abi.IB_UVERBS_RAW_PACKET_CAP_IP_CSUM, "IP csum offload"},
@@ -435,22 +431,23 @@ const (
 	qptRawPacket = 8
 )
 
-func printQPTs(p func(string, ...any), q uint32) {
-	if q&(1<<qptRawPacket) != 0 {
-		p("\t\t\t\t\tSUPPORT_RAW_PACKET\n")
-	}
-	if q&(1<<qptUD) != 0 {
-		p("\t\t\t\t\tSUPPORT_UD\n")
-	}
-	if u := q &^ (1<<qptRawPacket | 1<<qptUD); u != 0 {
-		p("\t\t\t\t\tUnknown flags: 0x%X\n", u)
-	}
+// supportedQPTs are the QP types of the supported_qp lists ibv_devinfo
+// names, in its order.
+var supportedQPTs = []flagName{
+	{1 << qptRawPacket, "SUPPORT_RAW_PACKET"},
+	{1 << qptUD, "SUPPORT_UD"},
 }
 
-var odpTransCaps = []struct {
-	bit  uint32
-	name string
-}{
+func printQPTs(p func(string, ...any), q uint32) {
+	printFlags(p, uint64(q), supportedQPTs, true)
+}
+
+var odpGeneralCaps = []flagName{
+	{abi.IB_ODP_SUPPORT, "ODP_SUPPORT"},
+	{abi.IB_ODP_SUPPORT_IMPLICIT, "ODP_SUPPORT_IMPLICIT"},
+}
+
+var odpTransCaps = []flagName{
 	{abi.IB_ODP_SUPPORT_SEND, "SUPPORT_SEND"},
 	{abi.IB_ODP_SUPPORT_RECV, "SUPPORT_RECV"},
 	{abi.IB_ODP_SUPPORT_WRITE, "SUPPORT_WRITE"},
@@ -463,16 +460,7 @@ var odpTransCaps = []struct {
 // then per transport.
 func printODPCaps(p func(string, ...any), a *uverbs.DeviceAttr) {
 	p("\tgeneral_odp_caps:\n")
-	g := a.ODPGeneralCaps
-	if g&abi.IB_ODP_SUPPORT != 0 {
-		p("\t\t\t\t\tODP_SUPPORT\n")
-	}
-	if g&abi.IB_ODP_SUPPORT_IMPLICIT != 0 {
-		p("\t\t\t\t\tODP_SUPPORT_IMPLICIT\n")
-	}
-	if u := g &^ (abi.IB_ODP_SUPPORT | abi.IB_ODP_SUPPORT_IMPLICIT); u != 0 {
-		p("\t\t\t\t\tUnknown flags: 0x%X\n", u)
-	}
+	printFlags(p, a.ODPGeneralCaps, odpGeneralCaps, true)
 	for _, t := range []struct {
 		name string
 		caps uint32
@@ -482,16 +470,7 @@ func printODPCaps(p func(string, ...any), a *uverbs.DeviceAttr) {
 			p("\t\t\t\t\tNO SUPPORT\n")
 			continue
 		}
-		known := uint32(0)
-		for _, f := range odpTransCaps {
-			known |= f.bit
-			if t.caps&f.bit != 0 {
-				p("\t\t\t\t\t%s\n", f.name)
-			}
-		}
-		if u := t.caps &^ known; u != 0 {
-			p("\t\t\t\t\tUnknown flags: 0x%X\n", u)
-		}
+		printFlags(p, uint64(t.caps), odpTransCaps, true)
 	}
 }
 
