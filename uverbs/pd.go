@@ -64,3 +64,20 @@ func (pd *PD) Close() error {
 	err := pd.core.Destroy(pd.ctx.core, "uverbs: dealloc PD", &cmd, func() { pd.ctx.core.Remove(pd.id) })
 	return err
 }
+
+// queueCore is where CreateQP and CreateSRQ start: the context core their
+// queue is made in, or why none can be: pd is nil or closed, or the
+// device has no data-path driver (op names the call in that error).
+func (pd *PD) queueCore(op string) (*verbs.Context, error) {
+	if pd == nil {
+		return nil, ErrClosed
+	}
+	if err := pd.core.Err(); err != nil {
+		return nil, err
+	}
+	c := pd.ctx.core
+	if err := c.NeedDriver(op); err != nil {
+		return nil, err
+	}
+	return c, nil
+}

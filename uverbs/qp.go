@@ -83,14 +83,8 @@ type QP struct {
 
 // CreateQP creates a queue pair in pd (ibv_create_qp).
 func (pd *PD) CreateQP(init QPInit) (*QP, error) {
-	if pd == nil {
-		return nil, ErrClosed
-	}
-	if err := pd.core.Err(); err != nil {
-		return nil, err
-	}
-	c := pd.ctx.core
-	if err := c.NeedDriver("uverbs: create QP"); err != nil {
+	c, err := pd.queueCore("uverbs: create QP")
+	if err != nil {
 		return nil, err
 	}
 	if err := checkQPInit(pd.ctx, &init); err != nil {

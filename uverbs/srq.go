@@ -42,14 +42,8 @@ type SRQ struct {
 
 // CreateSRQ creates a shared receive queue in pd (ibv_create_srq).
 func (pd *PD) CreateSRQ(init SRQInit) (*SRQ, error) {
-	if pd == nil {
-		return nil, ErrClosed
-	}
-	if err := pd.core.Err(); err != nil {
-		return nil, err
-	}
-	c := pd.ctx.core
-	if err := c.NeedDriver("uverbs: create SRQ"); err != nil {
+	c, err := pd.queueCore("uverbs: create SRQ")
+	if err != nil {
 		return nil, err
 	}
 	if init.MaxWR < 1 || init.MaxSGE < 0 || init.Limit < 0 {
