@@ -164,6 +164,21 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 	return n, nil
 }
 
+// lockLive takes the CQ's lock for a call that changes it, or returns
+// ErrClosed, without the lock, for a nil or destroyed CQ. (Poll does the
+// same inline: it is the hot path.)
+func (c *CQ) lockLive() error {
+	if c == nil {
+		return ErrClosed
+	}
+	c.life.Lock()
+	if c.life.Gone() {
+		c.life.Unlock()
+		return ErrClosed
+	}
+	return nil
+}
+
 // pollBatch is how many completions drain takes from the provider in one
 // call: the provider hands their slots back to the kernel once per call.
 const pollBatch = 16
@@ -193,14 +208,10 @@ func (c *CQ) drain(wc []WC) int {
 // now or above the device's maximum. A device without resize (siw)
 // returns uverbs.ErrUnsupported (unix.EOPNOTSUPP); rxe resizes.
 func (c *CQ) Resize(cqe int) error {
-	if c == nil {
-		return ErrClosed
+	if err := c.lockLive(); err != nil {
+		return err
 	}
-	c.life.Lock()
 	defer c.life.Unlock()
-	if c.life.Gone() {
-		return ErrClosed
-	}
 	if cqe < 1 || cqe > int(^uint32(0)>>1) {
 		return fmt.Errorf("cq: resize to %d entries: %w", cqe, verbs.ErrInvalid)
 	}
@@ -234,14 +245,10 @@ func (c *CQ) Resize(cqe int) error {
 // solicited receive or failed completion) sends one event to the CQ's
 // channel. Arm again after each event.
 func (c *CQ) ReqNotify(solicitedOnly bool) error {
-	if c == nil {
-		return ErrClosed
+	if err := c.lockLive(); err != nil {
+		return err
 	}
-	c.life.Lock()
 	defer c.life.Unlock()
-	if c.life.Gone() {
-		return ErrClosed
-	}
 	if c.ring.Arm(solicitedOnly) {
 		return nil
 	}
