@@ -113,29 +113,31 @@ func (id *ID) bindDevice() error {
 // nil before it is bound (by Bind to a device's address, address
 // resolution, or as a connection request's ID).
 func (id *ID) Context() *uverbs.Context {
-	if id == nil {
-		return nil
+	if d := id.device(); d != nil {
+		return d.ctx
 	}
-	id.mu.Lock()
-	defer id.mu.Unlock()
-	if id.dev == nil {
-		return nil
-	}
-	return id.dev.ctx
+	return nil
 }
 
 // PD returns the protection domain that the IDs on the ID's device share,
 // or nil before the ID is bound to a device.
 func (id *ID) PD() *uverbs.PD {
+	if d := id.device(); d != nil {
+		return d.pd
+	}
+	return nil
+}
+
+// device returns the device the ID is bound to, or nil (also for a nil
+// ID). A device's ctx and pd never change, so they may be read after the
+// lock is dropped.
+func (id *ID) device() *device {
 	if id == nil {
 		return nil
 	}
 	id.mu.Lock()
 	defer id.mu.Unlock()
-	if id.dev == nil {
-		return nil
-	}
-	return id.dev.pd
+	return id.dev
 }
 
 // Port returns the device port the ID is bound to.
