@@ -227,7 +227,7 @@ func TestConformanceNamesField(t *testing.T) {
 	h := conformance.Harness(t)
 	s := sendScript()
 	cLines := conformance.RunC(t, h, s)
-	goLines := newGoSide(t, s.Setup).run(t, s)
+	goLines := newGoSide(t, s.Setup).Run(t, s)
 	published(t, goLines, cLines)
 	knownDoorbells(goLines, cLines)
 	for i, l := range goLines {

@@ -32,17 +32,9 @@ func rxeSlotLog2(hdr, data uint32) uint32 {
 // goSide is the Go provider over Go-owned rings, playing the kernel's
 // part the way the harness's fake kernel does.
 type goSide struct {
-	dev   *fakeDev
-	sq    provider.SQ
-	rq    provider.RQ
-	srq   provider.RQ
-	cq    provider.CQ
-	bufs  map[string][]byte
-	inl   []byte // conformance.Pattern, the inline data source
-	out   []string
-	ops   int
-	wcBuf []provider.WC
-	ud    bool // a UD QP: sends name the harness's address handle
+	conformance.Player
+	dev  *fakeDev
+	bufs map[string][]byte
 }
 
 // udAHNum is the address handle number the harness's fake kernel gives
@@ -51,7 +43,7 @@ const udAHNum = 0x33
 
 func newGoSide(t testing.TB, u conformance.Setup) *goSide {
 	t.Helper()
-	g := &goSide{bufs: map[string][]byte{}, inl: conformance.Pattern}
+	g := &goSide{bufs: map[string][]byte{}}
 	sqLog2 := rxeSlotLog2(sendWQEHdr, max(u.MaxSendSGE*sgeSize, u.MaxInline))
 	g.bufs["sq"] = ring(sqLog2, u.SQ, 0, 0)
 	maps := map[uint64][]byte{3 << 12: g.bufs["sq"]}
@@ -70,12 +62,12 @@ func newGoSide(t testing.TB, u conformance.Setup) *goSide {
 	g.dev = &fakeDev{maps: maps}
 
 	var err error
-	g.cq, err = driver{}.NewCQ(g.dev, encode(t, abi.RxeCreateCQResp{MI: mi(1<<12, g.bufs["cq"])}))
+	g.CQ, err = driver{}.NewCQ(g.dev, encode(t, abi.RxeCreateCQResp{MI: mi(1<<12, g.bufs["cq"])}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if u.SRQ > 0 {
-		g.srq, err = driver{}.NewSRQ(g.dev, provider.SRQInit{MaxWR: u.SRQ - 1, MaxSGE: u.SRQMaxSGE},
+		g.SRQ, err = driver{}.NewSRQ(g.dev, provider.SRQInit{MaxWR: u.SRQ - 1, MaxSGE: u.SRQMaxSGE},
 			encode(t, abi.RxeCreateSRQResp{MI: mi(4<<12, g.bufs["srq"]), SRQNum: 0x21}))
 		if err != nil {
 			t.Fatal(err)
@@ -85,18 +77,22 @@ func newGoSide(t testing.TB, u conformance.Setup) *goSide {
 	if u.Provider == "rxe-ud" {
 		typ = abi.IB_UVERBS_QPT_UD
 	}
-	g.ud = typ == abi.IB_UVERBS_QPT_UD
+	if typ == abi.IB_UVERBS_QPT_UD {
+		g.PrepSend = func(w *provider.SendWR) { w.AHNum = udAHNum }
+	}
 	init := provider.QPInit{Handle: 7, QPNum: 0x11, Type: typ,
 		MaxSendWR: u.SQ - 1, MaxSendSGE: u.MaxSendSGE, MaxInline: u.MaxInline, SRQ: u.RQ == 0}
 	if u.RQ > 0 {
 		init.MaxRecvWR, init.MaxRecvSGE = u.RQ-1, u.MaxRecvSGE
 	}
-	g.sq, g.rq, err = driver{}.NewQP(g.dev, init,
+	g.SQ, g.RQ, err = driver{}.NewQP(g.dev, init,
 		encode(t, abi.RxeCreateQPResp{RQMI: rqMI, SQMI: mi(3<<12, g.bufs["sq"])}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.out = append(g.out, "ready")
+	g.Doorbell = func() int { return g.dev.doorbells }
+	g.Consume, g.CQE, g.Dump = g.consume, g.cqe, g.dump
+	g.Out = append(g.Out, "ready")
 	return g
 }
 
@@ -109,91 +105,25 @@ func encode(t testing.TB, v any) []byte {
 	return b
 }
 
-// run plays the script's operations, as uverbs' PostSend and PostRecv
-// drive a provider: Put each request until one fails, then Flush if any
-// was put.
-func (g *goSide) run(t testing.TB, s *conformance.Script) []string {
-	t.Helper()
-	for _, op := range s.Ops {
-		switch op.Kind {
-		case "send":
-			db := g.dev.doorbells
-			n := 0
-			for i := range op.Send {
-				w := op.Send[i]
-				if g.ud {
-					w.AHNum = udAHNum
-				}
-				if w.Flags&abi.IB_SEND_INLINE != 0 {
-					w.SGE = append([]provider.SGE(nil), w.SGE...)
-					for k := range w.SGE {
-						w.SGE[k].Addr = addr(g.inl[w.SGE[k].Addr:])
-					}
-				}
-				if err := g.sq.Put(&w); err != nil {
-					break
-				}
-				n++
-			}
-			if n > 0 {
-				if err := g.sq.Flush(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			g.out = append(g.out, fmt.Sprintf("op %d send %d %d db %d", g.ops, len(op.Send), n, g.dev.doorbells-db))
-			g.ops++
-		case "recv", "srecv":
-			q := g.rq
-			if op.Kind == "srecv" {
-				q = g.srq
-			}
-			n := 0
-			for i := range op.Recv {
-				if err := q.Put(&op.Recv[i]); err != nil {
-					break
-				}
-				n++
-			}
-			if n > 0 {
-				if err := q.Flush(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			g.out = append(g.out, fmt.Sprintf("op %d %s %d %d db 0", g.ops, op.Kind, len(op.Recv), n))
-			g.ops++
-		case "consume":
-			b := g.bufs[op.Queue]
-			for range op.N {
-				c := consumer(b)
-				clear(slotOf(b, int(c)))
-				mem.Uint32(b, offConsumer).Store((c + 1) & (uint32(len(b)-queueHdr)>>log2Of(b) - 1))
-			}
-		case "cqe":
-			g.cqe(t, op.CQE)
-		case "poll":
-			n := 0
-			if cap(g.wcBuf) < int(op.N) {
-				g.wcBuf = make([]provider.WC, op.N)
-			}
-			// Poll, as cq.CQ.Poll drives the provider (Next has
-			// the unit tests).
-			wcs := g.wcBuf[:op.N]
-			n = g.cq.Poll(wcs)
-			g.out = append(g.out, fmt.Sprintf("polled %d", n))
-			for i := range n {
-				g.out = append(g.out, conformance.FormatWC(&wcs[i]))
-			}
-		case "dump":
-			b := g.bufs[op.Queue]
-			g.out = append(g.out, fmt.Sprintf("index %s %d %d", op.Queue, producer(b), consumer(b)))
-			for i := range int(binary.NativeEndian.Uint32(b[offMask:])) + 1 {
-				g.out = append(g.out, conformance.Slot(op.Queue, i, slotOf(b, i)))
-			}
-		default:
-			t.Fatalf("op %q", op.Kind)
-		}
+// consume is the fake kernel taking n slots of queue q: it zeroes them
+// and moves the consumer index on.
+func (g *goSide) consume(q string, n uint32) {
+	b := g.bufs[q]
+	for range n {
+		c := consumer(b)
+		clear(slotOf(b, int(c)))
+		mem.Uint32(b, offConsumer).Store((c + 1) & (uint32(len(b)-queueHdr)>>log2Of(b) - 1))
 	}
-	return g.out
+}
+
+// dump prints queue q's indices and every slot.
+func (g *goSide) dump(q string) []string {
+	b := g.bufs[q]
+	out := []string{fmt.Sprintf("index %s %d %d", q, producer(b), consumer(b))}
+	for i := range int(binary.NativeEndian.Uint32(b[offMask:])) + 1 {
+		out = append(out, conformance.Slot(q, i, slotOf(b, i)))
+	}
+	return out
 }
 
 func log2Of(b []byte) uint32 { return binary.NativeEndian.Uint32(b[offElemLog:]) }
@@ -315,14 +245,14 @@ func bufSlots(lines []string, q string) []string {
 func check(t *testing.T, harness string, s *conformance.Script) {
 	t.Helper()
 	cLines := conformance.RunC(t, harness, s)
-	goLines := newGoSide(t, s.Setup).run(t, s)
+	goLines := newGoSide(t, s.Setup).Run(t, s)
 	published(t, goLines, cLines)
 	knownDoorbells(goLines, cLines)
 	var ignore func(q, field string) bool
 	if s.Provider == "rxe-ud" {
 		ignore = udIova
 	}
-	report(t, conformance.Diff("rxe", goLines, cLines, nameField, ignore))
+	conformance.Report(t, conformance.Diff("rxe", goLines, cLines, nameField, ignore))
 }
 
 // udIova excuses iova in UD send WQEs: librxe's init_send_wqe copies
@@ -331,18 +261,6 @@ func check(t *testing.T, harness string, s *conformance.Script) {
 // handle's pointer. We leave it 0; the kernel reads iova only for RDMA
 // and atomics (docs/conformance.md).
 func udIova(q, field string) bool { return q == "sq" && field == "Iova" }
-
-// report fails t with the first 20 differences and the count of the rest.
-func report(t testing.TB, diffs []string) {
-	t.Helper()
-	for i, d := range diffs {
-		if i == 20 {
-			t.Errorf("... and %d more differences", len(diffs)-i)
-			break
-		}
-		t.Error(d)
-	}
-}
 
 // knownDoorbells excuses rdma-core's doorbell for a send post that posted
 // nothing: rxe_post_send rings after every call, purerdma only when a

@@ -1,0 +1,127 @@
+package conformance
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
+)
+
+// Player is a Go provider's side of a script: its queues, and hooks for
+// what the fake kernel does differently for each provider's rings. Run
+// plays the operations that only drive the provider the same way for
+// every provider.
+type Player struct {
+	SQ       provider.SQ
+	RQ, SRQ  provider.RQ
+	CQ       provider.CQ
+	Doorbell func() int // the fake device's doorbell count so far
+	// PrepSend, when not nil, adjusts each send request before it is put
+	// (rxe's UD sends name the harness's address handle).
+	PrepSend func(w *provider.SendWR)
+	Consume  func(q string, n uint32)       // the fake kernel takes n slots of queue q
+	CQE      func(t testing.TB, f []uint64) // the fake kernel writes one completion
+	Dump     func(q string) []string        // queue q's records
+	Out      []string                       // the transcript so far
+
+	ops int
+	wcs []provider.WC
+}
+
+// Run plays the script's operations, as uverbs' PostSend and PostRecv
+// drive a provider: Put each request until one fails, then Flush if any
+// was put. It returns the transcript.
+func (p *Player) Run(t testing.TB, s *Script) []string {
+	t.Helper()
+	for _, op := range s.Ops {
+		switch op.Kind {
+		case "send":
+			db := p.Doorbell()
+			n := 0
+			for i := range op.Send {
+				w := op.Send[i]
+				if p.PrepSend != nil {
+					p.PrepSend(&w)
+				}
+				if w.Flags&abi.IB_SEND_INLINE != 0 {
+					// The script's addresses are offsets into Pattern.
+					w.SGE = append([]provider.SGE(nil), w.SGE...)
+					for k := range w.SGE {
+						w.SGE[k].Addr = addr(Pattern[w.SGE[k].Addr:])
+					}
+				}
+				if err := p.SQ.Put(&w); err != nil {
+					break
+				}
+				n++
+			}
+			if n > 0 {
+				if err := p.SQ.Flush(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p.Out = append(p.Out, fmt.Sprintf("op %d send %d %d db %d", p.ops, len(op.Send), n, p.Doorbell()-db))
+			p.ops++
+		case "recv", "srecv":
+			q := p.RQ
+			if op.Kind == "srecv" {
+				q = p.SRQ
+			}
+			n := 0
+			for i := range op.Recv {
+				if err := q.Put(&op.Recv[i]); err != nil {
+					break
+				}
+				n++
+			}
+			if n > 0 {
+				if err := q.Flush(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p.Out = append(p.Out, fmt.Sprintf("op %d %s %d %d db 0", p.ops, op.Kind, len(op.Recv), n))
+			p.ops++
+		case "consume":
+			p.Consume(op.Queue, op.N)
+		case "cqe":
+			p.CQE(t, op.CQE)
+		case "arm":
+			p.CQ.Arm(op.N != 0)
+		case "poll":
+			if cap(p.wcs) < int(op.N) {
+				p.wcs = make([]provider.WC, op.N)
+			}
+			// Poll, as cq.CQ.Poll drives the provider (Next has the
+			// unit tests).
+			wcs := p.wcs[:op.N]
+			n := p.CQ.Poll(wcs)
+			p.Out = append(p.Out, fmt.Sprintf("polled %d", n))
+			for i := range n {
+				p.Out = append(p.Out, FormatWC(&wcs[i]))
+			}
+		case "dump":
+			p.Out = append(p.Out, p.Dump(op.Queue)...)
+		default:
+			t.Fatalf("op %q", op.Kind)
+		}
+	}
+	return p.Out
+}
+
+// addr is the address of b's first byte, as a request carries it.
+func addr(b []byte) uint64 { return uint64(reflect.ValueOf(&b[0]).Pointer()) }
+
+// Report fails t with the first 20 differences and the count of the
+// rest.
+func Report(t testing.TB, diffs []string) {
+	t.Helper()
+	for i, d := range diffs {
+		if i == 20 {
+			t.Errorf("... and %d more differences", len(diffs)-i)
+			break
+		}
+		t.Error(d)
+	}
+}
