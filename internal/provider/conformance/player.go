@@ -125,3 +125,26 @@ func Report(t testing.TB, diffs []string) {
 		t.Error(d)
 	}
 }
+
+// RecvScript is the receive script of both providers: it posts wrs with
+// kind ("recv" or "srecv") on queue q in batches of 1 up to fit, the
+// requests the ring holds, so that the ring wraps at every offset,
+// dumping q after each batch and letting the kernel take it; then posts
+// the first 10 in one call (fit of them go in) and one more on the full
+// ring.
+func RecvScript(setup Setup, kind, q string, wrs []provider.RecvWR, fit int) *Script {
+	s := &Script{Setup: setup}
+	full := wrs[:10]
+	for i := 0; len(wrs) > 0; i++ {
+		n := min(len(wrs), 1+i%fit)
+		s.Ops = append(s.Ops, Op{Kind: kind, Recv: wrs[:n]},
+			Op{Kind: "dump", Queue: q},
+			Op{Kind: "consume", Queue: q, N: uint32(n)})
+		wrs = wrs[n:]
+	}
+	s.Ops = append(s.Ops,
+		Op{Kind: kind, Recv: full},
+		Op{Kind: kind, Recv: full[:1]},
+		Op{Kind: "dump", Queue: q})
+	return s
+}

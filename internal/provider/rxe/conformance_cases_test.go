@@ -129,22 +129,10 @@ func sendScript() *conformance.Script {
 	return s
 }
 
+// recvScript posts the receive cases through kind on queue q, whose ring
+// holds 7 requests.
 func recvScript(kind, q string, maxSGE int) *conformance.Script {
-	s := &conformance.Script{Setup: confSetup}
-	wrs := recvCases(maxSGE)
-	for i := 0; len(wrs) > 0; i++ {
-		n := min(len(wrs), 1+i%7)
-		s.Ops = append(s.Ops, conformance.Op{Kind: kind, Recv: wrs[:n]},
-			conformance.Op{Kind: "dump", Queue: q},
-			conformance.Op{Kind: "consume", Queue: q, N: uint32(n)})
-		wrs = wrs[n:]
-	}
-	full := recvCases(maxSGE)[:10]
-	s.Ops = append(s.Ops,
-		conformance.Op{Kind: kind, Recv: full}, // 7 fit
-		conformance.Op{Kind: kind, Recv: full[:1]},
-		conformance.Op{Kind: "dump", Queue: q})
-	return s
+	return conformance.RecvScript(confSetup, kind, q, recvCases(maxSGE), 7)
 }
 
 func TestConformanceSend(t *testing.T) {
