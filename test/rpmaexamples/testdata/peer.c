@@ -559,7 +559,7 @@ pp_server(int argc, char **argv)
 	}
 	while (done < clients) {
 		struct ibv_wc w;
-		int ret = rpma_cq_get_wc(rcq, 1, &w, NULL), i;
+		int ret = rpma_cq_get_wc(rcq, 1, &w, NULL), i, slot;
 
 		if (ret == RPMA_E_NO_COMPLETION) {
 			ret = rpma_cq_wait(rcq);
@@ -579,23 +579,30 @@ pp_server(int argc, char **argv)
 				w.opcode, w.byte_len);
 			return 1;
 		}
-		i = (int)((uint64_t *)w.wr_id - recv);
-		if (i < 0 || i >= clients || qps[i] != w.qp_num) {
-			fprintf(stderr, "receive %d on qp %u\n", i, w.qp_num);
+		/*
+		 * A shared queue's receive takes whichever client's message
+		 * comes first: the slot (wr_id) says where the message is,
+		 * the QP number whose it is.
+		 */
+		slot = (int)((uint64_t *)w.wr_id - recv);
+		for (i = 0; i < clients && qps[i] != w.qp_num; i++)
+			;
+		if (slot < 0 || slot >= clients || i == clients) {
+			fprintf(stderr, "receive in slot %d on qp %u\n", slot, w.qp_num);
 			return 1;
 		}
-		if (recv[i] == DONE) {
+		if (recv[slot] == DONE) {
 			printf("got: client %d done\n", i + 1);
 			done++;
 			continue;
 		}
-		printf("got: client %d sent %" PRIu64 "\n", i + 1, recv[i]);
-		send[i] = recv[i] + 1;
+		printf("got: client %d sent %" PRIu64 "\n", i + 1, recv[slot]);
+		send[slot] = recv[slot] + 1;
 		if (srq)
-			CHECK(rpma_srq_recv(srq, mr, (size_t)i * MSG, MSG, &recv[i]));
+			CHECK(rpma_srq_recv(srq, mr, (size_t)slot * MSG, MSG, &recv[slot]));
 		else
-			CHECK(rpma_recv(conns[i], mr, (size_t)i * MSG, MSG, &recv[i]));
-		CHECK(rpma_send(conns[i], mr, (size_t)(MAX_CLIENTS + i) * MSG, MSG,
+			CHECK(rpma_recv(conns[i], mr, (size_t)slot * MSG, MSG, &recv[slot]));
+		CHECK(rpma_send(conns[i], mr, (size_t)(MAX_CLIENTS + slot) * MSG, MSG,
 			srq ? RPMA_F_COMPLETION_ON_ERROR : RPMA_F_COMPLETION_ALWAYS,
 			NULL));
 	}
