@@ -26,8 +26,8 @@ import (
 // Build them (tag 1.2.0, the librpma Debian 12 ships, without libpmem:
 // every example then uses DRAM) and run, as docs/librpma-mapping.md says:
 //
-//	go run ./hack/rpma-cexamples -out /tmp/cex
-//	go run ./hack/vm test -ctools -extra /tmp/cex ./cmd/rpma-examples -- -run TestCExamples
+//	go run ./hack/rpma-cexamples -src <git clone of pmem/rpma> -out /tmp/cex
+//	go run ./hack/vm test -ctools -extra /tmp/cex -timeout 30m ./cmd/rpma-examples -- -run TestCExamples
 //
 // A binary is named <example>-server or <example>-client.
 func TestCExamples(t *testing.T) {
