@@ -47,7 +47,6 @@ type Plan struct {
 // ExtraDir is where the files of hack/vm -extra land in the guest.
 const ExtraDir = "/opt/extra"
 
-
 // Step is one program to run.
 type Step struct {
 	Name string   `json:"name"`
