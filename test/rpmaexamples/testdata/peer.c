@@ -36,11 +36,14 @@
  *	         for (--rounds; rounds; --rounds), "do" 08srq's and 13's
  *	         do-while; end "dc" disconnects and waits for the close
  *	         (08, 12), "wc" waits for the server's disconnect first
- *	         (08srq, 13). Server args <n> <end>: n clients; one is served
- *	         with its own receive queue, more through a shared one, all
- *	         accepted before any is answered (13); end "dc" disconnects
- *	         and waits for the close (08, 12), "d" disconnects only
- *	         (08srq, 13).
+ *	         (08srq, 13). Server args <n> <end>: n clients, all accepted
+ *	         before any is answered (13), each with a receive posted
+ *	         before it is accepted; end "dc" (08, 12: one client, its own
+ *	         receive queue) disconnects and waits for the close, "d"
+ *	         (08srq, 13: a shared receive queue, whose receives take any
+ *	         client's message) disconnects only. The examples' I_M_DONE
+ *	         goes with completion on error; the C client waits for it
+ *	         (see pp_client).
  *	sendimm  10: the client sends its uint32 immediate data as the
  *	         connection's private data, then a send with that immediate
  *	         data of 1024 bytes holding <word> (or of 0 bytes without a
