@@ -600,12 +600,17 @@ pp_server(int argc, char **argv)
 			continue;
 		}
 		printf("got: client %d sent %" PRIu64 "\n", i + 1, recv[slot]);
-		send[slot] = recv[slot] + 1;
+		/*
+		 * The answer goes from the connection's send slot: the next
+		 * message in this receive slot may be another client's, and
+		 * Linux 6.12's rxe sends from a workqueue, after that.
+		 */
+		send[i] = recv[slot] + 1;
 		if (srq)
 			CHECK(rpma_srq_recv(srq, mr, (size_t)slot * MSG, MSG, &recv[slot]));
 		else
 			CHECK(rpma_recv(conns[i], mr, (size_t)slot * MSG, MSG, &recv[slot]));
-		CHECK(rpma_send(conns[i], mr, (size_t)(MAX_CLIENTS + slot) * MSG, MSG,
+		CHECK(rpma_send(conns[i], mr, (size_t)(MAX_CLIENTS + i) * MSG, MSG,
 			srq ? RPMA_F_COMPLETION_ON_ERROR : RPMA_F_COMPLETION_ALWAYS,
 			NULL));
 	}
