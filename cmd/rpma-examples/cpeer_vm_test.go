@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -127,8 +128,25 @@ func ppPeerCase(name, ex, count, end, serverArgs, prefix string, goServerArgs []
 var peerPort = 7900
 
 // goServer runs the Go server in-process and the C clients once it
-// listens.
+// listens; 06 on siw gets a second try, as in cServer.
 func (c peerCase) goServer(t *testing.T, d testenv.Dev, ex *example, peerPath string) {
+	srv, clis := c.goServerOnce(t, d, ex, peerPath)
+	lost := slices.ContainsFunc(clis, func(r testenv.Result) bool { return strings.Contains(r.Stderr, "Connection lost") })
+	if d.Driver == "siw" && c.proto == "multi" && lost {
+		t.Logf("siw's early read lost a connection; trying again:\n%v", srv)
+		srv, clis = c.goServerOnce(t, d, ex, peerPath)
+	}
+	wantLines(t, srv, c.goServerWant)
+	for i, r := range clis {
+		want := c.peerClientWant
+		if i == 1 && c.peerClientWant2 != nil {
+			want = c.peerClientWant2
+		}
+		wantLines(t, r, want)
+	}
+}
+
+func (c peerCase) goServerOnce(t *testing.T, d testenv.Dev, ex *example, peerPath string) (testenv.Result, []testenv.Result) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	peerPort++
@@ -149,19 +167,36 @@ func (c peerCase) goServer(t *testing.T, d testenv.Dev, ex *example, peerPath st
 	clis := c.clients(len(c.peerClients), func(i int) testenv.Result {
 		return peer(ctx, append([]string{c.proto, "client", d.Addr, port}, c.peerClients[i]...))
 	})
-	wantLines(t, <-srvDone, c.goServerWant)
+	return <-srvDone, clis
+}
+
+// cServer runs the C server and the Go clients in-process once it says
+// it listens.
+//
+// On siw, 06's server reads the client's name as soon as it sees the
+// connection established, and the read can reach the client before its
+// kernel has its iWARP connection ready: the client's connection is then
+// lost and the server's read flushed. librpma's own client and server
+// show it against each other too (docs/librpma-mapping.md, (c)), so that
+// case gets a second try.
+func (c peerCase) cServer(t *testing.T, d testenv.Dev, ex *example, peerPath string) {
+	srv, clis := c.cServerOnce(t, d, ex, peerPath)
+	lost := slices.ContainsFunc(clis, func(r testenv.Result) bool { return strings.Contains(r.Stderr, "Connection lost") })
+	if d.Driver == "siw" && c.proto == "multi" && lost {
+		t.Logf("siw's early read lost a connection; trying again:\n%v", srv)
+		srv, clis = c.cServerOnce(t, d, ex, peerPath)
+	}
+	wantLines(t, srv, c.peerServerWant)
 	for i, r := range clis {
-		want := c.peerClientWant
-		if i == 1 && c.peerClientWant2 != nil {
-			want = c.peerClientWant2
+		want := c.goClientWant
+		if i == 1 && c.goClientWant2 != nil {
+			want = c.goClientWant2
 		}
 		wantLines(t, r, want)
 	}
 }
 
-// cServer runs the C server and the Go clients in-process once it says
-// it listens.
-func (c peerCase) cServer(t *testing.T, d testenv.Dev, ex *example, peerPath string) {
+func (c peerCase) cServerOnce(t *testing.T, d testenv.Dev, ex *example, peerPath string) (testenv.Result, []testenv.Result) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	peerPort++
@@ -193,14 +228,7 @@ func (c peerCase) cServer(t *testing.T, d testenv.Dev, ex *example, peerPath str
 	clis := c.clients(len(c.goClients), func(i int) testenv.Result {
 		return testenv.GoSide(ex.name+" client", ex.client)(ctx, append([]string{d.Addr, port}, c.goClients[i]...))
 	})
-	wantLines(t, <-srvDone, c.peerServerWant)
-	for i, r := range clis {
-		want := c.goClientWant
-		if i == 1 && c.goClientWant2 != nil {
-			want = c.goClientWant2
-		}
-		wantLines(t, r, want)
-	}
+	return <-srvDone, clis
 }
 
 // clients runs n clients, one after another when the case says so.
