@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"os"
 	"strconv"
 	"time"
 
@@ -222,7 +223,7 @@ func newPeer(ctx context.Context, addr, port string, typ rpma.ContextType) (*pee
 	if err != nil {
 		return nil, err
 	}
-	p, err := rpma.NewPeer(uctx)
+	p, err := rpma.NewPeerWithOptions(uctx, peerOptions())
 	if err != nil {
 		uctx.Close()
 		return nil, err
@@ -231,6 +232,25 @@ func newPeer(ctx context.Context, addr, port string, typ rpma.ContextType) (*pee
 }
 
 func (p *peer) close() { p.done() }
+
+// peerOptions are the examples' peers' options: by default they flush
+// as librpma 1.2 does (FlushEmulated: an RDMA read, and remote read on
+// regions with flush usages), what the C examples do on the wire when
+// they are built against the librpma Debian 12 ships. With librpma 1.3's
+// FlushAuto, on a kernel with native flush (rxe since Linux 6.2), a port
+// flushed a C 1.2 server's region natively and failed with a remote
+// access error (05's and 07's clients), and a C 1.2 client's read-flush
+// of a port's region failed the same way (05's server): the hand runs
+// of librpma's own examples against the ports on Linux 6.12 showed both
+// (docs/librpma-mapping.md). RPMA_EXAMPLES_FLUSH=auto chooses librpma
+// 1.3's behaviour, for peers built against librpma 1.3 and rdma-core 45
+// or later.
+func peerOptions() rpma.PeerOptions {
+	if os.Getenv("RPMA_EXAMPLES_FLUSH") == "auto" {
+		return rpma.PeerOptions{Flush: rpma.FlushAuto}
+	}
+	return rpma.PeerOptions{Flush: rpma.FlushEmulated}
+}
 
 type listenHookKey struct{}
 

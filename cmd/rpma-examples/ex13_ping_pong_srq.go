@@ -140,9 +140,17 @@ func multiSRQServer(ctx context.Context, args []string, stdout, stderr io.Writer
 			if err = srq.Recv(m.recvMR, off*msgSize, msgSize, uint64(off)); err != nil {
 				break
 			}
-			m.setSend(off, v+1)
+			// The answer goes from the connection's own send slot, where
+			// the C example uses the receive's slot: a shared queue's
+			// receives take any client's message, so the next message
+			// in that slot, another client's, rewrote the answer before
+			// Linux 6.12's rxe, which sends from a workqueue, had sent it
+			// (a hand run against librpma's C client got another
+			// client's value). A connection's slot is free again: its
+			// client sends its next value only after this answer came.
+			m.setSend(index, v+1)
 			fmt.Fprintf(stdout, "[server] value sent: %d from the connection [qp#%d]\n", v+1, conns[index].qpNum)
-			if err = conns[index].conn.Send(m.sendMR, off*msgSize, msgSize, rpma.Op{Flags: rpma.CompletionOnError}); err != nil {
+			if err = conns[index].conn.Send(m.sendMR, index*msgSize, msgSize, rpma.Op{Flags: rpma.CompletionOnError}); err != nil {
 				break
 			}
 		}

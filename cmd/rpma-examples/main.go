@@ -7,7 +7,10 @@
 //	rpma-examples demo [rxe-addr] [siw-addr]
 //
 // Memory is DRAM from mr.Alloc, as in a C build without libpmem; a
-// <pmem-path> argument is accepted and ignored.
+// <pmem-path> argument is accepted and ignored. The peers flush as
+// librpma 1.2 does, by an RDMA read, as the C examples do when built
+// against Debian 12's librpma; RPMA_EXAMPLES_FLUSH=auto chooses librpma
+// 1.3's native flush where the device has it (see peerOptions).
 package main
 
 import (

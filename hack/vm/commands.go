@@ -189,6 +189,11 @@ func fillImage(env *fetch.Env, o options, mode plan.Mode, k *fetch.Kernel, work 
 		}
 		im.hostLibs = append(im.hostLibs, libs...)
 	}
+	if o.extra != "" {
+		if err := addExtra(env, im, o.extra); err != nil {
+			return err
+		}
+	}
 	if err := fill(im, b); err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/purerdma/purerdma/hack/vm/internal/fetch"
+	"github.com/purerdma/purerdma/hack/vm/internal/plan"
 )
 
 type options struct {
@@ -29,6 +30,7 @@ type options struct {
 	race    bool
 	keep    bool
 	hog     int       // busy loops beside the tests (-hog)
+	extra   string    // a host directory packed as plan.ExtraDir (-extra)
 	console io.Writer // where the guest's console goes; nil for os.Stdout
 }
 
@@ -46,6 +48,7 @@ func main() {
 	fs.BoolVar(&o.ctools, "ctools", false, "pack rdma-core's C tools and libraries into the guest")
 	fs.BoolVar(&o.keep, "keep", false, "keep the built initramfs")
 	fs.BoolVar(&o.race, "race", false, "build the test binaries with the race detector (cgo, the host's libc in the guest; host architecture only)")
+	fs.StringVar(&o.extra, "extra", "", "pack this host directory's files into the guest under "+plan.ExtraDir+" (on PATH, named by PURERDMA_EXTRA) with their shared libraries")
 	fs.IntVar(&o.hog, "hog", 0, "run this many busy loops in the guest beside the tests (a CPU hog: timing races show under load)")
 	fs.Parse(os.Args[2:])
 
@@ -76,7 +79,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: vm test|pair|demo|bench|profile|shell|fetch [-arch amd64] [-kernel 6.1] [-cache dir] [-timeout d] [-ctools] [packages] [-- test flags]")
+	fmt.Fprintln(os.Stderr, "usage: vm test|pair|demo|bench|profile|shell|fetch [-arch amd64] [-kernel 6.1] [-cache dir] [-timeout d] [-ctools] [-extra dir] [packages] [-- test flags]")
 	os.Exit(2)
 }
 

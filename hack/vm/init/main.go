@@ -152,6 +152,12 @@ func environ(p *plan.Plan) []string {
 	if p.CTools {
 		env["PURERDMA_CTOOLS"] = "1"
 	}
+	if p.Extra {
+		// Before the project's tools, after the system's: the extra
+		// files are the host's programs, asked for by name.
+		env["PATH"] = strings.Replace(env["PATH"], ":/opt/purerdma/bin", ":"+plan.ExtraDir+":/opt/purerdma/bin", 1)
+		env["PURERDMA_EXTRA"] = plan.ExtraDir
+	}
 	for k, v := range p.Env {
 		env[k] = v
 	}

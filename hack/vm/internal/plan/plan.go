@@ -36,7 +36,16 @@ type Plan struct {
 	// issue 20 chases showed only on a loaded host; a hog makes that load
 	// part of the run instead of luck.
 	Hog int `json:"hog,omitempty"`
+	// Extra says the host packed a directory of its own choosing
+	// (hack/vm -extra) as ExtraDir: init puts it on PATH and names it in
+	// PURERDMA_EXTRA, so that a test that needs such files (librpma's C
+	// examples, built outside the repository) runs only when they are
+	// there.
+	Extra bool `json:"extra,omitempty"`
 }
+
+// ExtraDir is where the files of hack/vm -extra land in the guest.
+const ExtraDir = "/opt/extra"
 
 // Step is one program to run.
 type Step struct {

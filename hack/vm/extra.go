@@ -1,0 +1,71 @@
+package main
+
+import (
+	"debug/elf"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/purerdma/purerdma/hack/vm/internal/fetch"
+	"github.com/purerdma/purerdma/hack/vm/internal/plan"
+)
+
+// addExtra packs the files under the host directory dir as
+// plan.ExtraDir (hack/vm -extra): programs built outside the repository
+// that a hand run needs in the guest, such as librpma's own C examples
+// (cmd/rpma-examples' TestCExamples runs them against the Go ports). The
+// shared libraries of the ones that are dynamic executables for this
+// host come along at their host paths, as the C tools' do; a file for
+// another architecture is packed as it is.
+func addExtra(env *fetch.Env, im *image, dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("-extra: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("-extra: %s is not a directory", dir)
+	}
+	var bins []string
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && dynamicForHost(p) {
+			bins = append(bins, p)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("-extra: %w", err)
+	}
+	libs, err := fetch.WithLibraries(bins)
+	if err != nil {
+		return fmt.Errorf("-extra: %w", err)
+	}
+	abs, _ := filepath.Abs(dir)
+	for _, l := range libs {
+		if a, _ := filepath.Abs(l); !strings.HasPrefix(a, abs+string(filepath.Separator)) {
+			im.hostLibs = append(im.hostLibs, l)
+		}
+	}
+	im.trees[plan.ExtraDir] = dir
+	im.plan.Extra = true
+	env.Logf("packing %s as %s (%d dynamic executables)", dir, plan.ExtraDir, len(bins))
+	return nil
+}
+
+// dynamicForHost says whether p is an ELF file for the host's machine that
+// loads shared libraries, the files ldd can tell about.
+func dynamicForHost(p string) bool {
+	f, err := elf.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	machine := map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}[runtime.GOARCH]
+	if f.Machine != machine {
+		return false
+	}
+	libs, err := f.ImportedLibraries()
+	return err == nil && len(libs) > 0
+}
