@@ -1,0 +1,169 @@
+package soak_test
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/purerdma/purerdma/cq"
+)
+
+// ledger accounts for the operations posted to one queue (a send queue
+// or a receive queue): each must come back in exactly one completion.
+// IDs are given out in posting order, so that a missing completion can be
+// told apart from siw's stranded operations, which are always the last
+// ones posted.
+type ledger struct {
+	name     string
+	next     uint64
+	base     uint64 // added to every ID, to tell the queues of a CQ apart
+	inFlight map[uint64]opInfo
+	maxDone  uint64 // the highest ID completed
+	ok       int
+	failed   map[cq.Status]int
+	stranded int
+	lost     []string // what went missing, or came back twice or unasked
+}
+
+// opInfo is what a posted operation was, for its completion's check.
+type opInfo struct {
+	kind opKind
+	slot int
+	unit uint64
+}
+
+type opKind uint8
+
+const (
+	opWrite opKind = iota
+	opAtomicWrite
+	opFlush
+	opRead
+	opSend
+	opRecv
+	opFetchAdd
+	opCmpSwap
+)
+
+func (k opKind) String() string {
+	return [...]string{"write", "atomic write", "flush", "read", "send", "recv", "fetch-add", "cmp-swap"}[k]
+}
+
+func newLedger(name string, base uint64) *ledger {
+	return &ledger{name: name, base: base, inFlight: map[uint64]opInfo{}, failed: map[cq.Status]int{}}
+}
+
+// id returns the next operation's ID; it is not in flight until posted.
+func (l *ledger) id() uint64 {
+	l.next++
+	return l.base + l.next
+}
+
+// posted records that the operation id is on the queue.
+func (l *ledger) posted(id uint64, op opInfo) { l.inFlight[id] = op }
+
+// complete takes the completion w off the ledger and returns what its
+// operation was. A completion of no operation in flight (a duplicate, or
+// one never posted) is lost: ok is false.
+func (l *ledger) complete(w cq.WC) (op opInfo, ok bool) {
+	op, ok = l.inFlight[w.ID]
+	if !ok {
+		l.lost = append(l.lost, fmt.Sprintf("%s: completion %d (%v) of no operation in flight", l.name, w.ID, w.Status))
+		return op, false
+	}
+	delete(l.inFlight, w.ID)
+	l.maxDone = max(l.maxDone, w.ID)
+	if w.Status == cq.Success {
+		l.ok++
+	} else {
+		l.failed[w.Status]++
+	}
+	return op, true
+}
+
+// settle ends the ledger once no completion comes any more: what is still
+// in flight is stranded when strand allows it (siw after its QP failed)
+// and every one of them was posted after the last completion that came;
+// anything else still in flight is lost.
+func (l *ledger) settle(strand bool) {
+	if len(l.inFlight) == 0 {
+		return
+	}
+	ids := slices.Sorted(maps.Keys(l.inFlight))
+	if strand && ids[0] > l.maxDone {
+		l.stranded += len(ids)
+	} else {
+		for _, id := range ids {
+			l.lost = append(l.lost, fmt.Sprintf("%s: %v %d (unit %d) never completed; %d did",
+				l.name, l.inFlight[id].kind, id, l.inFlight[id].unit, l.maxDone))
+		}
+	}
+	clear(l.inFlight)
+}
+
+// failures counts the failed completions.
+func (l *ledger) failures() int {
+	n := 0
+	for _, c := range l.failed {
+		n += c
+	}
+	return n
+}
+
+func TestLedger(t *testing.T) {
+	post := func(l *ledger, n int) []uint64 {
+		ids := make([]uint64, n)
+		for i := range ids {
+			ids[i] = l.id()
+			l.posted(ids[i], opInfo{kind: opWrite})
+		}
+		return ids
+	}
+	t.Run("all complete", func(t *testing.T) {
+		l := newLedger("sq", 0)
+		for _, id := range post(l, 3) {
+			l.complete(cq.WC{ID: id})
+		}
+		l.settle(false)
+		if l.ok != 3 || len(l.lost) != 0 || l.stranded != 0 {
+			t.Errorf("%+v", l)
+		}
+	})
+	t.Run("duplicate", func(t *testing.T) {
+		l := newLedger("sq", 0)
+		ids := post(l, 1)
+		l.complete(cq.WC{ID: ids[0]})
+		if _, ok := l.complete(cq.WC{ID: ids[0]}); ok || len(l.lost) != 1 {
+			t.Errorf("second completion accepted: %+v", l)
+		}
+	})
+	t.Run("stranded tail", func(t *testing.T) {
+		l := newLedger("sq", 1<<63)
+		ids := post(l, 4)
+		l.complete(cq.WC{ID: ids[0]})
+		l.complete(cq.WC{ID: ids[1], Status: cq.WRFlushErr})
+		l.settle(true)
+		if l.stranded != 2 || len(l.lost) != 0 || l.failures() != 1 {
+			t.Errorf("%+v", l)
+		}
+	})
+	t.Run("hole", func(t *testing.T) {
+		l := newLedger("sq", 0)
+		ids := post(l, 3)
+		l.complete(cq.WC{ID: ids[0]})
+		l.complete(cq.WC{ID: ids[2]})
+		l.settle(true)
+		if l.stranded != 0 || len(l.lost) != 1 {
+			t.Errorf("a completion missing before a later one is not lost: %+v", l)
+		}
+	})
+	t.Run("rxe never strands", func(t *testing.T) {
+		l := newLedger("sq", 0)
+		post(l, 2)
+		l.settle(false)
+		if len(l.lost) != 2 {
+			t.Errorf("%+v", l)
+		}
+	})
+}

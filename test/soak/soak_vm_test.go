@@ -1,0 +1,201 @@
+package soak_test
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/purerdma/purerdma/internal/testenv"
+)
+
+var (
+	soakDuration = flag.Duration("soak.duration", time.Minute, "how long the soak makes new cycles")
+	soakSeed     = flag.Uint64("soak.seed", 0, "seed of the fault schedule and data (0: from the clock)")
+)
+
+// sampleEvery is how often the workers are paused for a process sample.
+const sampleEvery = 2 * time.Second
+
+// Tolerances of the flatness check: the median of the last tenth of the
+// samples may exceed that of the first tenth after warm-up by this much.
+// Samples are taken with every worker paused between cycles and after
+// debug.FreeOSMemory, so that they see the process at rest; what is left
+// is the Go runtime's own slack (heap metadata, stacks, span caches),
+// which settles during warm-up.
+const (
+	rssTolBytes  = 4 << 20 // and rssTolFrac of the first median
+	rssTolFrac   = 0.10
+	heapTolBytes = 1 << 20 // and rssTolFrac of the first median
+	mapsTol      = 8       // mappings of any kind: the runtime's arenas may add a few
+	fdTol        = 0       // every fd is closed at rest
+	libBytesTol  = 0       // no queue, doorbell or mr.Alloc mapping is left at rest
+	goroutineTol = 0       // nothing of a cycle runs at rest
+	warmupFrac   = 0.2     // of the samples, not judged
+)
+
+// procSample is one pause's view of the process.
+type procSample struct {
+	at         time.Duration
+	p          testenv.ProcSample
+	heap       uint64 // live heap after the collection
+	goroutines int
+}
+
+func TestSoak(t *testing.T) {
+	testenv.RequireVM(t)
+	devs := testenv.Devices(t) // and the leak check around the whole soak
+	seed := *soakSeed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("soak: %v on Linux %s (%s), seed %d", *soakDuration, testenv.KernelRelease(), testenv.Arch(), seed)
+	start := time.Now()
+	end := start.Add(*soakDuration)
+
+	// The workers hold gate for reading during a cycle and its resource
+	// check; the sampler takes it for writing, so that it samples the
+	// process with nothing of a cycle open.
+	var gate sync.RWMutex
+	var workers []*soaker
+	for i, d := range devs {
+		workers = append(workers, newSoaker(t, d.Driver, i, rand.New(rand.NewPCG(seed, uint64(i)))))
+	}
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	for _, w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.run(end, &gate)
+		}()
+	}
+	go func() { wg.Wait(); close(done) }()
+
+	var samples []procSample
+	sample := func() {
+		gate.Lock()
+		defer gate.Unlock()
+		debug.FreeOSMemory()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		p, err := testenv.SampleProcess()
+		if err != nil {
+			t.Errorf("sample: %v", err)
+			return
+		}
+		samples = append(samples, procSample{at: time.Since(start), p: p, heap: ms.HeapAlloc, goroutines: runtime.NumGoroutine()})
+	}
+	tick := time.NewTicker(sampleEvery)
+	defer tick.Stop()
+loop:
+	for {
+		select {
+		case <-done:
+			break loop
+		case <-tick.C:
+			sample()
+		}
+	}
+	sample()
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "soak: %v (ran %v) on Linux %s (%s), %d CPUs, seed %d\n",
+		*soakDuration, time.Since(start).Round(time.Second), testenv.KernelRelease(), testenv.Arch(), runtime.NumCPU(), seed)
+	ok := true
+	for _, w := range workers {
+		ok = w.summary(&b) && ok
+	}
+	ok = flat(&b, samples) && ok
+	if ok {
+		b.WriteString("soak: PASS\n")
+	} else {
+		b.WriteString("soak: FAIL\n")
+	}
+	// One block, so that the two devices' lines stay together in the log.
+	fmt.Print("=== SOAK SUMMARY\n" + b.String() + "=== SOAK END\n")
+	for _, w := range workers {
+		for _, p := range w.problems {
+			t.Errorf("%s: %s", w.driver, p)
+		}
+	}
+	if !ok {
+		t.Error("soak failed: see the summary")
+	}
+}
+
+// flat judges the samples: the median of the last tenth against that of
+// the first tenth after warm-up, for each quantity, with its tolerance.
+// It writes one line per quantity and reports whether all stayed flat.
+func flat(b *strings.Builder, samples []procSample) bool {
+	n := len(samples)
+	skip := int(float64(n) * warmupFrac)
+	judged := samples[skip:]
+	tenth := max(1, len(judged)/10)
+	if len(judged) < 2 {
+		fmt.Fprintf(b, "soak process: %d samples, too few to judge growth\n", n)
+		return true
+	}
+	first, last := judged[:tenth], judged[len(judged)-tenth:]
+	fmt.Fprintf(b, "soak process: %d samples every %v, %d judged after warm-up (%v); median of the first %d vs the last %d:\n",
+		n, sampleEvery, len(judged), judged[0].at.Round(time.Second), tenth, tenth)
+	ok := true
+	check := func(name string, get func(procSample) float64, tol func(first float64) float64, unit string) {
+		m0, m1 := median(first, get), median(last, get)
+		grew := m1 > m0+tol(m0)
+		verdict := "flat"
+		if grew {
+			verdict, ok = "GREW", false
+		}
+		lo, hi := minMax(samples, get)
+		fmt.Fprintf(b, "  %-10s %s -> %s (tolerance +%s; min %s, max %s of all): %s\n",
+			name, fmtUnit(m0, unit), fmtUnit(m1, unit), fmtUnit(tol(m0), unit), fmtUnit(lo, unit), fmtUnit(hi, unit), verdict)
+	}
+	frac := func(abs, f float64) func(float64) float64 {
+		return func(m float64) float64 { return max(abs, m*f) }
+	}
+	fixed := func(abs float64) func(float64) float64 { return func(float64) float64 { return abs } }
+	check("RSS", func(s procSample) float64 { return float64(s.p.RSS) }, frac(rssTolBytes, rssTolFrac), "MiB")
+	check("Go heap", func(s procSample) float64 { return float64(s.heap) }, frac(heapTolBytes, rssTolFrac), "MiB")
+	check("fds", func(s procSample) float64 { return float64(s.p.FDs) }, fixed(fdTol), "")
+	check("mappings", func(s procSample) float64 { return float64(s.p.Maps) }, fixed(mapsTol), "")
+	check("lib maps", func(s procSample) float64 { return float64(s.p.LibBytes) }, fixed(libBytesTol), "B")
+	check("goroutines", func(s procSample) float64 { return float64(s.goroutines) }, fixed(goroutineTol), "")
+	return ok
+}
+
+func median(s []procSample, get func(procSample) float64) float64 {
+	v := make([]float64, len(s))
+	for i, x := range s {
+		v[i] = get(x)
+	}
+	slices.Sort(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+func minMax(s []procSample, get func(procSample) float64) (lo, hi float64) {
+	lo, hi = get(s[0]), get(s[0])
+	for _, x := range s {
+		lo, hi = min(lo, get(x)), max(hi, get(x))
+	}
+	return lo, hi
+}
+
+func fmtUnit(v float64, unit string) string {
+	switch unit {
+	case "MiB":
+		return fmt.Sprintf("%.1f MiB", v/(1<<20))
+	case "B":
+		return fmt.Sprintf("%.0f B", v)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
