@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -14,6 +15,7 @@ import (
 // the resident set and mapping count that a leak elsewhere would raise.
 type ProcSample struct {
 	RSS      uint64 // VmRSS of /proc/self/status, in bytes
+	RSSAnon  uint64 // RssAnon: the anonymous part, where a leak grows (the rest is mostly the binary's code, paged in as it runs)
 	FDs      int    // open file descriptors
 	Maps     int    // every mapping of /proc/self/maps
 	LibBytes uint64 // the library's mappings (/dev/infiniband files and mr.Alloc memory), as the leak check sums them
@@ -39,35 +41,45 @@ func SampleProcess() (ProcSample, error) {
 		return s, err
 	}
 	s.Maps = bytes.Count(maps, []byte("\n"))
-	if s.RSS, err = vmRSS(); err != nil {
+	st, err := status("VmRSS", "RssAnon")
+	if err != nil {
 		return s, err
 	}
+	s.RSS, s.RSSAnon = st[0], st[1]
 	return s, nil
 }
 
-// vmRSS reads VmRSS from /proc/self/status ("VmRSS:	   12345 kB").
-func vmRSS() (uint64, error) {
+// status reads the named sizes from /proc/self/status ("VmRSS:	   12345
+// kB"), in bytes.
+func status(names ...string) ([]uint64, error) {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer f.Close()
+	v := make([]uint64, len(names))
+	found := 0
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:")
-		if !ok {
+		name, rest, ok := strings.Cut(sc.Text(), ":")
+		i := slices.Index(names, name)
+		if !ok || i < 0 {
 			continue
 		}
 		kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("/proc/self/status: %q: %w", sc.Text(), err)
+			return nil, fmt.Errorf("/proc/self/status: %q: %w", sc.Text(), err)
 		}
-		return kb << 10, nil
+		v[i] = kb << 10
+		found++
 	}
 	if err := sc.Err(); err != nil {
-		return 0, err
+		return nil, err
 	}
-	return 0, fmt.Errorf("/proc/self/status has no VmRSS")
+	if found != len(names) {
+		return nil, fmt.Errorf("/proc/self/status lacks one of %q", names)
+	}
+	return v, nil
 }
 
 // DeviceResources returns the kernel's resource counts of the RDMA device

@@ -563,6 +563,7 @@ func (e *engine) run() {
 	e.lostAtStart = len(s.lost)
 	e.sq = newLedger("sq", 0)
 	e.rq = newLedger("rq", 1<<63)
+	e.sq.doubleFlush = s.driver == "siw"
 	e.posting = true
 	e.faultAfter = 20 + s.rng.IntN(400)
 	e.lastAt = time.Now()
@@ -644,14 +645,25 @@ func (e *engine) settle(faulted bool) {
 	strand := faulted && e.s.driver == "siw"
 	for _, l := range []*ledger{e.sq, e.rq} {
 		l.settle(strand)
-		e.s.stranded += l.stranded
+		e.s.doubled += l.doubled
+		if l == e.rq {
+			e.s.strandedRecv += l.stranded
+		} else {
+			e.s.stranded += l.stranded
+		}
 		e.s.lost = append(e.s.lost, l.lost...)
 		for _, m := range l.lost {
 			e.s.problem("cycle %d (%v): lost: %s", e.s.cycles, e.cyc.kind, m)
 		}
 	}
-	if e.sq.stranded+e.rq.stranded > 0 {
-		e.note(fmt.Sprintf("%d stranded", e.sq.stranded+e.rq.stranded))
+	if e.sq.stranded > 0 {
+		e.note("sends stranded")
+	}
+	if e.rq.stranded > 0 {
+		e.note("receives stranded")
+	}
+	if e.sq.doubled > 0 {
+		e.note("a read flushed twice")
 	}
 }
 

@@ -30,7 +30,7 @@ const sampleEvery = 2 * time.Second
 // is the Go runtime's own slack (heap metadata, stacks, span caches),
 // which settles during warm-up.
 const (
-	rssTolBytes  = 4 << 20 // and rssTolFrac of the first median
+	rssTolBytes  = 4 << 20 // of anonymous RSS, and rssTolFrac of the first median
 	rssTolFrac   = 0.10
 	heapTolBytes = 1 << 20 // and rssTolFrac of the first median
 	mapsTol      = 8       // mappings of any kind: the runtime's arenas may add a few
@@ -161,7 +161,9 @@ func flat(b *strings.Builder, samples []procSample) bool {
 		return func(m float64) float64 { return max(abs, m*f) }
 	}
 	fixed := func(abs float64) func(float64) float64 { return func(float64) float64 { return abs } }
-	check("RSS", func(s procSample) float64 { return float64(s.p.RSS) }, frac(rssTolBytes, rssTolFrac), "MiB")
+	check("RSS anon", func(s procSample) float64 { return float64(s.p.RSSAnon) }, frac(rssTolBytes, rssTolFrac), "MiB")
+	m0, m1 := median(first, func(s procSample) float64 { return float64(s.p.RSS) }), median(last, func(s procSample) float64 { return float64(s.p.RSS) })
+	fmt.Fprintf(b, "  %-10s %s -> %s (not judged: the rest of RSS is the binary's code, paged in as new paths run)\n", "RSS", fmtUnit(m0, "MiB"), fmtUnit(m1, "MiB"))
 	check("Go heap", func(s procSample) float64 { return float64(s.heap) }, frac(heapTolBytes, rssTolFrac), "MiB")
 	check("fds", func(s procSample) float64 { return float64(s.p.FDs) }, fixed(fdTol), "")
 	check("mappings", func(s procSample) float64 { return float64(s.p.Maps) }, fixed(mapsTol), "")

@@ -75,7 +75,8 @@ type soaker struct {
 	ops                                map[opKind]int // completed successfully
 	failed                             map[cq.Status]int
 	postRefused                        int // posts refused after a fault (not posted)
-	stranded                           int
+	stranded, strandedRecv             int // operations of the send and receive queues
+	doubled                            int // reads siw flushed twice (ledger.doubleFlush)
 	lost                               []string
 	injected, survived                 map[faultKind]int
 	noEffect                           map[faultKind]int // faults no operation or event noticed
@@ -324,9 +325,9 @@ func (s *soaker) summary(b *strings.Builder) bool {
 	fmt.Fprintf(b, "soak %s: %d cycles, %d connections (%d rpma in-process, %d to a killable child, %d rdmacm for atomics), %d connect retries\n",
 		d, s.cycles, s.conns+s.childConns+s.cmConns, s.conns, s.childConns, s.cmConns, s.connRetries)
 	fmt.Fprintf(b, "soak %s: %d bytes verified; %d operations completed successfully (%s)\n", d, s.bytesVerified, total, fmtOps(s.ops))
-	fmt.Fprintf(b, "soak %s: after faults: %d failed completions %v, %d posts refused, %d stranded (siw, docs/faults.md)\n",
-		d, failedN, fmtStatuses(s.failed), s.postRefused, s.stranded)
-	fmt.Fprintf(b, "soak %s: operations lost: %d\n", d, len(s.lost))
+	fmt.Fprintf(b, "soak %s: after faults: %d failed completions %v, %d posts refused; siw's gaps (docs/faults.md): %d sends and %d receives stranded, %d reads flushed twice\n",
+		d, failedN, fmtStatuses(s.failed), s.postRefused, s.stranded, s.strandedRecv, s.doubled)
+	fmt.Fprintf(b, "soak %s: operations lost (missing, duplicated or not verifying): %d\n", d, len(s.lost))
 	for i, l := range s.lost {
 		if i == 10 {
 			fmt.Fprintf(b, "  ... and %d more\n", len(s.lost)-10)
