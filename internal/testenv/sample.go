@@ -14,11 +14,12 @@ import (
 // in its own process: the leak check's fds and library mappings, and
 // the resident set and mapping count that a leak elsewhere would raise.
 type ProcSample struct {
-	RSS      uint64 // VmRSS of /proc/self/status, in bytes
-	RSSAnon  uint64 // RssAnon: the anonymous part, where a leak grows (the rest is mostly the binary's code, paged in as it runs)
-	FDs      int    // open file descriptors
-	Maps     int    // every mapping of /proc/self/maps
-	LibBytes uint64 // the library's mappings (/dev/infiniband files and mr.Alloc memory), as the leak check sums them
+	RSS      uint64         // VmRSS of /proc/self/status, in bytes
+	RSSAnon  uint64         // RssAnon: the anonymous part, where a leak grows (the rest is mostly the binary's code, paged in as it runs)
+	FDs      int            // open file descriptors
+	FDNames  map[int]string // what each is, as /proc/self/fd says
+	Maps     int            // every mapping of /proc/self/maps
+	LibBytes uint64         // the library's mappings (/dev/infiniband files and mr.Alloc memory), as the leak check sums them
 }
 
 // SampleProcess reads the process's ProcSample.
@@ -28,7 +29,7 @@ func SampleProcess() (ProcSample, error) {
 	if err != nil {
 		return s, err
 	}
-	s.FDs = len(fds)
+	s.FDs, s.FDNames = len(fds), fds
 	sums, err := readMaps()
 	if err != nil {
 		return s, err

@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -56,6 +57,9 @@ const (
 	// showWait is how long a fault may go unnoticed (no failed
 	// completion, no event) before the cycle stops anyway.
 	showWait = 30 * time.Second
+	// flapRideOut is how long a connection must keep working after its
+	// link came back to count as having ridden the flap out.
+	flapRideOut = 3 * time.Second
 )
 
 func srcOff(slot int) int    { return slot * slotSize }
@@ -440,6 +444,12 @@ func (c *cycle) child() {
 type fault struct {
 	fire         func() error
 	beforeHangUp func()
+	// over, when set, reports that the fault has passed long enough ago
+	// that a connection still working has ridden it out: siw on Linux
+	// 6.12 keeps its connections through a short link flap (its
+	// NETDEV_GOING_DOWN no longer moves the QPs to ERROR), and TCP
+	// carries on once the link is back.
+	over func() bool
 }
 
 // linkFlap sets the device's netdev down, and up again 1 to 4 s later.
@@ -451,6 +461,7 @@ func (c *cycle) linkFlap() *fault {
 	downFor := time.Second + time.Duration(s.rng.Int64N(int64(3*time.Second)))
 	up := make(chan error, 1)
 	var fired bool
+	var upAt atomic.Int64 // UnixNano, once the link is up again
 	waitUp := func() {
 		if !fired {
 			return
@@ -468,10 +479,18 @@ func (c *cycle) linkFlap() *fault {
 				return err
 			}
 			fired = true
-			time.AfterFunc(downFor, func() { up <- rtnl.SetLink(s.dev.Netdev, true) })
+			time.AfterFunc(downFor, func() {
+				err := rtnl.SetLink(s.dev.Netdev, true)
+				upAt.Store(time.Now().UnixNano())
+				up <- err
+			})
 			return nil
 		},
 		beforeHangUp: waitUp,
+		over: func() bool {
+			at := upAt.Load()
+			return at != 0 && time.Since(time.Unix(0, at)) > flapRideOut
+		},
 	}
 }
 
@@ -598,7 +617,15 @@ func (e *engine) run() {
 				}
 			}
 		}
-		if !e.firedAt.IsZero() && !e.shown && time.Since(e.firedAt) > showWait {
+		switch {
+		case e.firedAt.IsZero() || e.shown:
+		case e.fault.over != nil && e.fault.over():
+			e.shown = true // once
+			s.noEffect[e.cyc.kind]++
+			e.note(fmt.Sprintf("nothing seen: the connection carried on %v after the link came back", flapRideOut))
+			e.posting = false
+		case time.Since(e.firedAt) > showWait:
+			e.shown = true // once
 			s.noEffect[e.cyc.kind]++
 			e.note("nothing seen within " + showWait.String())
 			e.posting = false

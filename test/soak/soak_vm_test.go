@@ -3,12 +3,14 @@ package soak_test
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -38,13 +40,21 @@ const (
 	libBytesTol  = 0       // no queue, doorbell or mr.Alloc mapping is left at rest
 	goroutineTol = 0       // nothing of a cycle runs at rest
 	warmupFrac   = 0.2     // of the samples, not judged
+	minWindow    = 5       // samples in each compared tenth, at least
 )
 
 // procSample is one pause's view of the process.
 type procSample struct {
-	at         time.Duration
-	p          testenv.ProcSample
-	heap       uint64 // live heap after the collection
+	at   time.Duration
+	p    testenv.ProcSample
+	heap uint64 // live heap after the collection
+	// runtime is what the Go runtime holds from the OS and has not
+	// released (MemStats.Sys - HeapReleased): heap, stacks and the
+	// runtime's own structures, the part of anonymous RSS it accounts for.
+	runtime uint64
+	// goroutines are the process's, less the workers still running:
+	// a worker that ends first must not hide a goroutine leaked by the
+	// other.
 	goroutines int
 }
 
@@ -68,11 +78,14 @@ func TestSoak(t *testing.T) {
 		workers = append(workers, newSoaker(t, d.Driver, i, rand.New(rand.NewPCG(seed, uint64(i)))))
 	}
 	var wg sync.WaitGroup
+	var running atomic.Int32
 	done := make(chan struct{})
 	for _, w := range workers {
 		wg.Add(1)
+		running.Add(1)
 		go func() {
 			defer wg.Done()
+			defer running.Add(-1)
 			w.run(end, &gate)
 		}()
 	}
@@ -90,10 +103,23 @@ func TestSoak(t *testing.T) {
 			t.Errorf("sample: %v", err)
 			return
 		}
-		samples = append(samples, procSample{at: time.Since(start), p: p, heap: ms.HeapAlloc, goroutines: runtime.NumGoroutine()})
+		if len(samples) > 0 && p.FDs > samples[0].p.FDs {
+			// Named for the record: at rest every fd of a cycle is closed.
+			var extra []string
+			for fd, name := range p.FDNames {
+				if _, ok := samples[0].p.FDNames[fd]; !ok {
+					extra = append(extra, fmt.Sprintf("%d -> %s", fd, name))
+				}
+			}
+			t.Logf("sample at %v: %d fds, %d at the first: %v", time.Since(start).Round(time.Second), p.FDs, samples[0].p.FDs, extra)
+		}
+		samples = append(samples, procSample{at: time.Since(start), p: p, heap: ms.HeapAlloc,
+			runtime: ms.Sys - ms.HeapReleased, goroutines: runtime.NumGoroutine() - int(running.Load())})
 	}
 	tick := time.NewTicker(sampleEvery)
 	defer tick.Stop()
+	// No sample after the workers ended: the judgement is of the process
+	// at rest between cycles; the leak check of TestMain covers the end.
 loop:
 	for {
 		select {
@@ -103,7 +129,6 @@ loop:
 			sample()
 		}
 	}
-	sample()
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "soak: %v (ran %v) on Linux %s (%s), %d CPUs, seed %d\n",
@@ -130,32 +155,47 @@ loop:
 	}
 }
 
-// flat judges the samples: the median of the last tenth against that of
-// the first tenth after warm-up, for each quantity, with its tolerance.
-// It writes one line per quantity and reports whether all stayed flat.
+// flat judges the samples: for each quantity, the last tenth against the
+// first tenth after warm-up, with its tolerance. Sizes compare the
+// medians of the two tenths. Counts (fds, mappings, goroutines, the
+// library's mapped bytes) compare their floors, the minimum of each
+// tenth: a goroutine of the cycle before may still be finishing while
+// the workers are paused (a child's output reader, say), which raises a
+// sample now and then, but a leak raises every sample after it. It
+// writes one line per quantity and reports whether all stayed flat.
 func flat(b *strings.Builder, samples []procSample) bool {
 	n := len(samples)
 	skip := int(float64(n) * warmupFrac)
 	judged := samples[skip:]
-	tenth := max(1, len(judged)/10)
+	// At least minWindow samples a side, so that a short run's floor is
+	// not one sample's.
+	tenth := max(min(minWindow, len(judged)), len(judged)/10)
 	if len(judged) < 2 {
 		fmt.Fprintf(b, "soak process: %d samples, too few to judge growth\n", n)
 		return true
 	}
 	first, last := judged[:tenth], judged[len(judged)-tenth:]
-	fmt.Fprintf(b, "soak process: %d samples every %v, %d judged after warm-up (%v); median of the first %d vs the last %d:\n",
+	fmt.Fprintf(b, "soak process: %d samples every %v, %d judged after warm-up (%v); the first %d of them vs the last %d:\n",
 		n, sampleEvery, len(judged), judged[0].at.Round(time.Second), tenth, tenth)
 	ok := true
 	check := func(name string, get func(procSample) float64, tol func(first float64) float64, unit string) {
-		m0, m1 := median(first, get), median(last, get)
+		stat, how := median, "median"
+		if unit == "" || unit == "B" {
+			stat, how = floor, "floor"
+		}
+		m0, m1 := stat(first, get), stat(last, get)
 		grew := m1 > m0+tol(m0)
 		verdict := "flat"
 		if grew {
 			verdict, ok = "GREW", false
 		}
 		lo, hi := minMax(samples, get)
-		fmt.Fprintf(b, "  %-10s %s -> %s (tolerance +%s; min %s, max %s of all): %s\n",
-			name, fmtUnit(m0, unit), fmtUnit(m1, unit), fmtUnit(tol(m0), unit), fmtUnit(lo, unit), fmtUnit(hi, unit), verdict)
+		dist := ""
+		if unit == "" {
+			dist = "; samples " + histogram(samples, get)
+		}
+		fmt.Fprintf(b, "  %-10s %s %s -> %s (tolerance +%s; min %s, max %s of all%s): %s\n",
+			name, how, fmtUnit(m0, unit), fmtUnit(m1, unit), fmtUnit(tol(m0), unit), fmtUnit(lo, unit), fmtUnit(hi, unit), dist, verdict)
 	}
 	frac := func(abs, f float64) func(float64) float64 {
 		return func(m float64) float64 { return max(abs, m*f) }
@@ -163,7 +203,9 @@ func flat(b *strings.Builder, samples []procSample) bool {
 	fixed := func(abs float64) func(float64) float64 { return func(float64) float64 { return abs } }
 	check("RSS anon", func(s procSample) float64 { return float64(s.p.RSSAnon) }, frac(rssTolBytes, rssTolFrac), "MiB")
 	m0, m1 := median(first, func(s procSample) float64 { return float64(s.p.RSS) }), median(last, func(s procSample) float64 { return float64(s.p.RSS) })
-	fmt.Fprintf(b, "  %-10s %s -> %s (not judged: the rest of RSS is the binary's code, paged in as new paths run)\n", "RSS", fmtUnit(m0, "MiB"), fmtUnit(m1, "MiB"))
+	fmt.Fprintf(b, "  %-10s median %s -> %s (not judged: the rest of RSS is the binary's code, paged in as new paths run)\n", "RSS", fmtUnit(m0, "MiB"), fmtUnit(m1, "MiB"))
+	m0, m1 = median(first, func(s procSample) float64 { return float64(s.runtime) }), median(last, func(s procSample) float64 { return float64(s.runtime) })
+	fmt.Fprintf(b, "  %-10s median %s -> %s (not judged: what the Go runtime holds from the OS, unreleased)\n", "Go runtime", fmtUnit(m0, "MiB"), fmtUnit(m1, "MiB"))
 	check("Go heap", func(s procSample) float64 { return float64(s.heap) }, frac(heapTolBytes, rssTolFrac), "MiB")
 	check("fds", func(s procSample) float64 { return float64(s.p.FDs) }, fixed(fdTol), "")
 	check("mappings", func(s procSample) float64 { return float64(s.p.Maps) }, fixed(mapsTol), "")
@@ -182,6 +224,25 @@ func median(s []procSample, get func(procSample) float64) float64 {
 		return v[len(v)/2]
 	}
 	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+// floor is the smallest value of the samples.
+func floor(s []procSample, get func(procSample) float64) float64 {
+	lo, _ := minMax(s, get)
+	return lo
+}
+
+// histogram counts the samples of each value: "5 x40, 6 x3".
+func histogram(s []procSample, get func(procSample) float64) string {
+	n := map[float64]int{}
+	for _, x := range s {
+		n[get(x)]++
+	}
+	var parts []string
+	for _, v := range slices.Sorted(maps.Keys(n)) {
+		parts = append(parts, fmt.Sprintf("%.0f x%d", v, n[v]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func minMax(s []procSample, get func(procSample) float64) (lo, hi float64) {

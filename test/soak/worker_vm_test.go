@@ -125,12 +125,20 @@ func (s *soaker) logf(format string, args ...any) {
 
 // run makes cycles until end, then until its last fault is confirmed.
 func (s *soaker) run(end time.Time, gate *sync.RWMutex) {
-	if err := s.setUp(); err != nil {
-		s.problem("set up: %v", err)
+	// Setting up and tearing down hold the gate like a cycle: their
+	// netlink sockets are no sample's business.
+	gate.RLock()
+	err := s.setUp()
+	gate.RUnlock()
+	defer func() {
+		gate.RLock()
 		s.tearDown()
+		gate.RUnlock()
+	}()
+	if err != nil {
+		s.problem("set up: %v", err)
 		return
 	}
-	defer s.tearDown()
 	nextFault := time.Now().Add(s.gap())
 	for {
 		now := time.Now()
@@ -340,7 +348,11 @@ func (s *soaker) summary(b *strings.Builder) bool {
 	for k := peerKill; k < numKinds; k++ {
 		inj += s.injected[k]
 		surv += s.survived[k]
-		kinds = append(kinds, fmt.Sprintf("%v %d/%d", k, s.survived[k], s.injected[k]))
+		ridden := ""
+		if s.noEffect[k] > 0 {
+			ridden = fmt.Sprintf(" (%d without a failure or event)", s.noEffect[k])
+		}
+		kinds = append(kinds, fmt.Sprintf("%v %d/%d%s", k, s.survived[k], s.injected[k], ridden))
 	}
 	fmt.Fprintf(b, "soak %s: faults injected %d, survived %d (%s)\n", d, inj, surv, strings.Join(kinds, ", "))
 	notes := slices.Sorted(maps.Keys(s.faultNotes))
