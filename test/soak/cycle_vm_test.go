@@ -414,11 +414,14 @@ func (c *cycle) child() {
 		s.problem("accept the child: %v", err)
 		return
 	}
-	tx := c.watch(conn, "server")
+	c.push("server conn", conn.Close)
+	// The event is taken before the watcher starts: two callers of
+	// NextEvent would race for it.
 	if err := rpmatest.WantEvent(rctx, conn, rpma.ConnEstablished); err != nil {
 		s.problem("child's connection: %v", err)
 		return
 	}
+	tx := c.watch(conn, "server")
 	select {
 	case l := <-lines:
 		if l != "established" {
