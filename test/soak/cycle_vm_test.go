@@ -744,7 +744,11 @@ func (e *engine) post(l *ledger, kind opKind, slot int, unit uint64, do func(op 
 	if e.firedAt.IsZero() {
 		e.unexpectedf("post %v: %v", kind, err)
 	} else {
-		e.saw(fmt.Sprintf("post error %v", errors.Unwrap(err)))
+		what := "refused"
+		if errors.Is(err, unix.ENOTCONN) {
+			what = "ENOTCONN" // in the ring all the same
+		}
+		e.saw(fmt.Sprintf("%v post %s", kind, what))
 	}
 	if !errors.Is(err, unix.ENOTCONN) {
 		e.s.postRefused++
