@@ -22,7 +22,7 @@ KERNELS   ?= 6.1 6.12
 # runs every package on both.
 ARM64_PKGS ?= ./uverbs ./mr ./rdmacm ./rpma
 
-.PHONY: all build vet unit abi-check abi-check-host abi-generate fuzz fuzz-short vm-test vm-test-amd64 vm-test-arm64 vm-test-race vm-test-hog vm-test-all test-pair test-pair-ci test test-all test-native demo bench profile vm-shell fetch clean
+.PHONY: all build vet unit abi-check abi-check-host abi-generate fuzz fuzz-short vm-test vm-test-amd64 vm-test-arm64 vm-test-race vm-test-hog vm-test-soak soak vm-test-all test-pair test-pair-ci test test-all test-native demo bench profile vm-shell fetch clean
 
 all: build
 
@@ -110,6 +110,24 @@ HOG_COUNT ?= 1
 vm-test-hog:
 	$(GO) run ./hack/vm test -hog 2 -kernel $(KERNEL) $(VMFLAGS) ./rdmacm ./test/faults -- -test.run '$(HOG_TESTS)' -test.count $(HOG_COUNT) $(TESTFLAGS)
 
+## soak: test/soak for DURATION (a Go duration: 1m, 30m, 1h30m) in an
+## amd64 guest of its own on KERNEL, rxe and siw side by side: connections
+## made and closed over and over with verified transfers, while peers are
+## killed, links flap and devices are removed; it fails when an operation
+## is lost or memory, fds, mappings or RDMA resources grow, and prints a
+## summary (docs/faults.md, "Soak"). The guest's limit is DURATION plus 15
+## minutes, the test binary's plus 12. E.g. make soak DURATION=30m.
+DURATION ?= 1m
+# soak_secs prints DURATION in seconds (h, m and s units).
+soak_secs = echo '$(DURATION)' | awk '{ d = $$0; t = 0; while (match(d, /^[0-9.]+[hms]/)) { u = substr(d, RLENGTH, 1); t += substr(d, 1, RLENGTH - 1) * (u == "h" ? 3600 : u == "m" ? 60 : 1); d = substr(d, RLENGTH + 1) } if (d != "" || t == 0) exit 1; printf "%d", t }'
+soak:
+	@secs=$$($(soak_secs)) || { echo "DURATION=$(DURATION): want a duration such as 1m, 30m or 1h30m"; exit 2; }; \
+	set -x; $(GO) run ./hack/vm test -arch amd64 -kernel $(KERNEL) -timeout $$((secs + 900))s $(VMFLAGS) ./test/soak -- -soak.duration $(DURATION) -test.timeout $$((secs + 720))s $(TESTFLAGS)
+
+## vm-test-soak: one minute of the soak, the part make test runs.
+vm-test-soak:
+	$(MAKE) soak DURATION=1m
+
 ## vm-test-all: vm-test with every package on arm64 too.
 vm-test-all:
 	$(MAKE) vm-test ARM64_PKGS=./...
@@ -126,9 +144,9 @@ test-pair-ci:
 	$(GO) run ./hack/vm pair -ctools -kernel $(KERNEL) $(VMFLAGS) -- -test.short $(TESTFLAGS)
 
 ## test: build, vet, unit tests, the ABI check, a brief fuzz run, the VM tests on amd64
-## and arm64, the race-detector run, then the two-host suite's CI subset
-## (what CI runs).
-test: build vet unit abi-check conformance fuzz-short vm-test vm-test-race vm-test-hog test-pair-ci
+## and arm64, the race-detector run, the hog run, a minute of the soak, then
+## the two-host suite's CI subset (what CI runs).
+test: build vet unit abi-check conformance fuzz-short vm-test vm-test-race vm-test-hog vm-test-soak test-pair-ci
 
 ## test-all: the same with every package on arm64 and the whole two-host suite.
 test-all: build vet unit abi-check fuzz-short vm-test-all vm-test-hog test-pair

@@ -39,12 +39,20 @@ type EventChannel struct {
 	file *os.File
 	raw  syscall.RawConn
 
-	readMu sync.Mutex // one reader at a time: the read deadline is per file
+	// reader holds the token that lets one goroutine read the file at a
+	// time, since the read deadline is the file's. A waiter for it gives
+	// up when its context ends, and wakes when the reader queues an event
+	// in pending (grown), which may be its own: waiting on a mutex
+	// instead kept a GetEvent past its deadline, and a WaitEvent away
+	// from its queued event, for as long as another goroutine's read
+	// found nothing (test/soak).
+	reader chan struct{}
 
 	mu      sync.Mutex
 	closed  bool
 	ids     map[uint64]*ID // by user handle
 	pending []*Event       // read for an ID while waiting for another's
+	grown   chan struct{}  // closed, and replaced, when pending gains an event
 }
 
 // NewEventChannel opens the connection manager (rdma_create_event_channel).
@@ -59,7 +67,7 @@ func NewEventChannel() (*EventChannel, error) {
 		f.Close()
 		return nil, fmt.Errorf("rdmacm: %w", err)
 	}
-	return &EventChannel{file: f, raw: raw, ids: map[uint64]*ID{}}, nil
+	return &EventChannel{file: f, raw: raw, ids: map[uint64]*ID{}, reader: make(chan struct{}, 1), grown: make(chan struct{})}, nil
 }
 
 // Fd returns the channel's file descriptor, for poll(2)-style
@@ -128,10 +136,24 @@ func (ch *EventChannel) TryGetEvent() (*Event, error) {
 // events of other IDs for their own waiters.
 func (ch *EventChannel) next(ctx context.Context, id *ID) (*Event, error) {
 	for {
+		e, grown := ch.pendingOr(id)
+		if e != nil {
+			return e, nil
+		}
+		select {
+		case ch.reader <- struct{}{}:
+		case <-grown:
+			continue // perhaps with our event
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		// The last reader may have queued our event after we looked.
 		if e := ch.popPending(id); e != nil {
+			<-ch.reader
 			return e, nil
 		}
 		e, err := ch.read(ctx)
+		<-ch.reader
 		if err != nil {
 			return nil, err
 		}
@@ -140,13 +162,30 @@ func (ch *EventChannel) next(ctx context.Context, id *ID) (*Event, error) {
 		}
 		ch.mu.Lock()
 		ch.pending = append(ch.pending, e)
+		close(ch.grown)
+		ch.grown = make(chan struct{})
 		ch.mu.Unlock()
 	}
+}
+
+// pendingOr takes a pending event for id, or returns the channel that is
+// closed when another is queued.
+func (ch *EventChannel) pendingOr(id *ID) (*Event, <-chan struct{}) {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if e := ch.popPendingLocked(id); e != nil {
+		return e, nil
+	}
+	return nil, ch.grown
 }
 
 func (ch *EventChannel) popPending(id *ID) *Event {
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
+	return ch.popPendingLocked(id)
+}
+
+func (ch *EventChannel) popPendingLocked(id *ID) *Event {
 	for i, e := range ch.pending {
 		if id == nil || e.ID == id || e.Listener == id {
 			ch.pending = append(ch.pending[:i], ch.pending[i+1:]...)
@@ -157,9 +196,8 @@ func (ch *EventChannel) popPending(id *ID) *Event {
 }
 
 // read blocks on the poller until the kernel has an event, then takes it.
+// The caller holds the reader token.
 func (ch *EventChannel) read(ctx context.Context) (*Event, error) {
-	ch.readMu.Lock()
-	defer ch.readMu.Unlock()
 	dl, _ := ctx.Deadline()
 	if err := ch.file.SetReadDeadline(dl); err != nil {
 		return nil, ErrClosed

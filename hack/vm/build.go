@@ -23,10 +23,17 @@ type testPackage struct {
 	Name       string // the binary's name: the path inside the module, "/" as "_"
 }
 
+// explicitOnly are the packages that run only when named: test/soak runs
+// for as long as its -soak.duration says, in a guest of its own (make
+// soak, make vm-test-soak), not in every suite run.
+var explicitOnly = map[string]bool{module + "/test/soak": true}
+
 // integrationPackages lists the packages matching patterns whose tests use
-// internal/testenv, the mark of a test that needs a device.
+// internal/testenv, the mark of a test that needs a device. Without
+// patterns it is every such package but the explicitOnly ones.
 func integrationPackages(patterns []string) ([]testPackage, error) {
-	if len(patterns) == 0 {
+	all := len(patterns) == 0
+	if all {
 		patterns = []string{"./..."}
 	}
 	args := append([]string{"list", "-f", "{{.ImportPath}}|{{.Dir}}|{{join .TestImports \",\"}},{{join .XTestImports \",\"}}"}, patterns...)
@@ -38,7 +45,7 @@ func integrationPackages(patterns []string) ([]testPackage, error) {
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		f := strings.SplitN(sc.Text(), "|", 3)
-		if len(f) != 3 || !contains(strings.Split(f[2], ","), testenvPkg) {
+		if len(f) != 3 || !contains(strings.Split(f[2], ","), testenvPkg) || all && explicitOnly[f[0]] {
 			continue
 		}
 		name := strings.TrimPrefix(strings.TrimPrefix(f[0], module), "/")

@@ -222,6 +222,17 @@ func splitArgs(args []string) (patterns, flags []string) {
 	return args, nil
 }
 
+// goTestFlags are the flags of go test that a test binary takes as
+// -test.NAME. Other flags are the package's own (test/soak's
+// -soak.duration) and pass unchanged.
+var goTestFlags = map[string]bool{
+	"bench": true, "benchmem": true, "benchtime": true, "blockprofile": true, "count": true,
+	"coverprofile": true, "cpu": true, "cpuprofile": true, "failfast": true, "fullpath": true,
+	"fuzz": true, "fuzztime": true, "list": true, "memprofile": true, "mutexprofile": true,
+	"outputdir": true, "parallel": true, "run": true, "short": true, "shuffle": true,
+	"skip": true, "timeout": true, "trace": true, "v": true,
+}
+
 // guestTestFlags spells go test's flags as a test binary takes them
 // (-run becomes -test.run), adds -test.v so the output names every test,
 // and a -test.timeout that ends before the guest's time limit.
@@ -229,7 +240,7 @@ func guestTestFlags(flags []string, limit time.Duration) []string {
 	var out []string
 	verbose, timeout := false, false
 	for _, f := range flags {
-		if strings.HasPrefix(f, "-") && !strings.HasPrefix(f, "-test.") {
+		if bare, _, _ := strings.Cut(strings.TrimLeft(f, "-"), "="); strings.HasPrefix(f, "-") && goTestFlags[bare] {
 			f = "-test." + strings.TrimLeft(f, "-")
 		}
 		name, _, _ := strings.Cut(f, "=")
