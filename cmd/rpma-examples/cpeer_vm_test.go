@@ -145,12 +145,7 @@ var peerPort = 7900
 // goServer runs the Go server in-process and the C clients once it
 // listens; 06 on siw gets a second try, as in cServer.
 func (c peerCase) goServer(t *testing.T, d testenv.Dev, ex *example, peerPath string) {
-	srv, clis := c.goServerOnce(t, d, ex, peerPath)
-	lost := slices.ContainsFunc(clis, func(r testenv.Result) bool { return strings.Contains(r.Stderr, "Connection lost") })
-	if d.Driver == "siw" && c.proto == "multi" && lost {
-		t.Logf("siw's early read lost a connection; trying again:\n%v", srv)
-		srv, clis = c.goServerOnce(t, d, ex, peerPath)
-	}
+	srv, clis := c.tryAgainOnLost(t, d, func() (testenv.Result, []testenv.Result) { return c.goServerOnce(t, d, ex, peerPath) })
 	wantLines(t, srv, c.goServerWant)
 	for i, r := range clis {
 		want := c.peerClientWant
@@ -195,12 +190,7 @@ func (c peerCase) goServerOnce(t *testing.T, d testenv.Dev, ex *example, peerPat
 // show it against each other too (docs/librpma-mapping.md, (c)), so that
 // case gets a second try.
 func (c peerCase) cServer(t *testing.T, d testenv.Dev, ex *example, peerPath string) {
-	srv, clis := c.cServerOnce(t, d, ex, peerPath)
-	lost := slices.ContainsFunc(clis, func(r testenv.Result) bool { return strings.Contains(r.Stderr, "Connection lost") })
-	if d.Driver == "siw" && c.proto == "multi" && lost {
-		t.Logf("siw's early read lost a connection; trying again:\n%v", srv)
-		srv, clis = c.cServerOnce(t, d, ex, peerPath)
-	}
+	srv, clis := c.tryAgainOnLost(t, d, func() (testenv.Result, []testenv.Result) { return c.cServerOnce(t, d, ex, peerPath) })
 	wantLines(t, srv, c.peerServerWant)
 	for i, r := range clis {
 		want := c.goClientWant
@@ -244,6 +234,18 @@ func (c peerCase) cServerOnce(t *testing.T, d testenv.Dev, ex *example, peerPath
 		return testenv.GoSide(ex.name+" client", ex.client)(ctx, append([]string{d.Addr, port}, c.goClients[i]...))
 	})
 	return <-srvDone, clis
+}
+
+// tryAgainOnLost runs once, and once more only for 06 on siw when a
+// client's connection was lost to the server's early read (see cServer).
+func (c peerCase) tryAgainOnLost(t *testing.T, d testenv.Dev, once func() (testenv.Result, []testenv.Result)) (testenv.Result, []testenv.Result) {
+	srv, clis := once()
+	lost := slices.ContainsFunc(clis, func(r testenv.Result) bool { return strings.Contains(r.Stderr, "Connection lost") })
+	if d.Driver == "siw" && c.proto == "multi" && lost {
+		t.Logf("siw's early read lost a connection; trying again:\n%v", srv)
+		srv, clis = once()
+	}
+	return srv, clis
 }
 
 // clients runs n clients, one after another when the case says so.
