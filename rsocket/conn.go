@@ -612,6 +612,12 @@ func (c *Conn) keepalive() {
 	c.ka.Reset(c.kaEvery)
 }
 
+// sendsOutstanding says whether the send queue holds work not yet
+// completed: its free control and data slots do not add up to its size.
+func (c *Conn) sendsOutstanding() bool {
+	return int(c.ctrlMax-c.ctrlSeq)+c.sqeAvail != c.sqSize
+}
+
 // checkProgress is the user timeout's check, every utTick: while sends
 // are outstanding and none completes for utLimit, the connection fails
 // with ETIMEDOUT. The QP's own retries do not bound this on rxe:
@@ -625,8 +631,7 @@ func (c *Conn) checkProgress() {
 	if c.isClosed() || c.state&stConnected == 0 {
 		return
 	}
-	outstanding := int(c.ctrlMax-c.ctrlSeq)+c.sqeAvail != c.sqSize
-	if !outstanding || c.sendComps != c.utSeen {
+	if !c.sendsOutstanding() || c.sendComps != c.utSeen {
 		c.utSeen, c.utIdle = c.sendComps, 0
 	} else if c.utIdle += c.utTick; c.utIdle >= c.utLimit {
 		c.fail(fmt.Errorf("rsocket: no send completed for %v: %w", c.utIdle, syscall.ETIMEDOUT))
@@ -979,7 +984,7 @@ func (c *Conn) drain(timeout <-chan struct{}) {
 	for {
 		c.mu.Lock()
 		c.process()
-		done := int(c.ctrlMax-c.ctrlSeq)+c.sqeAvail == c.sqSize || c.state&stConnected == 0
+		done := !c.sendsOutstanding() || c.state&stConnected == 0
 		c.mu.Unlock()
 		if done {
 			return
