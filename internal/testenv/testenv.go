@@ -101,7 +101,7 @@ func Arch() string { return os.Getenv("PURERDMA_VM_ARCH") }
 func RequireVM(t testing.TB) {
 	t.Helper()
 	if !InVM() {
-		t.Skip("needs the purerdma test VM (run it with make test)")
+		t.Skip("needs the purerdma test VM (make test): it changes the system, links, devices or modules, which a host's tests must not")
 	}
 }
 
