@@ -80,6 +80,15 @@ func nativeNames(list string) ([]string, error) {
 
 // findNative describes the devices under test.
 func findNative(list string) ([]Dev, error) {
+	devs, err := describeAll(list)
+	if err != nil && list == "" {
+		err = fmt.Errorf("%w (PURERDMA_DEV names the devices to test; it is empty, so every device is)", err)
+	}
+	return devs, err
+}
+
+// describeAll describes the devices list names, or every device.
+func describeAll(list string) ([]Dev, error) {
 	names, err := nativeNames(list)
 	if err != nil {
 		return nil, err
