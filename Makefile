@@ -152,9 +152,15 @@ test: build vet unit abi-check conformance fuzz-short vm-test vm-test-race vm-te
 test-all: build vet unit abi-check fuzz-short vm-test-all vm-test-hog test-pair
 	$(MAKE) vm-test-race RACE_TESTS='$(RACE_TESTS)|TestLoadManyConnections'
 
-## test-native: the integration tests on this host's own RDMA devices.
+## test-native: the integration tests, the interop with the C tools and a
+## short rperf/perftest comparison on this host's own RDMA devices, a
+## ConnectX above all (hack/native.sh, docs/hardware.md): ends with PASS,
+## FAIL and SKIP counts per package and the log's path under .cache/native.
+## DEV=mlx5_0 picks the devices, INSTALL=1 installs missing packages with
+## apt, TESTFLAGS go to go test, BENCH=0 leaves the comparison out; make
+## hands variables given on its command line to the script.
 test-native:
-	PURERDMA_NATIVE=1 $(GO) test $(TESTFLAGS) ./...
+	GO=$(GO) bash hack/native.sh
 
 ## demo: boot the VM and run an rpma server and client on rxe and siw.
 demo:

@@ -61,7 +61,7 @@ func TestOptionsAndQueries(t *testing.T) {
 		if dst, err := c.RemoteAddr(); err != nil || dst != addr {
 			t.Errorf("remote address %v, %v; want %s", dst, err, addr)
 		}
-		if d.Driver == "rxe" {
+		if d.RoCE() {
 			// RoCE routes by GID: the IPv4-mapped GID of the address.
 			src, dst, err := c.GIDs()
 			want := uverbs.GID(netip.AddrFrom16(addr.Addr().As16()).As16())

@@ -103,7 +103,7 @@ func sgeOf(m *mr.MR, off, n int) uverbs.SGE {
 // only through rdma_cm; see the comment above siwConn for what differs
 // and what is left out.
 func TestSIWOperations(t *testing.T) {
-	d := testenv.Device(t, "siw")
+	d := testenv.Only(t, "siw", "whole completions compared with siw's, iWARP's TestRCOperations (uverbs runs it on RoCE)")
 	c := siwConnect(t, d)
 	aq, bq := c.a.QP(), c.b.QP()
 	an, bn := aq.Num(), bq.Num()

@@ -32,7 +32,7 @@ var udaddyCap = uverbs.QPCap{MaxSendWR: udaddyCount, MaxRecvWR: udaddyCount, Max
 
 // TestUdaddyCServerRXE: a Go client against the C udaddy server.
 func TestUdaddyCServerRXE(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	udaddy := testenv.CTool(t, "udaddy")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -96,7 +96,7 @@ func TestUdaddyCServerRXE(t *testing.T) {
 // TestUdaddyCClientRXE: the C udaddy client against a Go server, which
 // replies through AHAttrFromWC.
 func TestUdaddyCClientRXE(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	udaddy := testenv.CTool(t, "udaddy")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

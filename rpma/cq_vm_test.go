@@ -14,7 +14,7 @@ import (
 
 // TestGetWCSeed checks rpma_cq_get_wc(3) as its man page states it.
 func TestGetWCSeed(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	client, _ := connect(t, d, nil)
 	q := client.conn.CQ()
 	wc := make([]cq.WC, 4)
@@ -45,7 +45,7 @@ func TestGetWCSeed(t *testing.T) {
 // form an unordered set, and that the 0.11 completion helper gives imm in
 // host order.
 func TestReceiveCQ(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	cfg := rpma.DefaultConnConfig()
 	cfg.RCQSize = 10
 	client, server := connect(t, d, &cfg)

@@ -14,8 +14,10 @@ import (
 
 // rxeNative says whether d flushes and writes atomically in native
 // operations: rxe since Linux 6.2 (both came in that release), never
-// siw. The tests take it from the kernel release rather than from the
-// device's capability flags, which is what rpma itself reads.
+// siw, nor a hardware device (up to Linux 6.12 rxe is the one driver that
+// sets IB_DEVICE_FLUSH_* and IB_DEVICE_ATOMIC_WRITE). The tests take it
+// from the driver and kernel release rather than from the device's
+// capability flags, which is what rpma itself reads.
 func rxeNative(t *testing.T, d testenv.Dev) bool {
 	return d.Driver == "rxe" && testenv.KernelAtLeast(6, 2)
 }
@@ -66,8 +68,8 @@ func TestNativeChoice(t *testing.T) {
 			t.Errorf("server memory after atomic write: %q", got)
 		}
 
-		if d.Driver != "rxe" {
-			return // as TestDataPathAllocs
+		if d.Driver == "siw" {
+			return // as TestDataPathAllocs, which runs on RoCE
 		}
 		wc := make([]cq.WC, 1)
 		var failed error
@@ -117,7 +119,7 @@ func TestNativeChoice(t *testing.T) {
 // has the same problem with a 1.2 peer, and nothing on the wire tells
 // one from the other. Before 6.2 every pair flushes by reading.
 func TestFlushModes(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	native := rxeNative(t, d)
 	auto, emul := rpma.PeerOptions{}, rpma.PeerOptions{Flush: rpma.FlushEmulated}
 	const dst = rpma.UsageWriteDst | rpma.UsageFlushTypeVisibility
@@ -166,7 +168,7 @@ func TestFlushModes(t *testing.T) {
 // ordinary memory for it fails; FlushEmulated registers it with remote
 // read, as librpma 1.2, and works on every kernel.
 func TestRegisterFlushPersistent(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	native := rxeNative(t, d)
 	for _, tt := range []struct {
 		name    string

@@ -86,7 +86,7 @@ func TestOperations(t *testing.T) {
 // TestDataPathAllocs checks that a write and polling for its completion
 // allocate nothing.
 func TestDataPathAllocs(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	client, _ := connect(t, d, nil)
 	remote, err := rpma.RemoteMRFromDescriptor(client.conn.PrivateData())
 	if err != nil {

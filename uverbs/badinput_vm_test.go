@@ -35,7 +35,7 @@ func TestBadInput(t *testing.T) {
 			_, err := a.Query(uverbs.QPAttrState)
 			return err
 		}
-		if d.Driver == "rxe" {
+		if d.RoCE() {
 			r.connect(t, a, b.Num())
 			r.connect(t, b, a.Num())
 			usable = func() error {

@@ -17,7 +17,7 @@ import (
 // moves an RDMA read and a send over the connection. iWARP QPs connect
 // only through rdma_cm, so this runs on rxe alone.
 func TestConnectRC(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	r := newRig(t, d)
 	a, b := r.qp(t, uverbs.RC, nil), r.qp(t, uverbs.RC, nil)
 	gids, err := r.ctx.GIDTable(1)
@@ -113,7 +113,7 @@ func TestConnectRC(t *testing.T) {
 // keeps the error of Modify underneath. On rxe: siw has no UD QPs, and
 // its modify does not check transitions the way the IB core's helper does.
 func TestConnectRCErrors(t *testing.T) {
-	r := newRig(t, testenv.Device(t, "rxe"))
+	r := newRig(t, testenv.RoCE(t))
 	closed := r.qp(t, uverbs.RC, nil)
 	if err := closed.Close(); err != nil {
 		t.Fatal(err)

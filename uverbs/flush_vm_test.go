@@ -13,11 +13,16 @@ import (
 	"github.com/purerdma/purerdma/uverbs"
 )
 
+// flushOnly is why the RDMA FLUSH and ATOMIC WRITE tests run on rxe alone:
+// it is the one driver that has them (Linux 6.2+), and what they check of
+// the responder is rxe's.
+const flushOnly = "RDMA FLUSH and ATOMIC WRITE are rxe's alone (Linux 6.2+), and the responder checks are rxe's"
+
 // TestAtomicWrite writes 8 bytes with RDMA ATOMIC WRITE (rxe, Linux 6.2+)
 // and checks the completion (opcode 9, IBV_WC_ATOMIC_WRITE) and the
 // responder's memory.
 func TestAtomicWrite(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.Only(t, "rxe", flushOnly)
 	r, a, _ := rcPair(t, d)
 	attr, err := r.ctx.QueryDevice()
 	if err != nil {
@@ -51,7 +56,7 @@ const flushQPAccess = rigAccess | uverbs.AccessFlushGlobal | uverbs.AccessFlushP
 // error (its check_rkey), a QP without it an invalid request (its
 // check_qp_attr_access).
 func TestFlush(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.Only(t, "rxe", flushOnly)
 	tests := []struct {
 		name     string
 		qpAccess uverbs.Access // the responder's
@@ -123,7 +128,7 @@ func TestFlush(t *testing.T) {
 // only to persistent memory (rxe_mr.c, "Page can't be persistent"), so
 // registering ordinary memory with it fails with EINVAL.
 func TestFlushPersistentAccessNeedsPMem(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.Only(t, "rxe", flushOnly)
 	r := newRig(t, d)
 	attr, err := r.ctx.QueryDevice()
 	if err != nil {

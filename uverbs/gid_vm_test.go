@@ -12,7 +12,7 @@ import (
 )
 
 func TestGIDTableRXE(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	c := openTest(t, d)
 
 	got, err := c.GIDTable(1)
@@ -71,7 +71,7 @@ func TestGIDTableRXE(t *testing.T) {
 }
 
 func TestGIDTableSIW(t *testing.T) {
-	d := testenv.Device(t, "siw")
+	d := testenv.Only(t, "siw", "siw's GID table, made from its netdev's MAC")
 	c := openTest(t, d)
 
 	got, err := c.GIDTable(1)

@@ -16,7 +16,7 @@ import (
 // they share: every goroutine must end with ErrClosed, none may crash or
 // hang, and nothing may leak (the leak check).
 func TestCloseRacesDataPath(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	for _, tt := range []struct {
 		name  string
 		close func(r *rig, a, b *uverbs.QP) error

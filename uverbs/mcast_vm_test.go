@@ -47,7 +47,7 @@ const cmQKey = 0x01234567
 // QP attached to the group receives it, and after detaching no longer
 // does.
 func TestMulticastAttachRXE(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	r := newRig(t, d)
 	a, b := r.qp(t, uverbs.UD, nil), r.qp(t, uverbs.UD, nil)
 	const qkey = cmQKey // mckey's, so that it takes our datagrams too
@@ -106,7 +106,11 @@ func TestMulticastAttachRXE(t *testing.T) {
 		{ID: 1, Opcode: cq.OpSend, ByteLen: 12, QPNum: a.Num()},
 		{ID: 2, Opcode: cq.OpRecv, ByteLen: grhSize + 12, QPNum: b.Num(), SrcQP: a.Num(), Flags: grh},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	cmpWant, cmpGot := want, got
+	if d.Hardware() {
+		cmpWant, cmpGot = verbstest.Defined(want, true), verbstest.Defined(got, true)
+	}
+	if diff := cmp.Diff(cmpWant, cmpGot); diff != "" {
 		t.Errorf("completions (-want +got):\n%s", diff)
 	}
 	verbstest.WantBytes(t, r.buf[offB+grhSize:offB+grhSize+12], "to the group")
@@ -144,7 +148,7 @@ func TestMulticastAttachRXE(t *testing.T) {
 // TestMulticastBadRXE: a non-multicast GID is refused before the kernel,
 // an RC QP by it.
 func TestMulticastBadRXE(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	r := newRig(t, d)
 	ud, rc := r.qp(t, uverbs.UD, nil), r.qp(t, uverbs.RC, nil)
 	udUp(t, ud, 1)
@@ -174,7 +178,7 @@ func TestMulticastBadRXE(t *testing.T) {
 // that C mckey receivers joined through the connection manager: the Go
 // address and send must reach them.
 func TestMulticastToCMckeyRXE(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	mckey := testenv.CTool(t, "mckey")
 	r := newRig(t, d)
 	a := r.qp(t, uverbs.UD, nil)

@@ -86,6 +86,9 @@ func TestQPLifecycle(t *testing.T) {
 		}
 		got := verbstest.SortWC(r.poll(t, 2))
 		want := []cq.WC{{ID: 1, Status: cq.WRFlushErr, QPNum: qp.Num()}, {ID: 2, Status: cq.WRFlushErr, QPNum: qp.Num()}}
+		if d.Hardware() {
+			got = verbstest.Defined(got, false) // VendorErr is the device's
+		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("flushed receives (-want +got):\n%s", diff)
 		}
@@ -101,7 +104,7 @@ func TestQPLifecycle(t *testing.T) {
 // TestCompletionChannel arms a CQ, waits on its channel and checks that
 // Wait honours its context.
 func TestCompletionChannel(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	r, a, _ := rcPair(t, d)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
@@ -136,7 +139,7 @@ func TestCompletionChannel(t *testing.T) {
 // TestSRQLimitEvent receives through an SRQ and checks the async event
 // its limit raises.
 func TestSRQLimitEvent(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	r := newRig(t, d)
 	srq, err := r.pd.CreateSRQ(uverbs.SRQInit{MaxWR: 8, MaxSGE: 1})
 	if err != nil {
@@ -176,6 +179,9 @@ func TestSRQLimitEvent(t *testing.T) {
 		{ID: 2, Opcode: cq.OpSend, ByteLen: 2, QPNum: a.Num()},
 		{ID: 100, Opcode: cq.OpRecv, ByteLen: 2, QPNum: b.Num(), Flags: grh},
 		{ID: 101, Opcode: cq.OpRecv, ByteLen: 2, QPNum: b.Num(), Flags: grh},
+	}
+	if d.Hardware() {
+		want, got = verbstest.Defined(want, false), verbstest.Defined(got, false)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("completions (-want +got):\n%s", diff)

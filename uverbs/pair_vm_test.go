@@ -50,7 +50,7 @@ func newRig(t *testing.T, d testenv.Dev) *rig {
 	if r.mr, err = mr.Register(r.pd, r.buf, rigAccess); err != nil {
 		t.Fatalf("mr.Register: %v", err)
 	}
-	if d.Driver == "rxe" { // RoCE; iWARP addresses by IP through rdma_cm
+	if d.RoCE() { // iWARP addresses by IP through rdma_cm
 		if r.gid, err = r.ctx.GIDIndex(1, netip.MustParseAddr(d.Addr)); err != nil {
 			t.Fatalf("GIDIndex(%s): %v", d.Addr, err)
 		}

@@ -17,7 +17,9 @@ import (
 // PD then succeeds, and the second PD, no longer in use, closes. Taking
 // remote read away again makes the next read a remote access error. A
 // change of memory is EOPNOTSUPP on rxe, and every change on siw and on
-// Linux 6.1's rxe (the test skips there after checking that).
+// Linux 6.1's rxe (the test skips there after checking that). A hardware
+// device runs the PD and access changes alone: what it does with a
+// change of memory (mlx5 re-registers it) was never measured.
 func TestReregister(t *testing.T) {
 	testenv.CheckLeaks(t)
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
@@ -55,7 +57,9 @@ func TestReregister(t *testing.T) {
 			return
 		}
 
-		if err := m.Reregister(mr.ChangeBuffer, nil, other, 0); !errors.Is(err, unix.EOPNOTSUPP) {
+		if d.Hardware() {
+			t.Logf("%s: Reregister(ChangeBuffer) not tried: EOPNOTSUPP is rxe's answer", d)
+		} else if err := m.Reregister(mr.ChangeBuffer, nil, other, 0); !errors.Is(err, unix.EOPNOTSUPP) {
 			t.Errorf("rxe Reregister(ChangeBuffer) = %v, want EOPNOTSUPP", err)
 		}
 		// The refused change left other unregistered: it frees.

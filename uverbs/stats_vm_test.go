@@ -21,7 +21,8 @@ func count(rs []uverbs.Resource, name string) int {
 // TestResourcesAndCounters: Device.Resources counts a PD and a CQ of ours
 // and lists the kinds Linux 6.1 sends, in its order; PortCounters has
 // rxe's hw counters (sent_pkts grows with an RDMA write between two of
-// our QPs) and none on siw; bad arguments are sentinel errors.
+// our QPs) and none on siw; a hardware device's counters are its driver's
+// and only logged; bad arguments are sentinel errors.
 func TestResourcesAndCounters(t *testing.T) {
 	testenv.CheckLeaks(t)
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
@@ -59,6 +60,8 @@ func TestResourcesAndCounters(t *testing.T) {
 			if len(cs) != 0 {
 				t.Errorf("siw port counters %v, want none", cs)
 			}
+		} else if d.Hardware() {
+			t.Logf("%s: %d port counters, not checked (sent_pkts and the count of 15 are rxe's): %v", d, len(cs), cs)
 		} else {
 			sent := func(cs []uverbs.Counter) int {
 				i := slices.IndexFunc(cs, func(c uverbs.Counter) bool { return c.Name == "sent_pkts" })

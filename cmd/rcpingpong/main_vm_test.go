@@ -17,7 +17,7 @@ var goSide = testenv.GoSide("rcpingpong", runContext)
 func cSide(path string) testenv.Side { return testenv.CSide("ibv_rc_pingpong", path) }
 
 func TestPingpongRXE(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	ctool := cSide(testenv.CTool(t, "ibv_rc_pingpong"))
 	gidx := pptest.GIDIndex(t, d)
 	const iters, size = 200, 4096
@@ -63,6 +63,6 @@ func TestPingpongRXE(t *testing.T) {
 // With no server the client fails as the C one does, after printing its
 // local address.
 func TestClientNoServerRXE(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	pptest.CheckNoServer(t, d, []testenv.Side{goSide, cSide(testenv.CTool(t, "ibv_rc_pingpong"))})
 }

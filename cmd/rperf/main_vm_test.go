@@ -19,9 +19,9 @@ import (
 
 var goSide = testenv.GoSide("rperf", run)
 
-// rxeGID returns the device and the index of its RoCE v2 IPv4 GID.
-func rxeGID(t *testing.T) (testenv.Dev, int) {
-	d := testenv.Device(t, "rxe")
+// roceGID returns a RoCE device and the index of its RoCE v2 IPv4 GID.
+func roceGID(t *testing.T) (testenv.Dev, int) {
+	d := testenv.RoCE(t)
 	uc, err := uverbs.OpenName(d.Name)
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func sane2(t *testing.T, who string, rs []perftest.Result, lat, noPeak bool, siz
 // Go server and Go client, each test at sizes 2 and 4096, in the table and
 // in the JSON formats.
 func TestGoGoRXE(t *testing.T) {
-	d, gidx := rxeGID(t)
+	d, gidx := roceGID(t)
 	const iters = 200
 	for _, tk := range perftest.Tests {
 		for _, size := range []int{2, 4096} {
@@ -152,7 +152,7 @@ func TestGoGoRXE(t *testing.T) {
 
 // -a with a small count runs every size; the C-compatible tables parse.
 func TestAllSizesRXE(t *testing.T) {
-	d, gidx := rxeGID(t)
+	d, gidx := roceGID(t)
 	args := []string{"write_lat", "-d", d.Name, "-x", strconv.Itoa(gidx), "-a", "-n", "5", "-p", strconv.Itoa(testenv.FreePort(t))}
 	_, cli := pair(t, goSide, goSide, args, args)
 	rs, err := perftest.ParseOutput("write_lat", cli.Stdout)
@@ -170,7 +170,7 @@ func TestAllSizesRXE(t *testing.T) {
 // perftest's C tools, server and client, once per test: their output
 // must parse. The output is logged for testdata/.
 func TestPerftestCRXE(t *testing.T) {
-	d, gidx := rxeGID(t)
+	d, gidx := roceGID(t)
 	// Go's clock reads go through the vDSO, which falls back to a system
 	// call on clock sources it cannot read (under TCG there is no
 	// kvm-clock): that costs the Go side in the BW tests' post loop.
@@ -223,7 +223,7 @@ func TestPerftestCRXE(t *testing.T) {
 // The hot loops do not allocate: each test's measure, on both sides
 // where both take part, under testing.AllocsPerRun.
 func TestNoAllocsRXE(t *testing.T) {
-	d, gidx := rxeGID(t)
+	d, gidx := roceGID(t)
 	for _, tk := range perftest.Tests {
 		t.Run(tk.Name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -29,6 +29,9 @@ import (
 //	go run ./hack/rpma-cexamples -src <git clone of pmem/rpma> -out /tmp/cex
 //	go run ./hack/vm test -ctools -extra /tmp/cex -timeout 30m ./cmd/rpma-examples -- -run TestCExamples
 //
+// make test-native RPMA_SRC=<git clone of pmem/rpma> does both on a host
+// (docs/hardware.md).
+//
 // A binary is named <example>-server or <example>-client.
 func TestCExamples(t *testing.T) {
 	dir := os.Getenv("PURERDMA_EXTRA")
@@ -38,10 +41,7 @@ func TestCExamples(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "01-connection-server")); err != nil {
 		t.Skipf("no librpma C examples in %s: %v", dir, err)
 	}
-	goBin, err := exec.LookPath("rpma-examples")
-	if err != nil {
-		t.Fatalf("the Go ports' command: %v", err)
-	}
+	goBin := testenv.ProjectTool(t, "rpma-examples")
 	hello := []string{"Next value: Hello world!", "Translation: ¡Hola Mundo!"}
 	multi := func(ex string) cexCase {
 		c := cexCase{name: ex, example: ex, iwarpOK: true, serial: true, serverWant: []string{"Today I have got in touch with:"}}

@@ -15,7 +15,7 @@ import (
 // as the C tool measures.
 func BenchmarkRstream(b *testing.B) {
 	ctool := testenv.CSide("rstream", testenv.CTool(b, "rstream"))
-	d := testenv.Device(b, "rxe")
+	d := testenv.RoCE(b)
 	for _, tc := range []struct {
 		name string
 		args []string

@@ -18,7 +18,7 @@ func cSide(path string) testenv.Side { return testenv.CSide("ibv_srq_pingpong", 
 // TestPingpongRXE bounces messages over several RC QPs fed by one SRQ,
 // between the Go and C tools both ways on rxe.
 func TestPingpongRXE(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	ctool := cSide(testenv.CTool(t, "ibv_srq_pingpong"))
 	gidx := pptest.GIDIndex(t, d)
 	const iters, size, qps = 200, 4096, 4
@@ -50,6 +50,6 @@ func TestPingpongRXE(t *testing.T) {
 // With no server the client fails as the C one does, after printing its
 // local address.
 func TestClientNoServerRXE(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	pptest.CheckNoServer(t, d, []testenv.Side{goSide, cSide(testenv.CTool(t, "ibv_srq_pingpong"))})
 }

@@ -21,7 +21,7 @@ func cSide(path string) testenv.Side { return testenv.CSide("ibv_ud_pingpong", p
 // from the first datagram's GRH, so a C peer's datagrams check
 // AHAttrFromWC.
 func TestPingpongRXE(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	ctool := cSide(testenv.CTool(t, "ibv_ud_pingpong"))
 	gidx := pptest.GIDIndex(t, d)
 	const iters, size = 200, 1024 // within rxe's active MTU
@@ -55,13 +55,13 @@ func TestPingpongRXE(t *testing.T) {
 // local address. (-s 1024: the default 2048 is past rxe's active MTU, which
 // both tools refuse before anything else.)
 func TestClientNoServerRXE(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	pptest.CheckNoServer(t, d, []testenv.Side{goSide, cSide(testenv.CTool(t, "ibv_ud_pingpong"))}, "-s", "1024")
 }
 
 // A message past the port's active MTU is refused by both tools alike.
 func TestSizePastMTURXE(t *testing.T) {
-	d := testenv.Device(t, "rxe")
+	d := testenv.RoCE(t)
 	ctool := cSide(testenv.CTool(t, "ibv_ud_pingpong"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -32,7 +32,8 @@ const (
 // compareOpts are compare's flags.
 type compareOpts struct {
 	dev      string
-	gidIdx   int // -1: the GID of PURERDMA_RXE_ADDR
+	gidIdx   int    // -1: the GID of addr
+	addr     string // the device's IPv4 address (-addr, $PURERDMA_RXE_ADDR)
 	rounds   int
 	sizes    []int
 	iters    int // 0: the defaults below
@@ -41,7 +42,7 @@ type compareOpts struct {
 	timeout  time.Duration
 	rpma     bool    // the rpma rows (rpmacompare.go)
 	rpmaPeer string  // the C librpma program
-	rpmaAddr string  // the server's address: PURERDMA_RXE_ADDR
+	rpmaAddr string  // the server's address: addr
 	rperf    string  // the Go side's program
 	goEnv    envList // added to the Go side's environment
 }
@@ -59,8 +60,11 @@ func (e *envList) Set(v string) error {
 	return nil
 }
 
-// goFlags declares the Go side's flags on fs, -rperf and -goenv.
+// goFlags declares the Go side's flags on fs, -rperf and -goenv, and the
+// device's address, -addr: in the VM PURERDMA_RXE_ADDR, which make
+// test-native has no reason to set for a hardware device.
 func (c *compareOpts) goFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.addr, "addr", os.Getenv("PURERDMA_RXE_ADDR"), "the device's IPv4 address: -x's default is its GID, the rpma rows' server listens on it (default $PURERDMA_RXE_ADDR)")
 	fs.StringVar(&c.rperf, "rperf", besideSelf("rperf"), "the rperf program")
 	fs.Var(&c.goEnv, "goenv", "NAME=value for the Go side's processes, e.g. GOMAXPROCS=1 (repeatable)")
 }
@@ -107,7 +111,7 @@ func parseCompareArgs(args []string, stderr io.Writer) (*compareOpts, error) {
 	fs.SetOutput(stderr)
 	c := &compareOpts{}
 	fs.StringVar(&c.dev, "d", "rxe0", "RDMA device")
-	fs.IntVar(&c.gidIdx, "x", -1, "GID index (default: the one of $PURERDMA_RXE_ADDR)")
+	fs.IntVar(&c.gidIdx, "x", -1, "GID index (default: the one of -addr)")
 	fs.IntVar(&c.rounds, "rounds", 9, "rounds per side (Go, C, Go, C...)")
 	sizes := fs.String("sizes", "2,64,4096,65536", "message sizes, comma-separated")
 	fs.IntVar(&c.iters, "n", 0, fmt.Sprintf("iterations per run (default: latency %d, bandwidth %d; from %d bytes %d and %d)",
@@ -399,7 +403,7 @@ func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			counts = append(counts, cs...)
 		}
 	}
-	c.rpmaAddr = os.Getenv("PURERDMA_RXE_ADDR")
+	c.rpmaAddr = c.addr
 	rpmaRows, rpmaCounts, notes := c.compareRPMA(ctx, stdout, start)
 	rows = append(rows, rpmaRows...)
 	counts = append(counts, rpmaCounts...)
@@ -423,8 +427,7 @@ func joinInts(v []int) string {
 }
 
 // setup finds rperf, so that a wrong -rperf fails at once and not in
-// every run, and sets gidIdx, when -x did not, to the GID of
-// PURERDMA_RXE_ADDR.
+// every run, and sets gidIdx, when -x did not, to the GID of addr.
 func (c *compareOpts) setup() error {
 	path, err := exec.LookPath(c.rperf)
 	if err != nil {
@@ -434,7 +437,7 @@ func (c *compareOpts) setup() error {
 	if c.gidIdx >= 0 {
 		return nil
 	}
-	if c.gidIdx, err = gidOfAddr(c.dev, os.Getenv("PURERDMA_RXE_ADDR")); err != nil {
+	if c.gidIdx, err = gidOfAddr(c.dev, c.addr); err != nil {
 		return fmt.Errorf("%v (give -x)", err)
 	}
 	return nil
@@ -453,7 +456,7 @@ func fail(stderr io.Writer, cmd string, err error) int {
 func gidOfAddr(dev, addr string) (int, error) {
 	a, err := netip.ParseAddr(addr)
 	if err != nil {
-		return 0, fmt.Errorf("no device address (PURERDMA_RXE_ADDR %q)", addr)
+		return 0, fmt.Errorf("no device address (-addr or PURERDMA_RXE_ADDR %q)", addr)
 	}
 	uc, err := uverbs.OpenName(dev)
 	if err != nil {

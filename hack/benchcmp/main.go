@@ -20,7 +20,9 @@
 // PURERDMA_RXE_ADDR, the C tools, the test peers) and judges the
 // library's speed rather than measure a user's network; rperf and
 // rperf rpma (cmd/rperf) are the tools. -rperf names the rperf program,
-// by default the one beside benchcmp.
+// by default the one beside benchcmp; -d, -addr, -ctools and -rpma-peer
+// say where the rest is on another host (make test-native, hack/native.sh,
+// runs a short compare on the host's device).
 package main
 
 import (

@@ -49,7 +49,7 @@ func parseProfileArgs(args []string, stderr io.Writer) (*profileOpts, error) {
 	fs.SetOutput(stderr)
 	p := &profileOpts{}
 	fs.StringVar(&p.dev, "d", "rxe0", "RDMA device")
-	fs.IntVar(&p.gidIdx, "x", -1, "GID index (default: the one of $PURERDMA_RXE_ADDR)")
+	fs.IntVar(&p.gidIdx, "x", -1, "GID index (default: the one of -addr)")
 	fs.StringVar(&p.cToolDir, "ctools", "/usr/bin", "directory of perftest's ib_* programs")
 	fs.DurationVar(&p.timeout, "timeout", 3*time.Minute, "time limit of one run")
 	testList := fs.String("tests", "write_lat,send_lat,read_lat,send_bw,rpma_read", "tests, comma-separated: perftest's, or all of them, and rpma_read, rpma_write_flush, rpma_sendrecv")
@@ -136,7 +136,7 @@ func profile(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(p.goEnv) > 0 {
 		fmt.Fprintf(&b, "\nThe Go side ran with %s.\n", p.goEnv.String())
 	}
-	p.rpmaAddr = os.Getenv("PURERDMA_RXE_ADDR")
+	p.rpmaAddr = p.addr
 	failed := false
 	for _, w := range p.workloads() {
 		var prof [2]sideProfile

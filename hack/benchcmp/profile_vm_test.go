@@ -15,7 +15,8 @@ import (
 // and the report finds each side's processes busy and rxe working (in
 // their system calls on 6.1, in kworkers from 6.12).
 func TestProfileRXE(t *testing.T) {
-	d, gidx := rxeGID(t)
+	d := testenv.Only(t, "rxe", "the profile's rows are rxe's kernel work (its tasks and functions under perf record -a)")
+	gidx := gidIndex(t, d)
 	rperf := testenv.ProjectTool(t, "rperf")
 	perf := testenv.CTool(t, "perf")
 	testenv.CTool(t, "ib_write_lat")

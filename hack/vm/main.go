@@ -7,6 +7,13 @@
 //	go run ./hack/vm bench [flags] [-- benchcmp compare flags]
 //	go run ./hack/vm profile [flags] [-- benchcmp profile flags]
 //	go run ./hack/vm pair [flags] [packages] [-- test flags]
+//	go run ./hack/vm peers -out dir
+//	go run ./hack/vm packages
+//
+// peers and packages serve make test-native (hack/native.sh), which runs
+// the tests on the host's own devices: peers compiles the C test peers
+// for the host as -ctools does for the guest, packages lists the Debian
+// packages the C side of the tests needs there.
 package main
 
 import (
@@ -31,6 +38,7 @@ type options struct {
 	keep    bool
 	hog     int       // busy loops beside the tests (-hog)
 	extra   string    // a host directory packed as plan.ExtraDir (-extra)
+	out     string    // where peers puts the compiled C test peers (-out)
 	console io.Writer // where the guest's console goes; nil for os.Stdout
 }
 
@@ -50,6 +58,7 @@ func main() {
 	fs.BoolVar(&o.race, "race", false, "build the test binaries with the race detector (cgo, the host's libc in the guest; host architecture only)")
 	fs.StringVar(&o.extra, "extra", "", "pack this host directory's files into the guest under "+plan.ExtraDir+" (on PATH, named by PURERDMA_EXTRA) with their shared libraries")
 	fs.IntVar(&o.hog, "hog", 0, "run this many busy loops in the guest beside the tests (a CPU hog: timing races show under load)")
+	fs.StringVar(&o.out, "out", "", "peers: the directory the compiled C test peers go to")
 	fs.Parse(os.Args[2:])
 
 	env := &fetch.Env{Log: os.Stderr}
@@ -69,6 +78,12 @@ func main() {
 		err = profile(env, o, fs.Args())
 	case "pair":
 		err = pair(env, o, fs.Args())
+	case "peers":
+		err = hostPeers(env, o.out)
+	case "packages":
+		for _, p := range nativePackages() {
+			fmt.Println(p)
+		}
 	default:
 		usage()
 	}
@@ -80,6 +95,7 @@ func main() {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, "usage: vm test|pair|demo|bench|profile|shell|fetch [-arch amd64] [-kernel 6.1] [-cache dir] [-timeout d] [-ctools] [-extra dir] [packages] [-- test flags]")
+	fmt.Fprintln(os.Stderr, "       vm peers -out dir | vm packages")
 	os.Exit(2)
 }
 

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/purerdma/purerdma/hack/vm/internal/fetch"
@@ -25,6 +26,39 @@ var peerPackages = []string{"gcc", "libc6-dev", "libibverbs-dev", "librpma-dev"}
 
 // peerDir is where the guest finds the peers (testenv.TestPeer).
 const peerDir = "/opt/purerdma/test/"
+
+// hostPeers compiles the test peers for this host into out and names
+// them, for make test-native (testenv.TestPeer finds them through
+// PURERDMA_TEST_PEERS): the build -ctools packs into the guest.
+func hostPeers(env *fetch.Env, out string) error {
+	if out == "" {
+		return fmt.Errorf("peers: -out is required")
+	}
+	files, _, err := testPeers(env, runtime.GOARCH, out)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("peers: no test/*/testdata/peer.c (run from the repository's top)")
+	}
+	for _, host := range files {
+		env.Logf("built %s", host)
+	}
+	return nil
+}
+
+// nativePackages are the Debian packages the C side of the tests needs on
+// a host (make test-native): the C tools' and the peers', without
+// linux-perf, which only make profile runs, in the VM.
+func nativePackages() []string {
+	var pkgs []string
+	for _, p := range append(append([]string(nil), fetch.CToolPackages...), peerPackages...) {
+		if p != "linux-perf" && !slices.Contains(pkgs, p) {
+			pkgs = append(pkgs, p)
+		}
+	}
+	return pkgs
+}
 
 // testPeers compiles the test peers into out and returns them by guest
 // path, with the host files of their shared-library closure. The host's

@@ -23,8 +23,9 @@ import (
 //
 //   - The resource counts are per device, for every process and the kernel.
 //     In the VM the test binaries run one after another and nothing else
-//     uses the devices; with make test-native, other users of the host's
-//     devices make the check report their objects as changes.
+//     uses the devices; with make test-native only the devices under test
+//     (PURERDMA_DEV) are counted, and other users of those devices make
+//     the check report their objects as changes.
 //   - The fds are the whole process's. Use Main from TestMain, or CheckLeaks
 //     from a test that is not parallel (no t.Parallel) and whose package's
 //     other tests do not run at the same time; parallel subtests of that
@@ -161,7 +162,8 @@ func startPoller() error {
 	return nil
 }
 
-// resources reads the summary of every RDMA device.
+// resources reads the summary of every RDMA device, or in a native run of
+// every device under test.
 func resources() (map[string]map[string]uint64, error) {
 	c, err := rdmanl.Dial()
 	if err != nil {
@@ -174,7 +176,9 @@ func resources() (map[string]map[string]uint64, error) {
 	}
 	res := make(map[string]map[string]uint64, len(sums))
 	for _, s := range sums {
-		res[s.DevName] = s.Map()
+		if nativeSelected(s.DevName) {
+			res[s.DevName] = s.Map()
+		}
 	}
 	return res, nil
 }

@@ -41,6 +41,7 @@ func RequirePair(t testing.TB) Pair {
 		Dev: Dev{
 			Name:   os.Getenv("PURERDMA_PAIR_DEV"),
 			Driver: "rxe",
+			Link:   LinkRoCE,
 			Netdev: os.Getenv("PURERDMA_PAIR_NETDEV"),
 			Addr:   os.Getenv("PURERDMA_PAIR_ADDR"),
 		},
@@ -58,14 +59,18 @@ func RequirePair(t testing.TB) Pair {
 }
 
 // ProjectTool returns the path of one of purerdma's own commands in the
-// VM image (/opt/purerdma/bin); it fails the test there when the command
-// is missing, and skips elsewhere.
+// VM image (/opt/purerdma/bin), or in the directory PURERDMA_BIN names
+// (make test-native builds them there); it fails the test in the VM and in
+// a native run when the command is missing, and skips elsewhere.
 func ProjectTool(t testing.TB, name string) string {
 	t.Helper()
-	p := projectBin + name
+	p := filepath.Join(projectBin(), name)
 	if _, err := os.Stat(p); err != nil {
-		if InVM() {
+		switch {
+		case InVM():
 			t.Fatalf("%s is not in the VM image: %v", name, err)
+		case Native() && os.Getenv("PURERDMA_BIN") != "":
+			t.Fatalf("%s is not in PURERDMA_BIN: %v", name, err)
 		}
 		t.Skipf("%s: not in the VM image: %v", name, err)
 	}

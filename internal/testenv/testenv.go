@@ -1,12 +1,19 @@
 // Package testenv finds the RDMA devices that integration tests run on.
 //
 // Every test that needs a device goes through this package, so that the
-// rule "a missing device is a skip on a bare host and a failure in the VM"
-// lives in one place. The VM's init marks the guest with PURERDMA_VM=1 and
-// PURERDMA_VM_ARCH, and names the devices it created (see hack/vm): rxe0
-// and siw0 in amd64 guests, rxe0 alone in arm64 guests. On a host that has RDMA
-// devices, `make test-native` sets PURERDMA_NATIVE=1 and the tests use
-// whatever /sys/class/infiniband lists.
+// rule "a missing device is a skip on a bare host and a failure in the VM
+// and in a native run" lives in one place. The VM's init marks the guest
+// with PURERDMA_VM=1 and PURERDMA_VM_ARCH, and names the devices it
+// created (see hack/vm): rxe0 and siw0 in amd64 guests, rxe0 alone in
+// arm64 guests. On a host that has RDMA devices, `make test-native`
+// (hack/native.sh) sets PURERDMA_NATIVE=1 and names the devices under test
+// in PURERDMA_DEV; the rest is read from the kernel (native.go).
+//
+// A test asks for a device by what it checks: Run or Devices for what
+// every device must do, RoCE for what the verbs define on the InfiniBand
+// transport (rxe in the VM, a ConnectX on a RoCE port natively), Only for
+// one driver's own behaviour, and SkipHardware inside Run where the
+// expectations are the software drivers' as the VM measured them.
 package testenv
 
 import (
@@ -15,17 +22,67 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 )
 
 // Dev is one device a test may use.
 type Dev struct {
-	Name   string // RDMA device name, e.g. "rxe0"
-	Driver string // "rxe" or "siw" (the link type), "" when unknown
+	Name string // RDMA device name, e.g. "rxe0"
+	// Driver is "rxe" or "siw" (the link type) for the software devices,
+	// rdma-core's provider name for a hardware one ("mlx5"), "" when
+	// unknown.
+	Driver string
 	Netdev string // the network device it sits on, e.g. "veth0"
 	Addr   string // an IPv4 address of Netdev, "" when unknown
+	// Link is how port 1 carries RDMA: LinkRoCE, LinkIB or LinkIWARP.
+	// "" (a Dev a test makes itself) means Driver's: rxe is RoCE, siw
+	// iWARP.
+	Link string
+}
+
+// The values of Dev.Link.
+const (
+	LinkRoCE  = "roce"  // InfiniBand transport on Ethernet (rxe, mlx5 on an Ethernet port)
+	LinkIB    = "ib"    // InfiniBand transport on an InfiniBand port (mlx5 on an IB port)
+	LinkIWARP = "iwarp" // iWARP (siw)
+)
+
+// link is d.Link, or what Driver implies when the test left it empty.
+func (d Dev) link() string {
+	switch {
+	case d.Link != "":
+		return d.Link
+	case d.Driver == "rxe":
+		return LinkRoCE
+	case d.Driver == "siw":
+		return LinkIWARP
+	}
+	return ""
+}
+
+// RoCE reports whether d speaks the InfiniBand transport over Ethernet:
+// peers are addressed by GID, which the address's RoCE v2 GID gives.
+func (d Dev) RoCE() bool { return d.link() == LinkRoCE }
+
+// IWARP reports whether d is an iWARP device: no UD, no QPs connected by
+// exchanged numbers, only rdma_cm.
+func (d Dev) IWARP() bool { return d.link() == LinkIWARP }
+
+// Hardware reports whether d is neither of the software devices the VM
+// tests on (rxe, siw): a real adapter, whose behaviour where the verbs
+// leave it open was never measured by the VM suite.
+func (d Dev) Hardware() bool { return d.Driver != "rxe" && d.Driver != "siw" }
+
+// String names the device and its driver, e.g. "mlx5_0 (mlx5, roce)".
+func (d Dev) String() string {
+	if d.Driver == "" {
+		return d.Name
+	}
+	if l := d.link(); l != "" && d.Hardware() {
+		return fmt.Sprintf("%s (%s, %s)", d.Name, d.Driver, l)
+	}
+	return fmt.Sprintf("%s (%s)", d.Name, d.Driver)
 }
 
 // InVM reports whether the test runs inside the purerdma test VM.
@@ -44,7 +101,7 @@ func Arch() string { return os.Getenv("PURERDMA_VM_ARCH") }
 func RequireVM(t testing.TB) {
 	t.Helper()
 	if !InVM() {
-		t.Skip("needs the purerdma test VM (run it with make test)")
+		t.Skip("needs the purerdma test VM (make test): it changes the system, links, devices or modules, which a host's tests must not")
 	}
 }
 
@@ -59,10 +116,12 @@ func vmDrivers() []string {
 }
 
 // Devices returns the devices to test on. In the VM that is rxe0 and, on
-// amd64, siw0 as init created them, and a missing one fails the test.
-// Elsewhere the test is skipped unless make test-native asked for the
-// host's devices. Every test that asks for a device gets a leak check
-// (CheckLeaks): call Devices, Device or Run before making objects.
+// amd64, siw0 as init created them, and a missing one fails the test. In
+// a native run (make test-native) it is the devices PURERDMA_DEV names, or
+// every device of the host, and a missing device, or one without an IPv4
+// address, fails the test too. Elsewhere the test is skipped. Every test
+// that asks for a device gets a leak check (CheckLeaks): call Devices,
+// Device, RoCE, Only or Run before making objects.
 func Devices(t testing.TB) []Dev {
 	t.Helper()
 	CheckLeaks(t)
@@ -74,9 +133,9 @@ func Devices(t testing.TB) []Dev {
 		}
 		return devs
 	case Native():
-		devs := hostDevices()
-		if len(devs) == 0 {
-			t.Fatal("make test-native: no RDMA device in /sys/class/infiniband")
+		devs, err := nativeDevices()
+		if err != nil {
+			t.Fatalf("make test-native: %v", err)
 		}
 		return devs
 	default:
@@ -103,6 +162,71 @@ func Device(t testing.TB, driver string) Dev {
 	}
 	t.Skipf("no %s device on this host", driver)
 	return Dev{}
+}
+
+// RoCE returns a device of the InfiniBand transport on Ethernet, for a
+// test of what the verbs define there (QPs connected by exchanged
+// numbers, UD, address handles, multicast): rxe0 in the VM, where a
+// missing one fails the test; in a native run the first device under test
+// whose port 1 is RoCE (a ConnectX on an Ethernet port, or rxe). A native
+// run without one skips, naming the devices it has: the tests address
+// their peer by the RoCE v2 GID of its IPv4 address, which neither an
+// InfiniBand port nor iWARP has.
+func RoCE(t testing.TB) Dev {
+	t.Helper()
+	if !Native() {
+		return Device(t, "rxe")
+	}
+	devs := Devices(t)
+	for _, d := range devs {
+		if d.RoCE() {
+			return d
+		}
+	}
+	t.Skipf("no RoCE device under test (%s): the test addresses its peer by the RoCE v2 GID of an IPv4 address", devList(devs))
+	return Dev{}
+}
+
+// Only returns the device of driver ("rxe" or "siw") for a test of that
+// driver's own behaviour: its counters, its kernel's quirks, expectations
+// measured on it in the VM. why says what ties the test to the driver. In
+// the VM it is Device. In a native run without such a device the test
+// skips with why, so that the run's log says what a hardware device did
+// not cover.
+func Only(t testing.TB, driver, why string) Dev {
+	t.Helper()
+	if !Native() {
+		return Device(t, driver)
+	}
+	devs := Devices(t)
+	for _, d := range devs {
+		if d.Driver == driver {
+			return d
+		}
+	}
+	t.Skipf("%s only: %s (devices under test: %s)", driver, why, devList(devs))
+	return Dev{}
+}
+
+// SkipHardware skips t on a hardware device, saying why: for a test, or
+// the part of one, whose expectations are what rxe and siw do where the
+// verbs leave the behaviour to the device (error paths, counters, limits),
+// measured in the VM and not yet on hardware. rxe and siw run it as
+// before.
+func SkipHardware(t testing.TB, d Dev, why string) {
+	t.Helper()
+	if d.Hardware() {
+		t.Skipf("rxe and siw only: %s; %s is not one of them", why, d)
+	}
+}
+
+// devList names devices for a message: "mlx5_0 (mlx5, roce), siw0 (siw)".
+func devList(devs []Dev) string {
+	s := make([]string, len(devs))
+	for i, d := range devs {
+		s[i] = d.String()
+	}
+	return strings.Join(s, ", ")
 }
 
 // Run runs f as one subtest per device, named after the device, so that the
@@ -132,6 +256,13 @@ func skipForeignC(t testing.TB) {
 	}
 }
 
+// cToolsPromised reports whether the run promised the C tools and test
+// peers: the VM image packed them (-ctools), or make test-native checked
+// that the host has them. A missing one then fails the test.
+func cToolsPromised() bool {
+	return (InVM() || Native()) && os.Getenv("PURERDMA_CTOOLS") == "1"
+}
+
 // vmDevice reads the device that the VM's init created for driver and checks
 // that the kernel really has it.
 func vmDevice(t testing.TB, driver string) Dev {
@@ -143,6 +274,7 @@ func vmDevice(t testing.TB, driver string) Dev {
 		Netdev: os.Getenv(key + "_NETDEV"),
 		Addr:   os.Getenv(key + "_ADDR"),
 	}
+	d.Link = d.link()
 	if d.Name == "" {
 		t.Fatalf("VM init did not name a %s device (%s is empty)", driver, key)
 	}
@@ -152,46 +284,41 @@ func vmDevice(t testing.TB, driver string) Dev {
 	return d
 }
 
-// hostDevices lists /sys/class/infiniband. The driver is guessed from the
-// name prefix, as libibverbs does for software devices.
-func hostDevices() []Dev {
-	entries, _ := os.ReadDir("/sys/class/infiniband")
-	var devs []Dev
-	for _, e := range entries {
-		d := Dev{Name: e.Name()}
-		for _, p := range []string{"rxe", "siw"} {
-			if strings.HasPrefix(d.Name, p) {
-				d.Driver = p
-			}
-		}
-		devs = append(devs, d)
-	}
-	sort.Slice(devs, func(i, j int) bool { return devs[i].Name < devs[j].Name })
-	return devs
-}
+// vmProjectBin is where the VM puts purerdma's own commands, last in PATH.
+const vmProjectBin = "/opt/purerdma/bin"
 
-// projectBin is where the VM puts purerdma's own commands, last in PATH.
-const projectBin = "/opt/purerdma/bin/"
+// projectBin is the directory of purerdma's own commands: the VM's, or
+// the one PURERDMA_BIN names (make test-native builds them into
+// .cache/native/bin).
+func projectBin() string {
+	if dir := os.Getenv("PURERDMA_BIN"); dir != "" {
+		return filepath.Clean(dir)
+	}
+	return vmProjectBin
+}
 
 // CTool returns the path of a C reference program from rdma-core or
 // perftest (ibv_devinfo, rping, ib_write_lat...). The VM image carries them
-// when PURERDMA_CTOOLS=1; there a missing tool fails the test. A guest of
+// when PURERDMA_CTOOLS=1, and make test-native sets it once it has checked
+// that the host has them; there a missing tool fails the test. A guest of
 // another architecture than amd64 has none, and the test skips saying so.
-// On a host it is looked up in PATH and the test skips when it is absent.
+// Elsewhere it is looked up in PATH and the test skips when it is absent.
 func CTool(t testing.TB, name string) string {
 	t.Helper()
 	skipForeignC(t)
 	path, err := exec.LookPath(name)
 	switch {
-	case err == nil && strings.HasPrefix(path, projectBin):
+	case err == nil && filepath.Dir(path) == projectBin():
 		// Comparing our tool with itself would prove nothing.
 		t.Fatalf("C tool %s resolved to the project's own %s", name, path)
 	case err == nil:
 		return path
-	case InVM() && os.Getenv("PURERDMA_CTOOLS") == "1":
+	case InVM() && cToolsPromised():
 		t.Fatalf("C tool %s is not in the VM image: %v", name, err)
 	case InVM():
 		t.Fatalf("C tool %s needed, but the VM image was built without C tools (hack/vm test -ctools)", name)
+	case cToolsPromised():
+		t.Fatalf("C tool %s is not installed, though make test-native checked for it: %v", name, err)
 	default:
 		t.Skipf("C tool %s not installed: %v", name, err)
 	}

@@ -59,8 +59,14 @@ func TestConnectNoListener(t *testing.T) {
 // the device's subnet (address resolution waits for an ARP reply that
 // never comes) and one without a route. NewConnRequest fails, within its
 // resolution timeout, with ErrProvider; a context that ends first ends it
-// with the context's error.
+// with the context's error. Both addresses are silent in the VM only: on
+// another host the device's neighbour may well answer, and a default
+// route reaches TEST-NET-1, so the test needs the VM's network.
 func TestConnectUnreachable(t *testing.T) {
+	if !testenv.InVM() {
+		testenv.Devices(t) // skips on a host without RDMA, as before
+		t.Skip("needs the VM's network: the next address of the device's subnet silent (the veth's other end has none) and no route to 192.0.2.1")
+	}
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
 		s := newSide(t, d, rpma.ContextRemote, usageClient)
 		// The veth's other end has no address: .2 of the subnet is

@@ -17,10 +17,13 @@ import (
 // completes while the CQ is full and raise IB_EVENT_CQ_ERR: the device's async event is the only notice
 // (rpma, like librpma, has no call for it; the uverbs Context that
 // rpma.ContextByAddr returns delivers it). The QP itself goes on, and
-// the connection closes normally.
+// the connection closes normally. That is rxe's and siw's way: the verbs
+// let a device put the CQ's QPs in error instead, so a hardware device
+// skips.
 func TestCQOverrun(t *testing.T) {
 	const ops = 8
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
+		testenv.SkipHardware(t, d, "what follows a CQ overrun is the driver's choice (rxe and siw keep the QP going; the IB spec lets a device move it to ERR)")
 		cfg := rpma.DefaultConnConfig()
 		cfg.SQSize, cfg.CQSize = ops, 1
 		p := connect(t, d, &cfg, usageServer)

@@ -26,7 +26,8 @@ func port(d testenv.Dev) uint16 {
 }
 
 // native says whether the kernel's d has RDMA FLUSH and ATOMIC WRITE:
-// rxe since Linux 6.2, never siw. rpma's default peer then does both
+// rxe since Linux 6.2, never siw nor a hardware device (no other driver
+// of Linux 6.12 sets the capabilities). rpma's default peer then does both
 // natively; Debian 12's C librpma does neither (see TestGoServerCClient).
 func native(t *testing.T, d testenv.Dev) bool {
 	return d.Driver == "rxe" && testenv.KernelAtLeast(6, 2)
