@@ -72,7 +72,9 @@ type Context interface {
 	// GET_CONTEXT.
 	Start(req []byte)
 	// Opened finishes the context from GET_CONTEXT's driver response:
-	// it maps the device pages the response describes.
+	// it maps the device pages the response describes. If GET_CONTEXT
+	// or Opened fails, uverbs closes the command file without Close, so
+	// an Opened that fails unmaps what it mapped first.
 	Opened(resp []byte) error
 	// CreateCQ is the first half of CREATE_CQ: it fills req and may
 	// change init.CQE, the size the command asks for.
@@ -84,7 +86,8 @@ type Context interface {
 	// change init.MaxWR and init.MaxSGE, which the command asks for.
 	CreateSRQ(init *SRQInit, req []byte) (Pending[RQ], error)
 	// NewAH builds what a UD send names an address handle by from its
-	// attributes and the driver's CREATE_AH response.
+	// attributes and the driver's CREATE_AH response. If it fails,
+	// uverbs destroys the kernel's AH.
 	NewAH(attr *AHAttr, resp []byte) (AH, error)
 	// Close unmaps what Opened mapped. uverbs calls it after every object
 	// of the context is destroyed and before it closes the command file.
@@ -101,7 +104,9 @@ type Pending[T any] interface {
 	Finish(resp []byte) (T, error)
 	// Abort releases what the first half allocated, after the command
 	// failed or after the kernel object Finish could not use was
-	// destroyed.
+	// destroyed. Should that destroy fail (the context is closing),
+	// Abort waits for the command file to close, which destroys the
+	// object: it then comes after the context's Close.
 	Abort()
 }
 
@@ -178,8 +183,9 @@ type QPInit struct {
 	MaxInline  uint32
 	SRQ        bool
 	SigAll     bool // every send is signaled (sq_sig_all)
-	// SendCQ, RecvCQ and SRQ are the driver's objects the QP uses (nil
-	// SRQ without one): mlx5 needs their numbers in its WQEs and tables.
+	// SendCQ, RecvCQ and SRQQueue are the driver's objects the QP uses
+	// (nil SRQQueue without an SRQ): mlx5 needs their numbers in its
+	// WQEs and tables.
 	SendCQ, RecvCQ CQ
 	SRQQueue       RQ
 }
