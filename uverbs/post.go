@@ -139,7 +139,11 @@ func (qp *QP) putSend(wr *SendWR) error {
 		if wr.AH == nil {
 			return invalid("a UD send needs an address handle")
 		}
-		w.AH = &wr.AH.av
+		// Copied, not pointed to: a pointer loaded from *wr and kept in
+		// the QP would make everything wr points to escape, the
+		// caller's SGE array included.
+		qp.sah = wr.AH.av
+		w.AH = &qp.sah
 	}
 	if err := qp.sq.Put(w); err != nil {
 		return putErr(err, "send", qp.cap.MaxSendWR)

@@ -71,6 +71,7 @@ type QP struct {
 	sendMu sync.Mutex
 	sq     provider.SQ
 	swr    provider.SendWR // scratch: the provider sees this, not the caller's request
+	sah    provider.AH     // scratch: a UD request's address handle, copied
 	ssge   []provider.SGE
 
 	recvMu sync.Mutex
