@@ -14,9 +14,14 @@ import (
 	"github.com/purerdma/purerdma/uverbs"
 )
 
+// ringLink gives uverbs the driver's CQ when a QP is created with this
+// one (verbs.CQOf), without exporting it.
+type ringLink = verbs.Link[provider.CQ]
+
 // CQ is a completion queue. Poll, ReqNotify and Close may be called from
 // several goroutines.
 type CQ struct {
+	ringLink
 	ctx     *uverbs.Context
 	core    *verbs.Context
 	ch      *Channel
@@ -81,27 +86,37 @@ func New(ctx *uverbs.Context, cqe int, opts *Options) (*CQ, error) {
 	return c, nil
 }
 
+// create runs CREATE_CQ between the two halves of the driver's create.
 func (c *CQ) create(cqe, vector int, chFD int32) error {
-	req := abi.CreateCQ{UserHandle: c.id, CQE: uint32(cqe), CompVector: uint32(vector), CompChannel: chFD}
+	init := provider.CQInit{CQE: uint32(cqe)}
+	in, out := c.core.Udata(abi.IB_USER_VERBS_CMD_CREATE_CQ)
+	drvIn := make([]byte, in)
+	pending, err := c.core.Provider.CreateCQ(&init, drvIn)
+	if err != nil {
+		return fmt.Errorf("cq: create with %d entries: %w", cqe, verbs.Public(err))
+	}
+	req := abi.CreateCQ{UserHandle: c.id, CQE: init.CQE, CompVector: uint32(vector), CompChannel: chFD}
 	var resp abi.CreateCQResp
-	_, out := c.core.Udata(abi.IB_USER_VERBS_CMD_CREATE_CQ)
 	cmd := ucmd.Cmd{
 		Num:    abi.IB_USER_VERBS_CMD_CREATE_CQ,
 		Req:    ucmd.Bytes(&req),
 		Resp:   ucmd.Bytes(&resp),
+		DrvIn:  drvIn,
 		DrvOut: make([]byte, out),
 	}
 	if err := c.core.Do(&cmd); err != nil {
+		pending.Abort()
 		return fmt.Errorf("cq: create with %d entries: %w", cqe, err)
 	}
 	c.handle = resp.CQHandle
-	c.cqe.Store(int64(resp.CQE))
-	ring, err := c.core.Driver.NewCQ(c.core, cmd.DrvOut)
+	init.Handle, init.Granted = resp.CQHandle, resp.CQE
+	ring, err := verbs.Finish(c.core, pending, cmd.DrvOut, c.destroyCmd())
 	if err != nil {
-		c.core.Do(c.destroyCmd())
-		return fmt.Errorf("cq: create: %w", verbs.Public(err))
+		return fmt.Errorf("cq: create: %w", err)
 	}
+	c.cqe.Store(int64(init.Granted)) // as the driver left it
 	c.ring = ring
+	c.ringLink = verbs.NewLink(ring)
 	return nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/purerdma/purerdma/internal/abi"
-	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/conformance"
 )
 
@@ -25,11 +24,7 @@ func hostCQ(tb testing.TB) (*CQ, func(), func()) {
 	var resp [16]byte // struct rxe_create_cq_resp: mi (offset u64, size u32, pad)
 	binary.NativeEndian.PutUint64(resp[0:], 1<<12)
 	binary.NativeEndian.PutUint32(resp[8:], uint32(len(buf)))
-	d, ok := provider.Lookup(abi.RDMA_DRIVER_RXE)
-	if !ok {
-		tb.Fatal("no rxe provider")
-	}
-	ring, err := d.NewCQ(dev, resp[:])
+	ring, err := conformance.CreateCQ(abi.RDMA_DRIVER_RXE, dev, resp[:])
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -46,11 +41,7 @@ func hostCQSiw(tb testing.TB) (*CQ, func(), func()) {
 	binary.NativeEndian.PutUint32(resp[0:], 2)
 	binary.NativeEndian.PutUint32(resp[4:], uint32(n))
 	binary.NativeEndian.PutUint64(resp[8:], 1<<12)
-	d, ok := provider.Lookup(abi.RDMA_DRIVER_SIW)
-	if !ok {
-		tb.Fatal("no siw provider")
-	}
-	ring, err := d.NewCQ(dev, resp[:])
+	ring, err := conformance.CreateCQ(abi.RDMA_DRIVER_SIW, dev, resp[:])
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/purerdma/purerdma/internal/abi"
-	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/conformance"
 	"github.com/purerdma/purerdma/internal/provider/mem"
 )
@@ -27,11 +26,10 @@ func newIterRxe(t *testing.T) *iterRing {
 	const log2, slots = 6, 16
 	buf := conformance.RxeRing(log2, slots)
 	dev := &conformance.FakeDevice{Maps: map[uint64][]byte{1 << 12: buf}}
-	d, _ := provider.Lookup(abi.RDMA_DRIVER_RXE)
 	var resp [16]byte
 	mem.At[abi.MMInfo](resp[:], 0).Offset = 1 << 12
 	mem.At[abi.MMInfo](resp[:], 0).Size = uint32(len(buf))
-	ring, err := d.NewCQ(dev, resp[:])
+	ring, err := conformance.CreateCQ(abi.RDMA_DRIVER_RXE, dev, resp[:])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,10 +53,9 @@ func newIterSiw(t *testing.T) *iterRing {
 	const n = 16
 	buf := make([]byte, n*32+8)
 	dev := &conformance.FakeDevice{Maps: map[uint64][]byte{1 << 12: buf}}
-	d, _ := provider.Lookup(abi.RDMA_DRIVER_SIW)
 	var resp [16]byte // struct siw_uresp_create_cq: cq_id, num_cqe, cq_key
 	resp[0], resp[4], resp[9] = 2, n, 1<<12>>8
-	ring, err := d.NewCQ(dev, resp[:])
+	ring, err := conformance.CreateCQ(abi.RDMA_DRIVER_SIW, dev, resp[:])
 	if err != nil {
 		t.Fatal(err)
 	}

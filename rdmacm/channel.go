@@ -153,18 +153,23 @@ func (ch *EventChannel) next(ctx context.Context, id *ID) (*Event, error) {
 			return e, nil
 		}
 		e, err := ch.read(ctx)
-		<-ch.reader
 		if err != nil {
+			<-ch.reader
 			return nil, err
 		}
 		if id == nil || e.ID == id || e.Listener == id {
+			<-ch.reader
 			return e, nil
 		}
+		// Queued before the token goes back: a waiter that takes the
+		// token next looks in pending first and must find its event
+		// there, not go and read the file for an event already read.
 		ch.mu.Lock()
 		ch.pending = append(ch.pending, e)
 		close(ch.grown)
 		ch.grown = make(chan struct{})
 		ch.mu.Unlock()
+		<-ch.reader
 	}
 }
 

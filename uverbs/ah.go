@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/ucmd"
 	"github.com/purerdma/purerdma/internal/verbs"
 )
@@ -12,7 +13,7 @@ import (
 type AH struct {
 	core   *verbs.Context
 	handle uint32
-	num    uint32 // what the provider's send queue names it by
+	av     provider.AH // what the provider's send queue names it by
 	id     uint64
 
 	destroy verbs.Life
@@ -50,8 +51,30 @@ func (pd *PD) CreateAH(attr AHAttr) (*AH, error) {
 		c.Remove(ah.id)
 		return nil, fmt.Errorf("uverbs: create AH: %w", verbs.Public(err))
 	}
-	ah.handle, ah.num = resp.AHHandle, c.Driver.AHNum(cmd.DrvOut)
+	ah.handle = resp.AHHandle
+	// The driver builds its address from the attributes and, for mlx5,
+	// the port's link layer, asked once the kernel has taken the port.
+	port, err := pd.ctx.QueryPort(d.PortNum)
+	if err == nil {
+		ah.av, err = c.Provider.NewAH(&provider.AHAttr{
+			DGID: d.DGID, FlowLabel: d.FlowLabel, SGIDIndex: d.SGIDIndex,
+			HopLimit: d.HopLimit, TrafficClass: d.TrafficClass,
+			DLID: d.DLID, SL: d.SL, SrcPathBits: d.SrcPathBits,
+			StaticRate: d.StaticRate, IsGlobal: d.IsGlobal != 0, PortNum: d.PortNum,
+			Ethernet: port.LinkLayer == LinkLayerEthernet,
+		}, cmd.DrvOut)
+	}
+	if err != nil {
+		c.Do(ah.destroyCmd())
+		c.Remove(ah.id)
+		return nil, fmt.Errorf("uverbs: create AH: %w", verbs.Public(err))
+	}
 	return ah, nil
+}
+
+func (ah *AH) destroyCmd() *ucmd.Cmd {
+	req := abi.DestroyAH{AHHandle: ah.handle}
+	return &ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_DESTROY_AH, Req: ucmd.Bytes(&req)}
 }
 
 // Close destroys the address handle. It is safe to call more than once.
@@ -59,9 +82,7 @@ func (ah *AH) Close() error {
 	if ah == nil {
 		return ErrClosed
 	}
-	req := abi.DestroyAH{AHHandle: ah.handle}
-	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_DESTROY_AH, Req: ucmd.Bytes(&req)}
-	return ah.destroy.Destroy(ah.core, "uverbs: destroy AH", &cmd, ah.release)
+	return ah.destroy.Destroy(ah.core, "uverbs: destroy AH", ah.destroyCmd(), ah.release)
 }
 
 func (ah *AH) release() { ah.core.Remove(ah.id) }

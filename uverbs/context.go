@@ -43,7 +43,11 @@ func Open(dev Device) (*Context, error) {
 	if err != nil {
 		return nil, fmt.Errorf("uverbs: open %s: %w", dev.Name, err)
 	}
-	core := verbs.NewContext(dev.Name, f, uint32(dev.Driver))
+	core, err := verbs.NewContext(dev.Name, f, uint32(dev.Driver))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("uverbs: open %s: %w", dev.Name, err)
+	}
 	c := &Context{contextLink: verbs.NewLink(core), dev: dev, core: core}
 	if err := c.getContext(); err != nil {
 		f.Close()
@@ -72,17 +76,26 @@ func OpenName(name string) (*Context, error) {
 	return Open(dev)
 }
 
+// getContext sends GET_CONTEXT between the two halves of the driver's
+// open: Start fills the driver request, Opened reads the response. If
+// either the command or Opened fails, nothing of the context is left to
+// close but the command file.
 func (c *Context) getContext() error {
 	var (
 		req  abi.GetContext
 		resp abi.GetContextResp
 	)
-	_, out := c.core.Udata(abi.IB_USER_VERBS_CMD_GET_CONTEXT)
+	in, out := c.core.Udata(abi.IB_USER_VERBS_CMD_GET_CONTEXT)
 	cmd := ucmd.Cmd{
 		Num:    abi.IB_USER_VERBS_CMD_GET_CONTEXT,
 		Req:    ucmd.Bytes(&req),
 		Resp:   ucmd.Bytes(&resp),
+		DrvIn:  make([]byte, in),
 		DrvOut: make([]byte, out),
+	}
+	p := c.core.Provider
+	if p != nil {
+		p.Start(cmd.DrvIn)
 	}
 	if err := c.core.FD.Do(&cmd); err != nil {
 		return err
@@ -92,6 +105,14 @@ func (c *Context) getContext() error {
 	if err := unix.SetNonblock(fd, true); err != nil {
 		unix.Close(fd)
 		return err
+	}
+	// Last, as nothing after it fails: a context the driver opened is
+	// closed with Close, with the command file.
+	if p != nil {
+		if err := p.Opened(cmd.DrvOut); err != nil {
+			unix.Close(fd)
+			return verbs.Public(err)
+		}
 	}
 	c.async = os.NewFile(uintptr(fd), c.dev.Name+"-async")
 	c.core.SetAsync(c.async)

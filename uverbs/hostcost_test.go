@@ -37,17 +37,13 @@ func hostQP(tb testing.TB) (*QP, *conformance.FakeDevice, func(), func()) {
 // response.
 func hostQPOn(tb testing.TB, driver uint32, dev *conformance.FakeDevice, resp []byte, u conformance.Setup) *QP {
 	tb.Helper()
-	d, ok := provider.Lookup(driver)
-	if !ok {
-		tb.Fatalf("no provider for driver %d", driver)
-	}
-	sq, rq, err := d.NewQP(dev, provider.QPInit{Handle: 7, QPNum: 0x11, Type: abi.IB_UVERBS_QPT_RC,
+	q, err := conformance.CreateQP(driver, dev, provider.QPInit{Handle: 7, QPNum: 0x11, Type: abi.IB_UVERBS_QPT_RC,
 		MaxSendWR: u.SQ, MaxRecvWR: u.RQ, MaxSendSGE: u.MaxSendSGE, MaxRecvSGE: u.MaxRecvSGE,
 		MaxInline: u.MaxInline}, resp)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	qp := &QP{typ: RC, sq: sq, rq: rq,
+	qp := &QP{typ: RC, sq: q.SQ, rq: q.RQ,
 		cap:  QPCap{MaxSendWR: int(u.SQ), MaxRecvWR: int(u.RQ), MaxSendSGE: 4, MaxRecvSGE: 4, MaxInlineData: 64},
 		ssge: make([]provider.SGE, 4), rsge: make([]provider.SGE, 4)}
 	qp.state.Store(uint32(QPSInit))

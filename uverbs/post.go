@@ -49,7 +49,7 @@ func (qp *QP) putSend(wr *SendWR) error {
 	}
 	// The scratch request is set field by field: a composite literal
 	// would be built in a temporary and copied, and SGE, a pointer, would
-	// be written twice. Every field is set here or below (AHNum).
+	// be written twice. Every field is set here or below (AH).
 	w := &qp.swr
 	w.ID = wr.ID
 	w.Opcode = uint32(wr.Opcode)
@@ -63,7 +63,7 @@ func (qp *QP) putSend(wr *SendWR) error {
 	w.FlushType = uint8(wr.FlushType)
 	w.FlushLevel = uint8(wr.FlushLevel)
 	w.AtomicData = wr.AtomicData
-	w.AHNum = 0
+	w.AH = nil
 	w.RemoteQPN = wr.RemoteQPN
 	w.RemoteQKey = wr.RemoteQKey
 	w.BindAddr, w.BindLength, w.BindLKey, w.BindAccess, w.MWRKey = 0, 0, 0, 0, 0
@@ -139,7 +139,11 @@ func (qp *QP) putSend(wr *SendWR) error {
 		if wr.AH == nil {
 			return invalid("a UD send needs an address handle")
 		}
-		w.AHNum = wr.AH.num
+		// Copied, not pointed to: a pointer loaded from *wr and kept in
+		// the QP would make everything wr points to escape, the
+		// caller's SGE array included.
+		qp.sah = wr.AH.av
+		w.AH = &qp.sah
 	}
 	if err := qp.sq.Put(w); err != nil {
 		return putErr(err, "send", qp.cap.MaxSendWR)

@@ -71,6 +71,7 @@ type QP struct {
 	sendMu sync.Mutex
 	sq     provider.SQ
 	swr    provider.SendWR // scratch: the provider sees this, not the caller's request
+	sah    provider.AH     // scratch: a UD request's address handle, copied
 	ssge   []provider.SGE
 
 	recvMu sync.Mutex
@@ -96,16 +97,41 @@ func (pd *PD) CreateQP(init QPInit) (*QP, error) {
 		defer qp.resume()
 		qp.destroy.Release(qp.unmap)
 	})
+	// The driver sees the request first and may change the capacities
+	// the command asks for; after the command it sees what the kernel
+	// granted, and may lower that to what its queues hold.
+	pinit := provider.QPInit{
+		Type:       uint8(init.Type),
+		MaxSendWR:  uint32(init.Cap.MaxSendWR),
+		MaxRecvWR:  uint32(init.Cap.MaxRecvWR),
+		MaxSendSGE: uint32(init.Cap.MaxSendSGE),
+		MaxRecvSGE: uint32(init.Cap.MaxRecvSGE),
+		MaxInline:  uint32(init.Cap.MaxInlineData),
+		SigAll:     init.SigAll,
+		SendCQ:     verbs.CQOf(init.SendCQ),
+		RecvCQ:     verbs.CQOf(init.RecvCQ),
+	}
+	if init.SRQ != nil {
+		pinit.SRQ, pinit.SRQQueue = true, init.SRQ.rq
+		pinit.MaxRecvWR, pinit.MaxRecvSGE = 0, 0
+	}
+	in, out := c.Udata(abi.IB_USER_VERBS_CMD_CREATE_QP)
+	drvIn := make([]byte, in)
+	pending, err := c.Provider.CreateQP(&pinit, drvIn)
+	if err != nil {
+		c.Remove(qp.id)
+		return nil, fmt.Errorf("uverbs: create %s QP: %w", init.Type, verbs.Public(err))
+	}
 	req := abi.CreateQP{
 		UserHandle:    qp.id,
 		PDHandle:      pd.Handle(),
 		SendCQHandle:  init.SendCQ.Handle(),
 		RecvCQHandle:  init.RecvCQ.Handle(),
-		MaxSendWr:     uint32(init.Cap.MaxSendWR),
-		MaxRecvWr:     uint32(init.Cap.MaxRecvWR),
-		MaxSendSGE:    uint32(init.Cap.MaxSendSGE),
-		MaxRecvSGE:    uint32(init.Cap.MaxRecvSGE),
-		MaxInlineData: uint32(init.Cap.MaxInlineData),
+		MaxSendWr:     pinit.MaxSendWR,
+		MaxRecvWr:     pinit.MaxRecvWR,
+		MaxSendSGE:    pinit.MaxSendSGE,
+		MaxRecvSGE:    pinit.MaxRecvSGE,
+		MaxInlineData: pinit.MaxInline,
 		QPType:        uint8(init.Type),
 	}
 	if init.SigAll {
@@ -113,40 +139,32 @@ func (pd *PD) CreateQP(init QPInit) (*QP, error) {
 	}
 	if init.SRQ != nil {
 		req.SRQHandle, req.IsSRQ = init.SRQ.handle, 1
-		req.MaxRecvWr, req.MaxRecvSGE = 0, 0
 	}
 	var resp abi.CreateQPResp
-	_, out := c.Udata(abi.IB_USER_VERBS_CMD_CREATE_QP)
-	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_CREATE_QP, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&resp), DrvOut: make([]byte, out)}
+	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_CREATE_QP, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&resp), DrvIn: drvIn, DrvOut: make([]byte, out)}
 	if err := pd.core.Do(&cmd); err != nil {
+		pending.Abort()
 		c.Remove(qp.id)
 		return nil, fmt.Errorf("uverbs: create %s QP: %w", init.Type, err)
 	}
 	qp.handle, qp.num = resp.QPHandle, resp.QPN
-	qp.cap = QPCap{
-		MaxSendWR:     int(resp.MaxSendWr),
-		MaxRecvWR:     int(resp.MaxRecvWr),
-		MaxSendSGE:    int(resp.MaxSendSGE),
-		MaxRecvSGE:    int(resp.MaxRecvSGE),
-		MaxInlineData: int(resp.MaxInlineData),
-	}
-	sq, rq, err := c.Driver.NewQP(c, provider.QPInit{
-		Handle:     qp.handle,
-		QPNum:      qp.num,
-		Type:       uint8(init.Type),
-		MaxSendWR:  resp.MaxSendWr,
-		MaxRecvWR:  resp.MaxRecvWr,
-		MaxSendSGE: resp.MaxSendSGE,
-		MaxRecvSGE: resp.MaxRecvSGE,
-		MaxInline:  resp.MaxInlineData,
-		SRQ:        init.SRQ != nil,
-	}, cmd.DrvOut)
+	pinit.Handle, pinit.QPNum = resp.QPHandle, resp.QPN
+	pinit.MaxSendWR, pinit.MaxRecvWR = resp.MaxSendWr, resp.MaxRecvWr
+	pinit.MaxSendSGE, pinit.MaxRecvSGE = resp.MaxSendSGE, resp.MaxRecvSGE
+	pinit.MaxInline = resp.MaxInlineData
+	queues, err := verbs.Finish(c, pending, cmd.DrvOut, qp.destroyCmd())
 	if err != nil {
-		c.Do(qp.destroyCmd())
 		c.Remove(qp.id)
-		return nil, fmt.Errorf("uverbs: create QP: %w", verbs.Public(err))
+		return nil, fmt.Errorf("uverbs: create QP: %w", err)
 	}
-	qp.sq, qp.rq = sq, rq
+	qp.cap = QPCap{
+		MaxSendWR:     int(pinit.MaxSendWR),
+		MaxRecvWR:     int(pinit.MaxRecvWR),
+		MaxSendSGE:    int(pinit.MaxSendSGE),
+		MaxRecvSGE:    int(pinit.MaxRecvSGE),
+		MaxInlineData: int(pinit.MaxInline),
+	}
+	qp.sq, qp.rq = queues.SQ, queues.RQ
 	qp.ssge = make([]provider.SGE, qp.cap.MaxSendSGE)
 	qp.rsge = make([]provider.SGE, qp.cap.MaxRecvSGE)
 	return qp, nil
@@ -162,6 +180,9 @@ func checkQPInit(c *Context, init *QPInit) error {
 		return invalid("the CQs belong to another device context")
 	case init.SRQ != nil && init.SRQ.pd.ctx != c:
 		return invalid("the SRQ belongs to another device context")
+	case verbs.CQOf(init.SendCQ) == nil || verbs.CQOf(init.RecvCQ) == nil:
+		// After the context check, which refuses a nil *cq.CQ.
+		return invalid("a QP takes CQs made by package cq")
 	}
 	cp := init.Cap
 	if cp.MaxSendWR < 0 || cp.MaxRecvWR < 0 || cp.MaxSendSGE < 0 || cp.MaxRecvSGE < 0 || cp.MaxInlineData < 0 {

@@ -51,21 +51,30 @@ func (pd *PD) CreateSRQ(init SRQInit) (*SRQ, error) {
 	}
 	s := &SRQ{pd: pd, core: c}
 	s.id = c.Add(s, func() { s.destroy.Release(s.release) })
-	req := abi.CreateSRQ{UserHandle: s.id, PDHandle: pd.Handle(), MaxWr: uint32(init.MaxWR), MaxSGE: uint32(init.MaxSGE), SRQLimit: uint32(init.Limit)}
-	var resp abi.CreateSRQResp
-	_, out := c.Udata(abi.IB_USER_VERBS_CMD_CREATE_SRQ)
-	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_CREATE_SRQ, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&resp), DrvOut: make([]byte, out)}
-	if err := pd.core.Do(&cmd); err != nil {
-		c.Remove(s.id)
-		return nil, fmt.Errorf("uverbs: create SRQ: %w", verbs.Public(err))
-	}
-	s.handle, s.num, s.maxWR, s.maxSGE = resp.SRQHandle, resp.SRQN, int(resp.MaxWr), int(resp.MaxSGE)
-	rq, err := c.Driver.NewSRQ(c, provider.SRQInit{MaxWR: resp.MaxWr, MaxSGE: resp.MaxSGE}, cmd.DrvOut)
+	sinit := provider.SRQInit{MaxWR: uint32(init.MaxWR), MaxSGE: uint32(init.MaxSGE), Limit: uint32(init.Limit)}
+	in, out := c.Udata(abi.IB_USER_VERBS_CMD_CREATE_SRQ)
+	drvIn := make([]byte, in)
+	pending, err := c.Provider.CreateSRQ(&sinit, drvIn)
 	if err != nil {
-		c.Do(s.destroyCmd())
 		c.Remove(s.id)
 		return nil, fmt.Errorf("uverbs: create SRQ: %w", verbs.Public(err))
 	}
+	req := abi.CreateSRQ{UserHandle: s.id, PDHandle: pd.Handle(), MaxWr: sinit.MaxWR, MaxSGE: sinit.MaxSGE, SRQLimit: sinit.Limit}
+	var resp abi.CreateSRQResp
+	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_CREATE_SRQ, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&resp), DrvIn: drvIn, DrvOut: make([]byte, out)}
+	if err := pd.core.Do(&cmd); err != nil {
+		pending.Abort()
+		c.Remove(s.id)
+		return nil, fmt.Errorf("uverbs: create SRQ: %w", verbs.Public(err))
+	}
+	s.handle, s.num = resp.SRQHandle, resp.SRQN
+	sinit.Handle, sinit.MaxWR, sinit.MaxSGE = resp.SRQHandle, resp.MaxWr, resp.MaxSGE
+	rq, err := verbs.Finish(c, pending, cmd.DrvOut, s.destroyCmd())
+	if err != nil {
+		c.Remove(s.id)
+		return nil, fmt.Errorf("uverbs: create SRQ: %w", err)
+	}
+	s.maxWR, s.maxSGE = int(sinit.MaxWR), int(sinit.MaxSGE) // as the driver left them
 	s.rq = rq
 	s.sge = make([]provider.SGE, s.maxSGE)
 	return s, nil

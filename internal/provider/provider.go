@@ -38,54 +38,165 @@ var (
 
 // Driver is the user-space half of one kernel driver.
 type Driver interface {
-	// Name is the driver's name as rdma-core spells it ("rxe", "siw").
+	// Name is the driver's name as rdma-core spells it ("rxe", "siw",
+	// "mlx5").
 	Name() string
+	// NewContext returns the driver's state for a device context about to
+	// be opened on dev: the first half of GET_CONTEXT (the context's
+	// Start fills the command's driver request, Opened reads its
+	// response).
+	NewContext(dev Device) (Context, error)
+}
+
+// Context is a driver's state for one open device context: what
+// GET_CONTEXT's driver response told it (mlx5: the UAR pages and bfregs,
+// the CQE version the kernel grants) and the device pages it mapped.
+//
+// Every create command runs in two halves around the kernel command: the
+// driver's Create method fills the command's driver request (for mlx5
+// the addresses of the queue buffer and doorbell record it has just
+// allocated) and may lower or round the generic request's sizes; after
+// the command succeeds uverbs writes the kernel's answer into the init
+// value and calls Finish with the driver's response. If the command
+// fails, uverbs calls Abort; if Finish fails, uverbs destroys the kernel
+// object and then calls Abort. Memory the device can touch is released by
+// Abort or by the object's Close, both of which uverbs calls only once
+// the kernel object is gone.
+type Context interface {
 	// Udata returns the sizes in bytes of the driver's private request
 	// and response for the uverbs write command cmd
 	// (IB_USER_VERBS_CMD_*). The kernel refuses a response buffer that is
 	// too small, and some drivers refuse any request data at all.
 	Udata(cmd uint32) (in, out int)
-	// NewCQ maps the CQ the kernel described in resp, the driver's
-	// CREATE_CQ response.
-	NewCQ(dev Device, resp []byte) (CQ, error)
-	// NewQP maps the queues of a new QP. rq is nil when the QP uses an SRQ.
-	NewQP(dev Device, init QPInit, resp []byte) (sq SQ, rq RQ, err error)
-	// NewSRQ maps the queue of a new SRQ.
-	NewSRQ(dev Device, init SRQInit, resp []byte) (RQ, error)
-	// AHNum returns the number a send work request names an address
-	// handle by, from the driver's CREATE_AH response.
-	AHNum(resp []byte) uint32
+	// Start fills req (Udata(GET_CONTEXT)'s in bytes, zeroed) before
+	// GET_CONTEXT.
+	Start(req []byte)
+	// Opened finishes the context from GET_CONTEXT's driver response:
+	// it maps the device pages the response describes. If GET_CONTEXT
+	// or Opened fails, uverbs closes the command file without Close, so
+	// an Opened that fails unmaps what it mapped first.
+	Opened(resp []byte) error
+	// CreateCQ is the first half of CREATE_CQ: it fills req and may
+	// change init.CQE, the size the command asks for.
+	CreateCQ(init *CQInit, req []byte) (Pending[CQ], error)
+	// CreateQP is the first half of CREATE_QP: it fills req and may
+	// change the capacities in init, which the command asks for.
+	CreateQP(init *QPInit, req []byte) (Pending[Queues], error)
+	// CreateSRQ is the first half of CREATE_SRQ: it fills req and may
+	// change init.MaxWR and init.MaxSGE, which the command asks for.
+	CreateSRQ(init *SRQInit, req []byte) (Pending[RQ], error)
+	// NewAH builds what a UD send names an address handle by from its
+	// attributes and the driver's CREATE_AH response. If it fails,
+	// uverbs destroys the kernel's AH.
+	NewAH(attr *AHAttr, resp []byte) (AH, error)
+	// Close unmaps what Opened mapped. uverbs calls it after every object
+	// of the context is destroyed and before it closes the command file.
+	Close() error
+}
+
+// Pending is the second half of a create command.
+type Pending[T any] interface {
+	// Finish builds the object from the driver's response once the
+	// command has succeeded and uverbs has written the kernel's answer
+	// (handle, number, granted capacities) into the init value given to
+	// the first half. Finish may lower those capacities to what the
+	// driver's queues hold; uverbs reports them as the object's.
+	Finish(resp []byte) (T, error)
+	// Abort releases what the first half allocated, after the command
+	// failed or after the kernel object Finish could not use was
+	// destroyed. Should that destroy fail (the context is closing),
+	// Abort waits for the command file to close, which destroys the
+	// object: it then comes after the context's Close.
+	Abort()
+}
+
+// Queues are a new QP's send and receive queues. RQ is nil when the QP
+// uses an SRQ.
+type Queues struct {
+	SQ SQ
+	RQ RQ
 }
 
 // Device is what a driver needs from the opened device.
 type Device interface {
-	// Mmap maps size bytes of the command file at offset, shared and
-	// read-write.
+	// Mmap maps size bytes of the command file at offset, shared. Device
+	// pages (mlx5's UARs) are mapped write-only by the kernel's choice;
+	// the mapping is read-write where the kernel allows it.
 	Mmap(offset uint64, size int) ([]byte, error)
 	// Munmap undoes Mmap.
 	Munmap(b []byte) error
 	// Doorbell tells the kernel that the send queue of the QP with the
-	// given handle has new work (a POST_SEND write with no requests).
+	// given handle has new work (a POST_SEND write with no requests):
+	// the doorbell of the drivers whose rings the kernel reads (rxe,
+	// siw). Hardware drivers ring theirs with MMIO stores instead.
 	Doorbell(qpHandle uint32) error
 }
 
-// QPInit describes a new QP to its driver.
+// CQInit describes a new CQ to its driver.
+type CQInit struct {
+	CQE uint32 // the size the command asks for; the driver may round it
+	// Set by uverbs before Finish:
+	Handle  uint32 // the kernel's CQ handle
+	Granted uint32 // the kernel's cqe in the generic response
+}
+
+// AHAttr is an address handle's attributes (struct ib_uverbs_ah_attr),
+// with the port's link layer, which mlx5 builds its address vector by.
+type AHAttr struct {
+	DGID         [16]byte
+	FlowLabel    uint32
+	SGIDIndex    uint8
+	HopLimit     uint8
+	TrafficClass uint8
+	DLID         uint16
+	SL           uint8
+	SrcPathBits  uint8
+	StaticRate   uint8
+	IsGlobal     bool
+	PortNum      uint8
+	Ethernet     bool // the port's link layer is Ethernet (RoCE)
+}
+
+// AH is what a UD send names its destination by: rxe a number the kernel
+// gave, mlx5 an address vector copied into each WQE.
+type AH struct {
+	Num uint32
+	AV  [AVSize]byte
+}
+
+// AVSize is the size of the largest address vector a driver copies into
+// a UD WQE (mlx5: struct mlx5_wqe_av).
+const AVSize = 48
+
+// QPInit describes a new QP to its driver. The first half of CREATE_QP
+// sees the capacities the caller asked for, and may change them; uverbs
+// then sets Handle, QPNum and the capacities the kernel granted before
+// Finish.
 type QPInit struct {
 	Handle     uint32 // the kernel's QP handle, for the doorbell
 	QPNum      uint32
-	Type       uint8  // IB_UVERBS_QPT_*
-	MaxSendWR  uint32 // what the kernel granted; a queue holds no more
+	Type       uint8 // IB_UVERBS_QPT_*
+	MaxSendWR  uint32
 	MaxRecvWR  uint32
 	MaxSendSGE uint32
 	MaxRecvSGE uint32
 	MaxInline  uint32
 	SRQ        bool
+	SigAll     bool // every send is signaled (sq_sig_all)
+	// SendCQ, RecvCQ and SRQQueue are the driver's objects the QP uses
+	// (nil SRQQueue without an SRQ): mlx5 needs their numbers in its
+	// WQEs and tables.
+	SendCQ, RecvCQ CQ
+	SRQQueue       RQ
 }
 
-// SRQInit describes a new SRQ to its driver.
+// SRQInit describes a new SRQ to its driver, as QPInit does a QP.
 type SRQInit struct {
-	MaxWR  uint32 // what the kernel granted; the queue holds no more
+	Handle uint32
+	MaxWR  uint32
 	MaxSGE uint32
+	Limit  uint32
+	CQ     CQ // the SRQ's CQ, nil unless an XRC SRQ
 }
 
 // SGE is a scatter/gather element (struct ibv_sge).
@@ -124,7 +235,7 @@ type SendWR struct {
 	BindLKey   uint32
 	BindAccess uint32
 	MWRKey     uint32
-	AHNum      uint32 // UD: from Driver.AHNum
+	AH         *AH    // UD: from Context.NewAH; uverbs owns it
 	RemoteQPN  uint32 // UD
 	RemoteQKey uint32 // UD
 }

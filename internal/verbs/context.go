@@ -24,28 +24,41 @@ type object struct {
 type Context struct {
 	Name   string
 	Driver provider.Driver // nil when purerdma has no provider for the device
-	FD     *ucmd.FD
-	file   *os.File
-	extra  []*os.File // closed with the context
-	Async  EventFile  // the async event file, once SetAsync ran
+	// Provider is the driver's state for this context (nil with Driver):
+	// uverbs.Open starts and finishes it around GET_CONTEXT, and Close
+	// closes it after the objects and before the command file.
+	Provider provider.Context
+	FD       *ucmd.FD
+	file     *os.File
+	extra    []*os.File // closed with the context
+	Async    EventFile  // the async event file, once SetAsync ran
 
-	mu     sync.RWMutex // held for reading by commands, for writing by Close
-	closed bool
-	objs   map[uint64]object
-	next   uint64
+	mu         sync.RWMutex // held for reading by commands, for writing by Close
+	closed     bool
+	fileClosed bool
+	objs       map[uint64]object
+	next       uint64
+	after      []func() // run once the file is closed (afterClose)
 }
 
 // NewContext wraps an opened uverbs command file of a device whose kernel
-// driver id is driverID.
-func NewContext(name string, file *os.File, driverID uint32) *Context {
-	d, _ := provider.Lookup(driverID)
-	return &Context{
-		Name:   name,
-		Driver: d,
-		FD:     ucmd.NewFD(int(file.Fd()), driverID),
-		file:   file,
-		objs:   map[uint64]object{},
+// driver id is driverID, with the driver's state for it if purerdma has a
+// provider for the driver. The caller still owns file if it fails.
+func NewContext(name string, file *os.File, driverID uint32) (*Context, error) {
+	c := &Context{
+		Name: name,
+		FD:   ucmd.NewFD(int(file.Fd()), driverID),
+		file: file,
+		objs: map[uint64]object{},
 	}
+	if d, ok := provider.Lookup(driverID); ok {
+		p, err := d.NewContext(c)
+		if err != nil {
+			return nil, Public(err)
+		}
+		c.Driver, c.Provider = d, p
+	}
+	return c, nil
 }
 
 // SetAsync records the context's async event file; Close closes it.
@@ -56,15 +69,15 @@ func (c *Context) SetAsync(f *os.File) {
 
 // Udata returns the driver's private data sizes for a write command.
 func (c *Context) Udata(cmd uint32) (in, out int) {
-	if c.Driver == nil {
+	if c.Provider == nil {
 		return 0, 0
 	}
-	return c.Driver.Udata(cmd)
+	return c.Provider.Udata(cmd)
 }
 
 // NeedDriver returns ErrNoProvider unless the context has a driver.
 func (c *Context) NeedDriver(what string) error {
-	if c.Driver == nil {
+	if c.Provider == nil {
 		return fmt.Errorf("%s on %s: %w", what, c.Name, ErrNoProvider)
 	}
 	return nil
@@ -114,6 +127,19 @@ func (c *Context) Add(obj any, release func()) uint64 {
 	return c.next
 }
 
+// afterClose runs f once the command file is closed, and with it every
+// kernel object of the context: now if it is.
+func (c *Context) afterClose(f func()) {
+	c.mu.Lock()
+	if !c.fileClosed {
+		c.after = append(c.after, f)
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Unlock()
+	f()
+}
+
 // Remove forgets the object with user handle h.
 func (c *Context) Remove(h uint64) {
 	c.mu.Lock()
@@ -128,8 +154,9 @@ func (c *Context) Lookup(h uint64) any {
 	return c.objs[h].obj
 }
 
-// Close releases every live object and closes the command file, which
-// makes the kernel destroy all objects of the context. It is idempotent.
+// Close releases every live object, closes the driver's state and then the
+// command file, which makes the kernel destroy all objects of the context.
+// It is idempotent.
 func (c *Context) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -146,10 +173,23 @@ func (c *Context) Close() error {
 		o.release()
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	errs := []error{c.file.Close()}
+	var errs []error
+	if c.Provider != nil {
+		// Before the file: the device pages the driver mapped hold the
+		// file open, and the kernel destroys the objects only when the
+		// last reference goes.
+		errs = append(errs, Public(c.Provider.Close()))
+	}
+	errs = append(errs, c.file.Close())
 	for _, f := range c.extra {
 		errs = append(errs, f.Close())
+	}
+	c.fileClosed = true
+	after := c.after
+	c.after = nil
+	c.mu.Unlock()
+	for _, f := range after {
+		f()
 	}
 	return errors.Join(errs...)
 }

@@ -1,5 +1,7 @@
 package verbs
 
+import "github.com/purerdma/purerdma/internal/provider"
+
 // Link ties a public object to its core: a *uverbs.Context to its
 // *Context, a *uverbs.PD to its *PD. cq and mr need those cores, but
 // uverbs imports this package, so nothing here can name a uverbs type,
@@ -45,3 +47,15 @@ func ContextOf[P owner[*Context, T], T any](p P) *Context { return coreOf[*Conte
 
 // PDOf returns the protection domain behind a *uverbs.PD, nil for nil.
 func PDOf[P owner[*PD, T], T any](p P) *PD { return coreOf[*PD](p) }
+
+// CQOf returns the driver's CQ behind a CQ a QP is being created with,
+// nil if cq is not a *cq.CQ (or a type embedding one). A *cq.CQ embeds a
+// Link[provider.CQ] as the context does a Link[*Context]; but a QP names
+// its CQs by uverbs.CQ, an interface, so this accessor has to assert.
+// cq must not be a nil pointer: uverbs has checked its context first.
+func CQOf(cq any) provider.CQ {
+	if o, ok := cq.(interface{ verbsCore() provider.CQ }); ok {
+		return o.verbsCore()
+	}
+	return nil
+}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/mem"
 )
 
@@ -188,6 +189,45 @@ func (d *FakeDevice) Munmap([]byte) error { return nil }
 
 // Doorbell counts.
 func (d *FakeDevice) Doorbell(uint32) error { d.Doorbells++; return nil }
+
+// CreateCQ makes the CQ of the driver with id driverID on dev from its
+// CREATE_CQ response, through a context of the driver and both halves of
+// the create, as uverbs does (the drivers here send no request data).
+func CreateCQ(driverID uint32, dev provider.Device, resp []byte) (provider.CQ, error) {
+	ctx, err := newContext(driverID, dev)
+	if err != nil {
+		return nil, err
+	}
+	p, err := ctx.CreateCQ(&provider.CQInit{}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return p.Finish(resp)
+}
+
+// CreateQP is CreateCQ for a QP; init is both what was asked for and
+// what the kernel granted.
+func CreateQP(driverID uint32, dev provider.Device, init provider.QPInit, resp []byte) (provider.Queues, error) {
+	ctx, err := newContext(driverID, dev)
+	if err != nil {
+		return provider.Queues{}, err
+	}
+	asked := init
+	p, err := ctx.CreateQP(&asked, nil)
+	if err != nil {
+		return provider.Queues{}, err
+	}
+	asked = init // the kernel's answer
+	return p.Finish(resp)
+}
+
+func newContext(driverID uint32, dev provider.Device) (provider.Context, error) {
+	d, ok := provider.Lookup(driverID)
+	if !ok {
+		return nil, fmt.Errorf("no provider for driver %d", driverID)
+	}
+	return d.NewContext(dev)
+}
 
 // SiwTake plays the kernel taking every element of a siw work queue of
 // elements of size bytes: it clears their flags. The benchmarks are one

@@ -39,7 +39,7 @@ func benchQP(b *testing.B, init provider.QPInit, sqLog2 uint32) (*fakeDev, provi
 	sqBuf, rqBuf := ring(sqLog2, benchRing, 0, 0), ring(7, benchRing, 0, 0)
 	dev := &fakeDev{maps: map[uint64][]byte{4096: rqBuf, 8192: sqBuf}}
 	r := benchResp(b, abi.RxeCreateQPResp{RQMI: mi(4096, rqBuf), SQMI: mi(8192, sqBuf)})
-	s, q, err := driver{}.NewQP(dev, init, r)
+	s, q, err := createQP(dev, init, r)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func BenchmarkRQPut(b *testing.B) {
 func BenchmarkCQPoll1(b *testing.B) {
 	buf := ring(7, benchRing, 0, 0)
 	dev := &fakeDev{maps: map[uint64][]byte{4096: buf}}
-	pc, err := driver{}.NewCQ(dev, benchResp(b, abi.RxeCreateCQResp{MI: mi(4096, buf)}))
+	pc, err := createCQ(dev, benchResp(b, abi.RxeCreateCQResp{MI: mi(4096, buf)}))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -38,8 +38,11 @@ type goSide struct {
 }
 
 // udAHNum is the address handle number the harness's fake kernel gives
-// (rxe_create_ah_resp.ah_num); uverbs passes it in SendWR.AHNum.
+// (rxe_create_ah_resp.ah_num); uverbs passes the AH NewAH made of it in
+// SendWR.AH.
 const udAHNum = 0x33
+
+var udAH = provider.AH{Num: udAHNum}
 
 func newGoSide(t testing.TB, u conformance.Setup) *goSide {
 	t.Helper()
@@ -62,12 +65,12 @@ func newGoSide(t testing.TB, u conformance.Setup) *goSide {
 	g.dev = &fakeDev{maps: maps}
 
 	var err error
-	g.CQ, err = driver{}.NewCQ(g.dev, encode(t, abi.RxeCreateCQResp{MI: mi(1<<12, g.bufs["cq"])}))
+	g.CQ, err = createCQ(g.dev, encode(t, abi.RxeCreateCQResp{MI: mi(1<<12, g.bufs["cq"])}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if u.SRQ > 0 {
-		g.SRQ, err = driver{}.NewSRQ(g.dev, provider.SRQInit{MaxWR: u.SRQ - 1, MaxSGE: u.SRQMaxSGE},
+		g.SRQ, err = createSRQ(g.dev, provider.SRQInit{MaxWR: u.SRQ - 1, MaxSGE: u.SRQMaxSGE},
 			encode(t, abi.RxeCreateSRQResp{MI: mi(4<<12, g.bufs["srq"]), SRQNum: 0x21}))
 		if err != nil {
 			t.Fatal(err)
@@ -78,14 +81,14 @@ func newGoSide(t testing.TB, u conformance.Setup) *goSide {
 		typ = abi.IB_UVERBS_QPT_UD
 	}
 	if typ == abi.IB_UVERBS_QPT_UD {
-		g.PrepSend = func(w *provider.SendWR) { w.AHNum = udAHNum }
+		g.PrepSend = func(w *provider.SendWR) { w.AH = &udAH }
 	}
 	init := provider.QPInit{Handle: 7, QPNum: 0x11, Type: typ,
 		MaxSendWR: u.SQ - 1, MaxSendSGE: u.MaxSendSGE, MaxInline: u.MaxInline, SRQ: u.RQ == 0}
 	if u.RQ > 0 {
 		init.MaxRecvWR, init.MaxRecvSGE = u.RQ-1, u.MaxRecvSGE
 	}
-	g.SQ, g.RQ, err = driver{}.NewQP(g.dev, init,
+	g.SQ, g.RQ, err = createQP(g.dev, init,
 		encode(t, abi.RxeCreateQPResp{RQMI: rqMI, SQMI: mi(3<<12, g.bufs["sq"])}))
 	if err != nil {
 		t.Fatal(err)

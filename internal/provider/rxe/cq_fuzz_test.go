@@ -50,7 +50,7 @@ func FuzzCQ(f *testing.F) {
 			(uint64(mask)+1)<<log2 <= uint64(len(slots)) && producer(buf) <= mask && cons <= mask
 
 		dev := &fakeDev{maps: map[uint64][]byte{4096: buf}}
-		c, err := driver{}.NewCQ(dev, resp(t, abi.RxeCreateCQResp{MI: mi(4096, buf)}))
+		c, err := createCQ(dev, resp(t, abi.RxeCreateCQResp{MI: mi(4096, buf)}))
 		if (err == nil) != valid {
 			t.Fatalf("NewCQ on log2 %d, mask %#x, %d bytes of slots: %v", log2, mask, len(slots), err)
 		}

@@ -17,7 +17,7 @@ func newCQ(t *testing.T, slots uint32) (*fakeDev, *cq, []byte) {
 	t.Helper()
 	buf := ring(7, slots, 0, 0)
 	dev := &fakeDev{maps: map[uint64][]byte{4096: buf}}
-	c, err := driver{}.NewCQ(dev, resp(t, abi.RxeCreateCQResp{MI: mi(4096, buf)}))
+	c, err := createCQ(dev, resp(t, abi.RxeCreateCQResp{MI: mi(4096, buf)}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,16 @@ type driver struct{}
 
 func (driver) Name() string { return "rxe" }
 
+// NewContext returns rxe's state for a device context. GET_CONTEXT
+// carries no rxe data either way, so the state is only the device, which
+// the queues are mapped from.
+func (driver) NewContext(dev provider.Device) (provider.Context, error) {
+	return &devContext{dev: dev}, nil
+}
+
+// devContext is rxe's provider.Context.
+type devContext struct{ dev provider.Device }
+
 // Udata returns the rxe driver data sizes. The extended commands
 // IB_USER_VERBS_EX_CMD_CREATE_CQ and _CREATE_QP have the same numbers as
 // the legacy ones and the same driver data, so cmd may be either.
@@ -35,7 +45,7 @@ func (driver) Name() string { return "rxe" }
 // mmap_info_addr is where a resize (IB_SRQ_MAX_WR) writes the new
 // mapping. A zero address is fine for IB_SRQ_LIMIT alone. rxe_create_qp
 // refuses any request data at all.
-func (driver) Udata(cmd uint32) (in, out int) {
+func (*devContext) Udata(cmd uint32) (in, out int) {
 	switch cmd {
 	case abi.IB_USER_VERBS_CMD_CREATE_CQ: // = IB_USER_VERBS_EX_CMD_CREATE_CQ
 		return 0, createCQRespSize
@@ -66,7 +76,55 @@ func shortResp(what string, got, want int) error {
 	return fmt.Errorf("rxe: %s response is %d bytes, want %d: %w", what, got, want, provider.ErrInvalid)
 }
 
-func (driver) NewCQ(dev provider.Device, resp []byte) (provider.CQ, error) {
+// Start sends nothing: rxe has no GET_CONTEXT request data.
+func (*devContext) Start([]byte) {}
+
+// Opened has nothing to map: rxe has no GET_CONTEXT response data.
+func (*devContext) Opened([]byte) error { return nil }
+
+// Close has nothing to unmap.
+func (*devContext) Close() error { return nil }
+
+// finish is the second half of an rxe create. rxe sends no driver data
+// with a create and allocates nothing before the command (the kernel
+// allocates the rings), so the first half only captures what Finish needs
+// and Abort has nothing to release.
+type finish[T any] func(resp []byte) (T, error)
+
+func (f finish[T]) Finish(resp []byte) (T, error) { return f(resp) }
+func (finish[T]) Abort()                          {}
+
+// CreateCQ leaves the size as the caller asked: the kernel rounds it.
+func (c *devContext) CreateCQ(*provider.CQInit, []byte) (provider.Pending[provider.CQ], error) {
+	return finish[provider.CQ](func(resp []byte) (provider.CQ, error) { return mapCQ(c.dev, resp) }), nil
+}
+
+// CreateQP leaves the capacities as the caller asked; Finish maps the
+// queues with what the kernel granted.
+func (c *devContext) CreateQP(init *provider.QPInit, _ []byte) (provider.Pending[provider.Queues], error) {
+	return finish[provider.Queues](func(resp []byte) (provider.Queues, error) {
+		sq, rq, err := mapQP(c.dev, init, resp)
+		return provider.Queues{SQ: sq, RQ: rq}, err
+	}), nil
+}
+
+// CreateSRQ leaves the sizes as the caller asked.
+func (c *devContext) CreateSRQ(init *provider.SRQInit, _ []byte) (provider.Pending[provider.RQ], error) {
+	return finish[provider.RQ](func(resp []byte) (provider.RQ, error) { return mapSRQ(c.dev, init, resp) }), nil
+}
+
+// NewAH returns rxe_create_ah_resp.ah_num as the AH's number, or 0 (which
+// kernels before 5.16 return, expecting an address vector in the WQE
+// instead, and which the send queue refuses) when the response is short.
+func (*devContext) NewAH(_ *provider.AHAttr, resp []byte) (provider.AH, error) {
+	if len(resp) < createAHRespSize {
+		return provider.AH{}, nil
+	}
+	return provider.AH{Num: binary.NativeEndian.Uint32(resp[0:])}, nil
+}
+
+// mapCQ maps the CQ the kernel described in resp.
+func mapCQ(dev provider.Device, resp []byte) (provider.CQ, error) {
 	if len(resp) < createCQRespSize {
 		return nil, shortResp("CREATE_CQ", len(resp), createCQRespSize)
 	}
@@ -79,9 +137,11 @@ func (driver) NewCQ(dev provider.Device, resp []byte) (provider.CQ, error) {
 	return c, nil
 }
 
-// NewQP maps the receive queue (unless the QP has an SRQ) and the send
-// queue. rxe_create_qp_resp lists the receive queue first.
-func (driver) NewQP(dev provider.Device, init provider.QPInit, resp []byte) (provider.SQ, provider.RQ, error) {
+// mapQP maps the receive queue (unless the QP has an SRQ) and the send
+// queue with the capacities the kernel granted, which init holds by now.
+// rxe_create_qp_resp lists the receive queue first. The RQ is a nil
+// interface, not a typed nil, with an SRQ.
+func mapQP(dev provider.Device, init *provider.QPInit, resp []byte) (provider.SQ, provider.RQ, error) {
 	if len(resp) < createQPRespSize {
 		return nil, nil, shortResp("CREATE_QP", len(resp), createQPRespSize)
 	}
@@ -95,7 +155,7 @@ func (driver) NewQP(dev provider.Device, init provider.QPInit, resp []byte) (pro
 		r.q.setLimit(init.MaxRecvWR)
 		r.init()
 	}
-	s := &sq{init: init}
+	s := &sq{init: *init}
 	need := sendWQEHdr + max(int(init.MaxSendSGE)*sgeSize, int(init.MaxInline))
 	if err := s.q.open(dev, mmInfo(resp, mmInfoSize), need, "send queue"); err != nil {
 		if r != nil {
@@ -112,7 +172,9 @@ func (driver) NewQP(dev provider.Device, init provider.QPInit, resp []byte) (pro
 	return s, r, nil
 }
 
-func (driver) NewSRQ(dev provider.Device, init provider.SRQInit, resp []byte) (provider.RQ, error) {
+// mapSRQ maps the SRQ the kernel described in resp, with the sizes it
+// granted, which init holds by now.
+func mapSRQ(dev provider.Device, init *provider.SRQInit, resp []byte) (provider.RQ, error) {
 	if len(resp) < createSRQRespSize {
 		return nil, shortResp("CREATE_SRQ", len(resp), createSRQRespSize)
 	}
@@ -124,14 +186,4 @@ func (driver) NewSRQ(dev provider.Device, init provider.SRQInit, resp []byte) (p
 	r.q.setLimit(init.MaxWR)
 	r.init()
 	return r, nil
-}
-
-// AHNum returns rxe_create_ah_resp.ah_num, or 0 (which kernels before 5.16
-// return, expecting an address vector in the WQE instead) when the
-// response is short.
-func (driver) AHNum(resp []byte) uint32 {
-	if len(resp) < createAHRespSize {
-		return 0
-	}
-	return binary.NativeEndian.Uint32(resp[0:])
 }

@@ -72,18 +72,18 @@ func TestUdata(t *testing.T) {
 		{abi.IB_USER_VERBS_EX_CMD_MODIFY_QP, 0, 0},
 		{abi.IB_USER_VERBS_CMD_POST_SEND, 0, 0},
 	} {
-		if in, out := (driver{}).Udata(tt.cmd); in != tt.in || out != tt.out {
+		if in, out := (&devContext{}).Udata(tt.cmd); in != tt.in || out != tt.out {
 			t.Errorf("Udata(%d) = %d, %d; want %d, %d", tt.cmd, in, out, tt.in, tt.out)
 		}
 	}
 }
 
 func TestAHNum(t *testing.T) {
-	if got := (driver{}).AHNum(resp(t, abi.RxeCreateAHResp{AHNum: 9})); got != 9 {
-		t.Errorf("AHNum = %d, want 9", got)
+	if got, err := (&devContext{}).NewAH(&provider.AHAttr{}, resp(t, abi.RxeCreateAHResp{AHNum: 9})); got.Num != 9 || err != nil {
+		t.Errorf("AHNum = %d, %v; want 9", got.Num, err)
 	}
-	if got := (driver{}).AHNum(nil); got != 0 {
-		t.Errorf("AHNum(short) = %d, want 0", got)
+	if got, err := (&devContext{}).NewAH(&provider.AHAttr{}, nil); got.Num != 0 || err != nil {
+		t.Errorf("AHNum(short) = %d, %v; want 0", got.Num, err)
 	}
 }
 
@@ -107,7 +107,7 @@ func TestBadHeader(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dev := &fakeDev{maps: map[uint64][]byte{0: tt.buf}}
-			_, err := driver{}.NewCQ(dev, resp(t, abi.RxeCreateCQResp{MI: mi(0, tt.buf)}))
+			_, err := createCQ(dev, resp(t, abi.RxeCreateCQResp{MI: mi(0, tt.buf)}))
 			if !errors.Is(err, provider.ErrInvalid) {
 				t.Fatalf("NewCQ = %v, want EINVAL", err)
 			}
@@ -124,7 +124,7 @@ func TestNewQP(t *testing.T) {
 	dev := &fakeDev{maps: map[uint64][]byte{8192: sqBuf}}
 	init := rcInit
 	init.SRQ = true
-	s, r, err := driver{}.NewQP(dev, init, resp(t, abi.RxeCreateQPResp{SQMI: mi(8192, sqBuf)}))
+	s, r, err := createQP(dev, init, resp(t, abi.RxeCreateQPResp{SQMI: mi(8192, sqBuf)}))
 	if err != nil || s == nil || r != nil {
 		t.Fatalf("NewQP with SRQ = %v, %v, %v; want an SQ and a nil RQ", s, r, err)
 	}
@@ -132,16 +132,16 @@ func TestNewQP(t *testing.T) {
 	// A bad send queue unmaps the receive queue that was mapped first.
 	rqBuf, bad := ring(7, 8, 0, 0), ring(6, 4, 0, 0)
 	dev = &fakeDev{maps: map[uint64][]byte{4096: rqBuf, 8192: bad}}
-	_, _, err = driver{}.NewQP(dev, rcInit, resp(t, abi.RxeCreateQPResp{RQMI: mi(4096, rqBuf), SQMI: mi(8192, bad)}))
+	_, _, err = createQP(dev, rcInit, resp(t, abi.RxeCreateQPResp{RQMI: mi(4096, rqBuf), SQMI: mi(8192, bad)}))
 	if !errors.Is(err, provider.ErrInvalid) || dev.unmapped != 2 {
 		t.Errorf("NewQP with a bad SQ = %v, %d munmaps; want EINVAL, 2", err, dev.unmapped)
 	}
 
-	if _, _, err := (driver{}).NewQP(dev, rcInit, make([]byte, 16)); !errors.Is(err, provider.ErrInvalid) {
+	if _, _, err := createQP(dev, rcInit, make([]byte, 16)); !errors.Is(err, provider.ErrInvalid) {
 		t.Errorf("NewQP with a short response = %v, want EINVAL", err)
 	}
 	dev.mmapErr = unix.ENOMEM
-	if _, err := (driver{}).NewCQ(dev, resp(t, abi.RxeCreateCQResp{MI: mi(4096, rqBuf)})); !errors.Is(err, unix.ENOMEM) {
+	if _, err := createCQ(dev, resp(t, abi.RxeCreateCQResp{MI: mi(4096, rqBuf)})); !errors.Is(err, unix.ENOMEM) {
 		t.Errorf("NewCQ with a failing mmap = %v, want ENOMEM", err)
 	}
 }

@@ -94,7 +94,7 @@ func newQP(t *testing.T, init provider.QPInit, sqLog2, sqSlots uint32) (*fakeDev
 	sqBuf, rqBuf := ring(sqLog2, sqSlots, 0, 0), ring(7, 8, 0, 0)
 	dev := &fakeDev{maps: map[uint64][]byte{4096: rqBuf, 8192: sqBuf}}
 	r := resp(t, abi.RxeCreateQPResp{RQMI: mi(4096, rqBuf), SQMI: mi(8192, sqBuf)})
-	s, q, err := driver{}.NewQP(dev, init, r)
+	s, q, err := createQP(dev, init, r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,7 +65,7 @@ func TestRQPut(t *testing.T) {
 func TestSRQ(t *testing.T) {
 	buf := ring(6, 4, 0, 0) // 64-byte slots: one SGE
 	dev := &fakeDev{maps: map[uint64][]byte{0: buf}}
-	q, err := driver{}.NewSRQ(dev, provider.SRQInit{MaxWR: 100, MaxSGE: 100}, resp(t, abi.RxeCreateSRQResp{MI: mi(0, buf), SRQNum: 3}))
+	q, err := createSRQ(dev, provider.SRQInit{MaxWR: 100, MaxSGE: 100}, resp(t, abi.RxeCreateSRQResp{MI: mi(0, buf), SRQNum: 3}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,7 @@ func (s *sq) Put(wr *provider.SendWR) error {
 	}
 	ud := s.init.Type == abi.IB_UVERBS_QPT_UD &&
 		(wr.Opcode == abi.IB_UVERBS_WR_SEND || wr.Opcode == abi.IB_UVERBS_WR_SEND_WITH_IMM)
-	if ud && wr.AHNum == 0 {
+	if ud && (wr.AH == nil || wr.AH.Num == 0) {
 		// Kernels before 5.16 want an address vector in the WQE
 		// instead; they are not supported.
 		return fmt.Errorf("rxe: UD send without an address handle number: %w", provider.ErrInvalid)
@@ -143,7 +143,7 @@ func (s *sq) Put(wr *provider.SendWR) error {
 			u := mem.At[abi.RxeSendWrUD](w.Wr.Wr[:], 0)
 			u.RemoteQPN = wr.RemoteQPN
 			u.RemoteQKey = wr.RemoteQKey
-			u.AHNum = wr.AHNum
+			u.AHNum = wr.AH.Num
 		}
 	}
 	if inline {

@@ -109,7 +109,7 @@ func TestSQPutOpcodes(t *testing.T) {
 	}, {
 		name: "UD send",
 		init: ud,
-		wr:   provider.SendWR{ID: 10, Opcode: abi.IB_UVERBS_WR_SEND_WITH_IMM, Imm: 1, SGE: sges, AHNum: 3, RemoteQPN: 0x123, RemoteQKey: 0x11111111},
+		wr:   provider.SendWR{ID: 10, Opcode: abi.IB_UVERBS_WR_SEND_WITH_IMM, Imm: 1, SGE: sges, AH: &provider.AH{Num: 3}, RemoteQPN: 0x123, RemoteQKey: 0x11111111},
 		want: abi.RxeSendWQE{
 			Wr: abi.RxeSendWr{WrID: 10, Opcode: abi.IB_UVERBS_WR_SEND_WITH_IMM, Ex: beSwap(1),
 				Wr: union(t, abi.RxeSendWrUD{RemoteQPN: 0x123, RemoteQKey: 0x11111111, AHNum: 3})},
@@ -217,6 +217,10 @@ func TestSQPutErrors(t *testing.T) {
 	_, s, _, _, _ = newQP(t, ud, 8, 4)
 	if err := s.Put(&provider.SendWR{Opcode: abi.IB_UVERBS_WR_SEND}); !errors.Is(err, provider.ErrInvalid) {
 		t.Errorf("UD send without AH: Put = %v, want EINVAL", err)
+	}
+	// A number of 0 is what kernels before 5.16 answer CREATE_AH with.
+	if err := s.Put(&provider.SendWR{Opcode: abi.IB_UVERBS_WR_SEND, AH: &provider.AH{}}); !errors.Is(err, provider.ErrInvalid) {
+		t.Errorf("UD send with AH number 0: Put = %v, want EINVAL", err)
 	}
 }
 

@@ -33,13 +33,13 @@ func newGoSide(t testing.TB, u conformance.Setup) *goSide {
 	g := &goSide{dev: newFakeDevice(), bufs: map[string][]byte{}, kcur: map[string]int{},
 		size: map[string]int{"sq": sqeSize, "rq": rqeSize, "srq": rqeSize, "cq": cqeSize}}
 	var err error
-	g.CQ, err = driver{}.NewCQ(g.dev, respBytes(abi.SiwUrespCreateCQ{CQID: 2, NumCQE: u.CQ, CQKey: cqKey}))
+	g.CQ, err = createCQ(g.dev, respBytes(abi.SiwUrespCreateCQ{CQID: 2, NumCQE: u.CQ, CQKey: cqKey}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	g.bufs["cq"] = g.dev.maps[cqKey]
 	if u.SRQ > 0 {
-		g.SRQ, err = driver{}.NewSRQ(g.dev, provider.SRQInit{MaxWR: u.SRQ, MaxSGE: u.SRQMaxSGE},
+		g.SRQ, err = createSRQ(g.dev, provider.SRQInit{MaxWR: u.SRQ, MaxSGE: u.SRQMaxSGE},
 			respBytes(abi.SiwUrespCreateSRQ{NumRQE: u.SRQ, SRQKey: srqKey}))
 		if err != nil {
 			t.Fatal(err)
@@ -53,7 +53,7 @@ func newGoSide(t testing.TB, u conformance.Setup) *goSide {
 		init.MaxRecvWR, init.MaxRecvSGE = u.RQ, u.MaxRecvSGE
 		r.NumRQE, r.RQKey = u.RQ, rqKey
 	}
-	g.SQ, g.RQ, err = driver{}.NewQP(g.dev, init, respBytes(r))
+	g.SQ, g.RQ, err = createQP(g.dev, init, respBytes(r))
 	if err != nil {
 		t.Fatal(err)
 	}

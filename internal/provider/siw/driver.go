@@ -36,10 +36,20 @@ type driver struct{}
 
 func (driver) Name() string { return "siw" }
 
+// NewContext returns siw's state for a device context: only the device,
+// which the queues are mapped from. GET_CONTEXT's response (the device
+// id) names nothing to map.
+func (driver) NewContext(dev provider.Device) (provider.Context, error) {
+	return &devContext{dev: dev}, nil
+}
+
+// devContext is siw's provider.Context.
+type devContext struct{ dev provider.Device }
+
 // Udata follows rdma-core's providers/siw/siw_abi.h: only REG_MR sends
 // driver data in; GET_CONTEXT, REG_MR and the queue creations read a
 // response, which the kernel refuses to write into a smaller buffer.
-func (driver) Udata(cmd uint32) (in, out int) {
+func (*devContext) Udata(cmd uint32) (in, out int) {
 	switch cmd {
 	case abi.IB_USER_VERBS_CMD_GET_CONTEXT:
 		return 0, allocCtxRespSize
@@ -55,7 +65,52 @@ func (driver) Udata(cmd uint32) (in, out int) {
 	return 0, 0
 }
 
-func (driver) NewCQ(dev provider.Device, resp []byte) (provider.CQ, error) {
+// Start sends nothing: siw has no GET_CONTEXT request data.
+func (*devContext) Start([]byte) {}
+
+// Opened has nothing to map: siw_uresp_alloc_ctx holds only the device
+// id.
+func (*devContext) Opened([]byte) error { return nil }
+
+// Close has nothing to unmap.
+func (*devContext) Close() error { return nil }
+
+// finish is the second half of a siw create. siw sends no driver data
+// with a create and allocates nothing before the command (the kernel
+// allocates the rings), so the first half only captures what Finish needs
+// and Abort has nothing to release.
+type finish[T any] func(resp []byte) (T, error)
+
+func (f finish[T]) Finish(resp []byte) (T, error) { return f(resp) }
+func (finish[T]) Abort()                          {}
+
+// CreateCQ leaves the size as the caller asked.
+func (c *devContext) CreateCQ(*provider.CQInit, []byte) (provider.Pending[provider.CQ], error) {
+	return finish[provider.CQ](func(resp []byte) (provider.CQ, error) { return mapCQ(c.dev, resp) }), nil
+}
+
+// CreateQP leaves the capacities as the caller asked; Finish maps the
+// queues the kernel allocated.
+func (c *devContext) CreateQP(init *provider.QPInit, _ []byte) (provider.Pending[provider.Queues], error) {
+	return finish[provider.Queues](func(resp []byte) (provider.Queues, error) {
+		sq, rq, err := mapQP(c.dev, init, resp)
+		return provider.Queues{SQ: sq, RQ: rq}, err
+	}), nil
+}
+
+// CreateSRQ leaves the sizes as the caller asked.
+func (c *devContext) CreateSRQ(*provider.SRQInit, []byte) (provider.Pending[provider.RQ], error) {
+	return finish[provider.RQ](func(resp []byte) (provider.RQ, error) { return mapSRQ(c.dev, resp) }), nil
+}
+
+// NewAH is never reached: siw has only RC QPs, and iWARP has no address
+// handles (the kernel refuses CREATE_AH first).
+func (*devContext) NewAH(*provider.AHAttr, []byte) (provider.AH, error) {
+	return provider.AH{}, fmt.Errorf("siw: address handles: %w", provider.ErrUnsupported)
+}
+
+// mapCQ maps the CQ the kernel described in resp.
+func mapCQ(dev provider.Device, resp []byte) (provider.CQ, error) {
 	if len(resp) < createCQRespSize {
 		return nil, fmt.Errorf("siw: CREATE_CQ response has %d bytes, want %d", len(resp), createCQRespSize)
 	}
@@ -77,7 +132,9 @@ func (driver) NewCQ(dev provider.Device, resp []byte) (provider.CQ, error) {
 	return cq, nil
 }
 
-func (driver) NewQP(dev provider.Device, init provider.QPInit, resp []byte) (provider.SQ, provider.RQ, error) {
+// mapQP maps the send queue and, unless the QP has an SRQ, the receive
+// queue the kernel described in resp; init holds what it granted.
+func mapQP(dev provider.Device, init *provider.QPInit, resp []byte) (provider.SQ, provider.RQ, error) {
 	if len(resp) < createQPRespSize {
 		return nil, nil, fmt.Errorf("siw: CREATE_QP response has %d bytes, want %d", len(resp), createQPRespSize)
 	}
@@ -117,7 +174,8 @@ func (driver) NewQP(dev provider.Device, init provider.QPInit, resp []byte) (pro
 	return sq, rq, nil
 }
 
-func (driver) NewSRQ(dev provider.Device, _ provider.SRQInit, resp []byte) (provider.RQ, error) {
+// mapSRQ maps the SRQ the kernel described in resp.
+func mapSRQ(dev provider.Device, resp []byte) (provider.RQ, error) {
 	if len(resp) < createSRQResp {
 		return nil, fmt.Errorf("siw: CREATE_SRQ response has %d bytes, want %d", len(resp), createSRQResp)
 	}
@@ -133,10 +191,6 @@ func (driver) NewSRQ(dev provider.Device, _ provider.SRQInit, resp []byte) (prov
 	// each request against it, and the ring holds SIW_MAX_SGE.
 	return &recvQueue{dev: dev, buf: buf, num: r.NumRQE, maxSGE: abi.SIW_MAX_SGE}, nil
 }
-
-// AHNum is never used: siw has only RC QPs, and iWARP has no address
-// handles.
-func (driver) AHNum([]byte) uint32 { return 0 }
 
 // mapQueue maps n elements of size bytes plus extra bytes at key, the
 // length the kernel registered for the mapping.

@@ -61,7 +61,7 @@ func TestUdata(t *testing.T) {
 		{abi.IB_USER_VERBS_CMD_CREATE_AH, 0, 0},
 		{abi.IB_USER_VERBS_CMD_REREG_MR, 0, 0},
 	} {
-		in, out := driver{}.Udata(c.cmd)
+		in, out := (&devContext{}).Udata(c.cmd)
 		if in != c.in || out != c.out {
 			t.Errorf("Udata(%d) = %d, %d; want %d, %d", c.cmd, in, out, c.in, c.out)
 		}
@@ -96,7 +96,7 @@ func TestMappings(t *testing.T) {
 	t.Run("QP with SRQ", func(t *testing.T) {
 		dev := newFakeDevice()
 		resp := respBytes(abi.SiwUrespCreateQP{NumSQE: 4, SQKey: sqKey, RQKey: abi.SIW_INVAL_UOBJ_KEY})
-		sq, rq, err := driver{}.NewQP(dev, provider.QPInit{SRQ: true}, resp)
+		sq, rq, err := createQP(dev, provider.QPInit{SRQ: true}, resp)
 		if err != nil || sq == nil || rq != nil {
 			t.Fatalf("NewQP = %v, %v, %v", sq, rq, err)
 		}
@@ -116,7 +116,7 @@ func TestMappings(t *testing.T) {
 	t.Run("QP without mapping", func(t *testing.T) {
 		dev := newFakeDevice()
 		resp := respBytes(abi.SiwUrespCreateQP{NumSQE: 4, NumRQE: 4, SQKey: sqKey, RQKey: abi.SIW_INVAL_UOBJ_KEY})
-		if _, _, err := (driver{}).NewQP(dev, provider.QPInit{}, resp); err == nil {
+		if _, _, err := createQP(dev, provider.QPInit{}, resp); err == nil {
 			t.Fatal("NewQP took an invalid RQ key")
 		}
 		if dev.unmapped != 1 {
@@ -131,16 +131,16 @@ func TestMappings(t *testing.T) {
 		if cq.ctrl != 32*32 {
 			t.Errorf("ctrl at %d", cq.ctrl)
 		}
-		if _, err := (driver{}).NewCQ(newFakeDevice(), respBytes(abi.SiwUrespCreateCQ{NumCQE: 4, CQKey: abi.SIW_INVAL_UOBJ_KEY})); err == nil {
+		if _, err := createCQ(newFakeDevice(), respBytes(abi.SiwUrespCreateCQ{NumCQE: 4, CQKey: abi.SIW_INVAL_UOBJ_KEY})); err == nil {
 			t.Error("NewCQ took an invalid key")
 		}
-		if _, err := (driver{}).NewCQ(newFakeDevice(), make([]byte, 8)); err == nil {
+		if _, err := createCQ(newFakeDevice(), make([]byte, 8)); err == nil {
 			t.Error("NewCQ took a short response")
 		}
 	})
 	t.Run("SRQ", func(t *testing.T) {
 		dev := newFakeDevice()
-		srq, err := driver{}.NewSRQ(dev, provider.SRQInit{}, respBytes(abi.SiwUrespCreateSRQ{NumRQE: 64, SRQKey: srqKey}))
+		srq, err := createSRQ(dev, provider.SRQInit{}, respBytes(abi.SiwUrespCreateSRQ{NumRQE: 64, SRQKey: srqKey}))
 		if err != nil {
 			t.Fatal(err)
 		}

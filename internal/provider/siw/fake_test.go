@@ -68,7 +68,7 @@ func newQP(t *testing.T, nsqe, nrqe uint32) (*fakeDevice, *sendQueue, *recvQueue
 	dev := newFakeDevice()
 	resp := respBytes(abi.SiwUrespCreateQP{QPID: 5, NumSQE: nsqe, NumRQE: nrqe, SQKey: sqKey, RQKey: rqKey})
 	init := provider.QPInit{Handle: testHandle, QPNum: 5, MaxSendSGE: 4, MaxRecvSGE: 3}
-	sq, rq, err := driver{}.NewQP(dev, init, resp)
+	sq, rq, err := createQP(dev, init, resp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func newQP(t *testing.T, nsqe, nrqe uint32) (*fakeDevice, *sendQueue, *recvQueue
 func newCQ(t *testing.T, n uint32) (*fakeDevice, *completionQueue) {
 	t.Helper()
 	dev := newFakeDevice()
-	cq, err := driver{}.NewCQ(dev, respBytes(abi.SiwUrespCreateCQ{CQID: 9, NumCQE: n, CQKey: cqKey}))
+	cq, err := createCQ(dev, respBytes(abi.SiwUrespCreateCQ{CQID: 9, NumCQE: n, CQKey: cqKey}))
 	if err != nil {
 		t.Fatal(err)
 	}

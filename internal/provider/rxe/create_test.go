@@ -1,0 +1,81 @@
+package rxe
+
+import (
+	"testing"
+
+	"github.com/purerdma/purerdma/internal/provider"
+)
+
+// The tests make queues as uverbs does, through the driver's context and
+// both halves of each create; init is what the caller asked for and also
+// what the kernel granted.
+
+func createCQ(dev provider.Device, resp []byte) (provider.CQ, error) {
+	ctx, _ := driver{}.NewContext(dev)
+	p, err := ctx.CreateCQ(&provider.CQInit{}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return p.Finish(resp)
+}
+
+func createQP(dev provider.Device, init provider.QPInit, resp []byte) (provider.SQ, provider.RQ, error) {
+	ctx, _ := driver{}.NewContext(dev)
+	asked := init
+	p, err := ctx.CreateQP(&asked, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	asked = init // the kernel's answer
+	q, err := p.Finish(resp)
+	return q.SQ, q.RQ, err
+}
+
+func createSRQ(dev provider.Device, init provider.SRQInit, resp []byte) (provider.RQ, error) {
+	ctx, _ := driver{}.NewContext(dev)
+	asked := init
+	p, err := ctx.CreateSRQ(&asked, nil)
+	if err != nil {
+		return nil, err
+	}
+	asked = init
+	return p.Finish(resp)
+}
+
+// TestFirstHalves checks that the first halves ask for what the caller
+// asked and that Abort releases nothing: rxe sends no driver data with a
+// create and the kernel allocates the rings.
+func TestFirstHalves(t *testing.T) {
+	dev := &fakeDev{}
+	ctx, err := driver{}.NewContext(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cqInit := provider.CQInit{CQE: 100}
+	pc, err := ctx.CreateCQ(&cqInit, nil)
+	if err != nil || cqInit != (provider.CQInit{CQE: 100}) {
+		t.Fatalf("CreateCQ = %v, init %+v", err, cqInit)
+	}
+	pc.Abort()
+	qpInit := rcInit
+	pq, err := ctx.CreateQP(&qpInit, nil)
+	if err != nil || qpInit != rcInit {
+		t.Fatalf("CreateQP = %v, init %+v; want %+v", err, qpInit, rcInit)
+	}
+	pq.Abort()
+	srqInit := provider.SRQInit{MaxWR: 10, MaxSGE: 2, Limit: 1}
+	ps, err := ctx.CreateSRQ(&srqInit, nil)
+	if err != nil || srqInit != (provider.SRQInit{MaxWR: 10, MaxSGE: 2, Limit: 1}) {
+		t.Fatalf("CreateSRQ = %v, init %+v", err, srqInit)
+	}
+	ps.Abort()
+	if dev.unmapped != 0 {
+		t.Errorf("Abort unmapped %d queues, want 0", dev.unmapped)
+	}
+	if err := ctx.Opened(nil); err != nil {
+		t.Errorf("Opened = %v", err)
+	}
+	if err := ctx.Close(); err != nil {
+		t.Errorf("Close = %v", err)
+	}
+}
