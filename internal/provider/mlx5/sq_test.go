@@ -537,13 +537,19 @@ func TestNoAllocs(t *testing.T) {
 	recv := provider.RecvWR{SGE: []provider.SGE{sge1}}
 	wc := make([]provider.WC, 4)
 	full := provider.SendWR{Opcode: abi.IB_UVERBS_WR_SEND}
+	sendCQE := cqeFields{sopDropQPN: 0x0a000001}.bytes()
+	recvCQE := cqeFields{opOwn: cqeRespSendI << 4, sopDropQPN: 1, byteCnt: 8}.bytes()
+	polled := 0
 	if n := testing.AllocsPerRun(200, func() {
 		q.sq.Put(&send)
 		q.sq.Put(&inline)
 		q.sq.Flush()
 		q.rq.Put(&recv)
 		q.rq.Flush()
-		q.sendCQ.Poll(wc)
+		ci := q.sendCQ.consIndex
+		putCQE(q.sendCQ, ci, sendCQE)
+		putCQE(q.sendCQ, ci+1, recvCQE)
+		polled += q.sendCQ.Poll(wc)
 		q.sendCQ.Arm(false)
 		q.sendCQ.Take(&wc[0])
 		q.sendCQ.Release()
@@ -551,6 +557,9 @@ func TestNoAllocs(t *testing.T) {
 		q.rq.tail.Store(q.rq.head.Load())
 	}); n != 0 {
 		t.Errorf("%v allocations", n)
+	}
+	if polled != 2*201 {
+		t.Errorf("polled %d completions, want %d", polled, 2*201)
 	}
 	for i := 0; i < 64; i++ {
 		q.sq.Put(&full)
