@@ -67,9 +67,10 @@ func (c *Context) SetAsync(f *os.File) {
 	c.extra = append(c.extra, f)
 }
 
-// Udata returns the driver's private data sizes for a write command.
+// Udata returns the driver's private data sizes for a write command: none
+// without a driver (or context).
 func (c *Context) Udata(cmd uint32) (in, out int) {
-	if c.Provider == nil {
+	if c == nil || c.Provider == nil {
 		return 0, 0
 	}
 	return c.Provider.Udata(cmd)
