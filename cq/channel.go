@@ -78,7 +78,7 @@ func (ch *Channel) Wait(ctx context.Context) (*CQ, error) {
 		}
 		// An event of a CQ destroyed meanwhile names no live object.
 		if c, ok := ch.core.Lookup(binary.NativeEndian.Uint64(ev[:])).(*CQ); ok {
-			c.events.Add(1)
+			c.event()
 			return c, nil
 		}
 	}

@@ -273,6 +273,20 @@ func (c *CQ) ReqNotify(solicitedOnly bool) error {
 	return nil
 }
 
+// event counts a completion event read for the CQ, and tells a driver
+// that counts them (provider.EventCounter: mlx5's arm sequence number)
+// under the CQ's lock, as ibv_get_cq_event does through cq_event. A CQ
+// closed meanwhile has no driver state to tell.
+func (c *CQ) event() {
+	c.events.Add(1)
+	ec, ok := c.ring.(provider.EventCounter)
+	if !ok || c.lockLive() != nil {
+		return
+	}
+	ec.Event()
+	c.life.Unlock()
+}
+
 // Events returns how many completion events the CQ's channel delivered
 // for it (what ibv_ack_cq_events counts; purerdma acknowledges them as it
 // delivers them).

@@ -27,7 +27,16 @@ func (c *Context) AllocPD() (*PD, error) {
 	}
 	var resp abi.AllocPDResp
 	req := abi.AllocPD{}
-	cmd := ucmd.Cmd{Num: abi.IB_USER_VERBS_CMD_ALLOC_PD, Req: ucmd.Bytes(&req), Resp: ucmd.Bytes(&resp)}
+	// The driver's data is sent and read back unread: mlx5's kernel
+	// writes the PD number into its 4 bytes and fails without room.
+	in, out := c.core.Udata(abi.IB_USER_VERBS_CMD_ALLOC_PD)
+	cmd := ucmd.Cmd{
+		Num:    abi.IB_USER_VERBS_CMD_ALLOC_PD,
+		Req:    ucmd.Bytes(&req),
+		Resp:   ucmd.Bytes(&resp),
+		DrvIn:  make([]byte, in),
+		DrvOut: make([]byte, out),
+	}
 	if err := c.do(&cmd); err != nil {
 		return nil, fmt.Errorf("uverbs: alloc PD: %w", err)
 	}

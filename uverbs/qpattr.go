@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/ucmd"
 	"github.com/purerdma/purerdma/internal/verbs"
 )
@@ -199,8 +200,24 @@ func (qp *QP) Modify(attr *QPAttr, mask QPAttrMask) error {
 	}
 	if mask&QPAttrState != 0 {
 		qp.state.Store(uint32(attr.State))
+		qp.modified(uint32(attr.State))
 	}
 	return nil
+}
+
+// modified tells a driver whose queues follow the QP's state
+// (provider.StateTracker: mlx5) the state MODIFY_QP set, with the data
+// path kept out of both queues, unless the QP was closed meanwhile.
+func (qp *QP) modified(state uint32) {
+	st, ok := qp.sq.(provider.StateTracker)
+	if !ok {
+		return
+	}
+	qp.quiesce()
+	defer qp.resume()
+	if !qp.closed.Load() {
+		st.Modified(state)
+	}
 }
 
 // Query returns the QP's attributes (ibv_query_qp). mask says which the

@@ -132,6 +132,74 @@ type Device interface {
 	Doorbell(qpHandle uint32) error
 }
 
+// The optional interfaces below are hooks some drivers need beyond the
+// ones every driver has. The caller finds them by type assertion, once per
+// call, so a driver without them (rxe, siw) runs as before.
+
+// UARDevice is an optional interface of Device: the mlx5 driver's UAR
+// object methods (MLX5_IB_METHOD_UAR_OBJ_ALLOC and _DESTROY on
+// MLX5_IB_OBJECT_UAR), which a library that asks for dynamic UARs, as
+// libmlx5 does, needs for every UAR page. internal/verbs' Context (the
+// Device uverbs hands to NewContext) implements it; package mlx5 asserts
+// it, and without it creates no QP on a kernel that hands out no UARs at
+// GET_CONTEXT.
+type UARDevice interface {
+	// AllocUAR allocates a UAR page of the type
+	// abi.MLX5_IB_UAPI_UAR_ALLOC_TYPE_BF or _NC and returns what the
+	// kernel said about it. The driver maps it with Mmap.
+	AllocUAR(allocType uint32) (UAR, error)
+	// FreeUAR destroys the UAR object with the handle AllocUAR returned,
+	// after the driver has unmapped its page. Closing the command file
+	// destroys the objects left.
+	FreeUAR(handle uint32) error
+}
+
+// UAR is a UAR page as MLX5_IB_METHOD_UAR_OBJ_ALLOC describes it.
+type UAR struct {
+	Handle     uint32 // the object's handle, for FreeUAR
+	MmapOffset uint64 // where Mmap maps the page
+	Length     uint32 // the mapping's length
+	PageID     uint32 // the page's index, which CREATE_QP and CREATE_CQ name
+}
+
+// EventCounter is an optional interface of CQ, for a driver that counts
+// the CQ's completion events (mlx5: the arm sequence number, which
+// libibverbs' ibv_get_cq_event advances through the driver's cq_event).
+// Package cq asserts it and calls Event, under the CQ's lock, for every
+// completion event it reads from a channel for the CQ.
+type EventCounter interface {
+	Event()
+}
+
+// StateTracker is an optional interface of SQ, for a driver whose queues
+// follow the QP's state (mlx5: a move to RESET removes the QP's
+// completions from its CQs and starts the queues over, and the state gates
+// posting, as libmlx5 does after MODIFY_QP). uverbs asserts it and calls
+// Modified with the new state (IB_QPS_*) after every successful MODIFY_QP
+// that sets the state, holding the QP's send and receive locks, unless the
+// QP has been closed.
+type StateTracker interface {
+	Modified(state uint32)
+}
+
+// Teardown is an optional interface of Context, for a driver that owns
+// memory the device can touch (mlx5's queue buffers and doorbell records,
+// allocated by the driver rather than mapped from the kernel). When a
+// context closes with objects still open, internal/verbs' Context.Close
+// closes their queues before it closes the command file, and the kernel
+// destroys those objects only when the file closes: a driver that freed
+// the memory then would free it under a live device object. So Context.Close
+// calls Closing before it closes any object and Closed once the file is
+// closed. In between the driver keeps what the objects' Close (and Abort)
+// would free and frees it in Closed; its own Close still unmaps the device
+// pages (which hold the file open) but leaves the kernel objects that the
+// file's close destroys. rxe and siw map their queues from the kernel and
+// do not implement it.
+type Teardown interface {
+	Closing()
+	Closed()
+}
+
 // CQInit describes a new CQ to its driver.
 type CQInit struct {
 	CQE uint32 // the size the command asks for; the driver may round it

@@ -67,9 +67,10 @@ func (c *Context) SetAsync(f *os.File) {
 	c.extra = append(c.extra, f)
 }
 
-// Udata returns the driver's private data sizes for a write command.
+// Udata returns the driver's private data sizes for a write command: none
+// without a driver (or context).
 func (c *Context) Udata(cmd uint32) (in, out int) {
-	if c.Provider == nil {
+	if c == nil || c.Provider == nil {
 		return 0, 0
 	}
 	return c.Provider.Udata(cmd)
@@ -167,19 +168,28 @@ func (c *Context) Close() error {
 	objs := c.objs
 	c.objs = map[uint64]object{}
 	c.mu.Unlock()
+	// The objects' queues close before the file, whose close destroys the
+	// kernel objects: a driver that owns memory the device can touch
+	// keeps it from Closing until Closed (provider.Teardown).
+	td, _ := c.Provider.(provider.Teardown)
+	if td != nil {
+		td.Closing()
+	}
 	// Objects first: each waits for its own data path to leave the queue
 	// memory, and after that nothing rings a doorbell on the file.
 	for _, o := range objs {
 		o.release()
 	}
-	c.mu.Lock()
 	var errs []error
 	if c.Provider != nil {
 		// Before the file: the device pages the driver mapped hold the
 		// file open, and the kernel destroys the objects only when the
-		// last reference goes.
+		// last reference goes. Not under c.mu: the context is closed, so
+		// a command the driver tries fails with ErrClosed rather than
+		// waiting for the lock.
 		errs = append(errs, Public(c.Provider.Close()))
 	}
+	c.mu.Lock()
 	errs = append(errs, c.file.Close())
 	for _, f := range c.extra {
 		errs = append(errs, f.Close())
@@ -188,6 +198,9 @@ func (c *Context) Close() error {
 	after := c.after
 	c.after = nil
 	c.mu.Unlock()
+	if td != nil {
+		td.Closed()
+	}
 	for _, f := range after {
 		f()
 	}

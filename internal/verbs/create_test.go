@@ -162,3 +162,80 @@ func TestCloseOrder(t *testing.T) {
 		t.Errorf("events %q, want %q", ev.got, want)
 	}
 }
+
+// teardownContext is a driverContext with provider.Teardown, recording
+// whether the command file was still open at Closing and Closed.
+type teardownContext struct{ driverContext }
+
+func (d *teardownContext) open() bool {
+	_, err := unix.FcntlInt(uintptr(d.fd), unix.F_GETFD, 0)
+	return err == nil
+}
+
+func (d *teardownContext) Closing() {
+	if d.open() {
+		d.ev.add("closing")
+	} else {
+		d.ev.add("closing after the file")
+	}
+}
+
+func (d *teardownContext) Closed() {
+	if d.open() {
+		d.ev.add("closed before the file")
+	} else {
+		d.ev.add("closed")
+	}
+}
+
+// TestCloseTeardown checks that a driver with provider.Teardown hears
+// Closing before any object is released and Closed only once the command
+// file is closed (so that the memory it kept for the objects outlives the
+// kernel's objects), before what afterClose deferred.
+func TestCloseTeardown(t *testing.T) {
+	c, _ := pipeContext(t, false)
+	ev := &events{}
+	c.Provider = &teardownContext{driverContext{ev: ev, fd: c.FD.Int()}}
+	c.Add(nil, func() { ev.add("release") })
+	c.Add(nil, func() { ev.add("release") })
+	c.afterClose(func() { ev.add("after close") })
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"closing", "release", "release", "driver close", "closed", "after close"}
+	if !slices.Equal(ev.got, want) {
+		t.Errorf("events %q, want %q", ev.got, want)
+	}
+	// Idempotent: a second Close tells the driver nothing.
+	c.Close()
+	if !slices.Equal(ev.got, want) {
+		t.Errorf("after a second Close: events %q, want %q", ev.got, want)
+	}
+}
+
+// TestUARMethods checks the framing of the mlx5 UAR object methods: the
+// object, the method and the attributes whose values go inline.
+func TestUARMethods(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		m          *ucmd.Method
+		object, id uint16
+		attrs      map[uint16]uint64
+	}{
+		{"alloc NC", allocUARMethod(abi.MLX5_IB_UAPI_UAR_ALLOC_TYPE_NC), 0x1008, 0x1000,
+			map[uint16]uint64{0x1000: 0, 0x1001: 1}},
+		{"alloc BF", allocUARMethod(abi.MLX5_IB_UAPI_UAR_ALLOC_TYPE_BF), 0x1008, 0x1000,
+			map[uint16]uint64{0x1000: 0, 0x1001: 0}},
+		{"destroy", freeUARMethod(7), 0x1008, 0x1001,
+			map[uint16]uint64{0x1000: 7}},
+	} {
+		if tc.m.Object != tc.object || tc.m.ID != tc.id {
+			t.Errorf("%s: object %#x method %#x, want %#x %#x", tc.name, tc.m.Object, tc.m.ID, tc.object, tc.id)
+		}
+		for id, want := range tc.attrs {
+			if got, ok := tc.m.Data(id); !ok || got != want {
+				t.Errorf("%s: attribute %#x = %d, %v; want %d", tc.name, id, got, ok, want)
+			}
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/provider/mem"
 )
 
 // libmlx5's defaults for the bfregs it asks GET_CONTEXT for, with none of
@@ -79,6 +80,13 @@ type context struct {
 	srqs  *table[srq]
 
 	dbr dbrecs
+
+	// While the context closes (provider.Teardown: from Closing to
+	// Closed) the kernel objects live on until the command file closes,
+	// so the memory their Close would free waits in deferred.
+	teardownMu sync.Mutex
+	tearing    bool
+	deferred   []func()
 
 	closed bool
 }
@@ -298,5 +306,56 @@ func (c *context) Close() error {
 	c.unmapStatic()
 	return c.freeDynUARs()
 }
+
+// Closing starts the context's teardown (provider.Teardown): from now on
+// the memory of a closed queue is freed only in Closed, and Close leaves
+// the UAR objects to the file's close.
+func (c *context) Closing() {
+	c.teardownMu.Lock()
+	c.tearing = true
+	c.teardownMu.Unlock()
+}
+
+// Closed frees what was kept since Closing: the command file is closed
+// and the kernel has destroyed the objects the memory belonged to.
+func (c *context) Closed() {
+	c.teardownMu.Lock()
+	c.tearing = false
+	deferred := c.deferred
+	c.deferred = nil
+	c.teardownMu.Unlock()
+	for _, f := range deferred {
+		f()
+	}
+}
+
+func (c *context) tearingDown() bool {
+	c.teardownMu.Lock()
+	defer c.teardownMu.Unlock()
+	return c.tearing
+}
+
+// freeMem returns a queue's doorbell record and then frees its buffer,
+// in mlx5_destroy_cq's (and _qp's, _srq's) order; while the context
+// closes, once the file is closed.
+func (c *context) freeMem(db dbrec, buf []byte) {
+	c.teardownMu.Lock()
+	if c.tearing {
+		c.deferred = append(c.deferred, func() { c.freeMem(db, buf) })
+		c.teardownMu.Unlock()
+		return
+	}
+	c.teardownMu.Unlock()
+	c.dbr.free(db)
+	mem.Free(buf)
+}
+
+// The optional hooks of package provider that uverbs, cq and
+// internal/verbs look for.
+var (
+	_ provider.Teardown     = (*context)(nil)
+	_ provider.EventCounter = (*cq)(nil)
+	_ provider.StateTracker = (*sendQueue)(nil)
+)
 
 var errNotMine = errors.New("mlx5: an object of another driver")

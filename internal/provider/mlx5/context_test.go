@@ -292,3 +292,45 @@ func TestUIdx(t *testing.T) {
 		t.Error("an empty page is kept")
 	}
 }
+
+// TestTeardown: between Closing and Closed a closed CQ keeps its doorbell
+// record and ring (the kernel's CQ lives until the file closes), and Close
+// unmaps the UARs but leaves their objects to the file; Closed frees the
+// memory. Outside a teardown a CQ's Close frees at once.
+func TestTeardown(t *testing.T) {
+	dev := &fakeUARDev{fakeDev: newFakeDev(t)}
+	c := openCtx(t, dev, ucontextResp(false))
+	q := newCQ(t, c, 4, 1)
+	page := q.db.page
+	if page == nil || page.useCnt != 1 {
+		t.Fatalf("doorbell record page %v", page)
+	}
+
+	c.Closing()
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if page.useCnt != 1 || len(c.deferred) != 1 {
+		t.Errorf("after the CQ's Close in a teardown: record page use %d, %d frees deferred; want 1, 1", page.useCnt, len(c.deferred))
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("Close in a teardown: %v", err)
+	}
+	if dev.mapped != 0 || len(dev.freed) != 0 {
+		t.Errorf("after Close in a teardown: %d mappings, UARs %v destroyed; want 0, none", dev.mapped, dev.freed)
+	}
+	c.Closed()
+	if page.useCnt != 0 || len(c.deferred) != 0 || c.tearingDown() {
+		t.Errorf("after Closed: record page use %d, %d frees deferred", page.useCnt, len(c.deferred))
+	}
+
+	// Not tearing down: freed at once.
+	c2 := openCtx(t, &fakeUARDev{fakeDev: newFakeDev(t)}, ucontextResp(false))
+	q2 := newCQ(t, c2, 4, 1)
+	page2 := q2.db.page
+	q2.Close()
+	if page2.useCnt != 0 || len(c2.deferred) != 0 {
+		t.Errorf("CQ Close outside a teardown: record page use %d, %d deferred", page2.useCnt, len(c2.deferred))
+	}
+	c2.Close()
+}

@@ -107,9 +107,8 @@ func (p *pendingCQ) Abort() { p.q.free() }
 // free releases the doorbell record and then the ring, in mlx5_destroy_cq's
 // order.
 func (q *cq) free() {
-	q.ctx.dbr.free(q.db)
+	q.ctx.freeMem(q.db, q.buf)
 	q.db = dbrec{}
-	mem.Free(q.buf)
 	q.buf = nil
 }
 
@@ -227,9 +226,9 @@ func (q *cq) Arm(solicitedOnly bool) bool {
 
 // Event counts a completion event of the CQ: the next Arm carries the next
 // sequence number, which the device needs to tell a new request from one
-// it already answered (mlx5_cq_event). uverbs calls it, under the CQ's
-// lock, for every completion event it reads for the CQ, as ibv_get_cq_event
-// calls the driver's cq_event; it is not part of provider.CQ.
+// it already answered (mlx5_cq_event). Package cq calls it
+// (provider.EventCounter), under the CQ's lock, for every completion event
+// it reads for the CQ, as ibv_get_cq_event calls the driver's cq_event.
 func (q *cq) Event() {
 	q.mu.Lock()
 	q.armSN++

@@ -42,14 +42,18 @@
 // happens-before edge between writing a wr_id and reading it back; see
 // docs/memory-ordering.md.
 //
-// Three things libmlx5 gets from libibverbs have no place in package
-// provider's interfaces, and uverbs finds them by type assertion: a
-// device that can allocate UARs (UARDevice), which kernels that hand out
-// no static UARs require for QPs; the CQ's Event, which advances the arm
-// sequence number for each completion event (libibverbs' cq_event); and
-// the send queue's Modified, which does what mlx5_modify_qp does after the
+// Four things libmlx5 gets from libibverbs are optional interfaces of
+// package provider, which uverbs, cq and internal/verbs find by type
+// assertion: a device that can allocate UARs (provider.UARDevice), which
+// kernels that hand out no static UARs require for QPs; the CQ's Event
+// (provider.EventCounter), which advances the arm sequence number for each
+// completion event (libibverbs' cq_event); the send queue's Modified
+// (provider.StateTracker), which does what mlx5_modify_qp does after the
 // command (a move to RESET cleans the QP's CQEs and restarts its queues,
-// and the state gates posting).
+// and the state gates posting); and the context's Closing and Closed
+// (provider.Teardown), which keep the queue memory of the objects a
+// closing context still has until the command file's close has destroyed
+// them.
 //
 // Idle is true once Poll has seen the completion of the last request
 // handed to the device: the device's progress shows only in CQEs, so

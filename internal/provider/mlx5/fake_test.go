@@ -64,9 +64,9 @@ type fakeUARDev struct {
 	fail   bool
 }
 
-func (d *fakeUARDev) AllocUAR(allocType uint32) (UAR, error) {
+func (d *fakeUARDev) AllocUAR(allocType uint32) (provider.UAR, error) {
 	if d.fail {
-		return UAR{}, errors.New("fake: no UAR")
+		return provider.UAR{}, errors.New("fake: no UAR")
 	}
 	d.next++
 	d.types = append(d.types, allocType)
@@ -74,7 +74,7 @@ func (d *fakeUARDev) AllocUAR(allocType uint32) (UAR, error) {
 	if n == 0 {
 		n = uint32(os.Getpagesize())
 	}
-	return UAR{Handle: d.next, MmapOffset: 0x10000 * uint64(d.next), Length: n, PageID: 99 + d.next}, nil
+	return provider.UAR{Handle: d.next, MmapOffset: 0x10000 * uint64(d.next), Length: n, PageID: 99 + d.next}, nil
 }
 
 func (d *fakeUARDev) FreeUAR(h uint32) error {

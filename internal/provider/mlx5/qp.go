@@ -318,9 +318,8 @@ func (q *qp) free() {
 		c.tabMu.Unlock()
 		q.uidx, q.inQPs = -1, false
 	}
-	c.dbr.free(q.db)
+	c.freeMem(q.db, q.buf)
 	q.db = dbrec{}
-	mem.Free(q.buf)
 	q.buf = nil
 }
 
@@ -360,9 +359,8 @@ func (q *qp) closeHalf(send bool) error {
 		c.tabMu.Unlock()
 		q.uidx = -1
 	}
-	c.dbr.free(q.db)
+	c.freeMem(q.db, q.buf)
 	q.db = dbrec{}
-	mem.Free(q.buf)
 	q.buf = nil
 	c.putQPUAR(q.dynBF)
 	q.dynBF = nil
@@ -404,9 +402,8 @@ func (q *qp) unlockCQs() {
 // the QP's CQEs from its CQs and starts its queues and doorbell record
 // over, and the state decides whether the queues take requests
 // (set_qp_operational_state): receives from INIT on, sends from RTS on,
-// neither after RESET. uverbs calls it, holding both of the QP's locks,
-// after every MODIFY_QP that set the state; it is not part of
-// provider.SQ.
+// neither after RESET. uverbs calls it (provider.StateTracker), holding
+// both of the QP's locks, after every MODIFY_QP that set the state.
 func (s *sendQueue) Modified(state uint32) {
 	q := s.qp
 	if q.gone {

@@ -156,9 +156,8 @@ func (s *srq) free() {
 		c.tabMu.Unlock()
 		s.inTable = false
 	}
-	c.dbr.free(s.db)
+	c.freeMem(s.db, s.buf)
 	s.db = dbrec{}
-	mem.Free(s.buf)
 	s.buf = nil
 }
 

@@ -32,32 +32,9 @@ import (
 //     CREATE_QP. CQs are armed through a non-cached UAR allocated at open.
 //
 // The dynamic way needs the device to run that ioctl: a provider.Device
-// that implements UARDevice. Without it a context on a kernel that hands
+// that implements provider.UARDevice. Without it a context on a kernel that hands
 // out no static UARs can create CQs (which are then armed with
 // REQ_NOTIFY_CQ) but no QPs, as libmlx5 cannot either.
-
-// UARDevice is implemented by a provider.Device that can run the mlx5
-// driver's UAR object methods: MLX5_IB_METHOD_UAR_OBJ_ALLOC and
-// MLX5_IB_METHOD_UAR_OBJ_DESTROY on MLX5_IB_OBJECT_UAR (see internal/abi's
-// mlx5_user_ioctl_cmds.go for the attributes).
-type UARDevice interface {
-	// AllocUAR allocates a UAR page of the type
-	// abi.MLX5_IB_UAPI_UAR_ALLOC_TYPE_BF or _NC and returns what the
-	// kernel said about it. The provider maps it with Mmap.
-	AllocUAR(allocType uint32) (UAR, error)
-	// FreeUAR destroys the UAR object with the handle AllocUAR returned,
-	// after the provider has unmapped its page.
-	FreeUAR(handle uint32) error
-}
-
-// UAR is a dynamically allocated UAR page as MLX5_IB_METHOD_UAR_OBJ_ALLOC
-// describes it.
-type UAR struct {
-	Handle     uint32 // the object's handle, for FreeUAR
-	MmapOffset uint64 // where Mmap maps the page
-	Length     uint32 // the mapping's length
-	PageID     uint32 // the page's index, which CREATE_QP and CREATE_CQ name
-}
 
 // bfreg is a doorbell register and its BlueFlame buffer (libmlx5's struct
 // mlx5_bf).
@@ -83,8 +60,8 @@ type bfreg struct {
 }
 
 // uarDevice returns the device's UAR allocator, if it has one.
-func (c *context) uarDevice() (UARDevice, bool) {
-	u, ok := c.dev.(UARDevice)
+func (c *context) uarDevice() (provider.UARDevice, bool) {
+	u, ok := c.dev.(provider.UARDevice)
 	return u, ok
 }
 
@@ -127,7 +104,8 @@ func (c *context) freeUAR(bf *bfreg) error {
 	}
 	bf.mapped = false
 	err := c.dev.Munmap(bf.page)
-	if bf.dynAlloc {
+	// While the context closes, the file's close destroys the object.
+	if bf.dynAlloc && !c.tearingDown() {
 		if u, ok := c.uarDevice(); ok {
 			if ferr := u.FreeUAR(bf.handle); err == nil {
 				err = ferr
