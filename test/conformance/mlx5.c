@@ -259,7 +259,6 @@ void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off
 		die("out of memory");
 	memset(p, 0, PAGE);
 	uars[nuars++] = (struct uar_map){ .off = off, .page = p, .len = len };
-	fprintf(setup_f, "mmap %#lx %zu\n", (long)off, len);
 	return p;
 }
 
@@ -932,18 +931,19 @@ static void dump(const char *q)
 }
 
 // device_view prints the doorbell records as the device reads them
-// (big-endian words) and every non-zero 8-byte word of the UAR pages,
-// which it then clears: the next operation's stores stand alone.
+// (big-endian words) and every non-zero 8-byte word of the UAR pages
+// (at the page's mmap offset plus the word's offset in the page), which
+// it then clears: the next operation's stores stand alone.
 static void device_view(void)
 {
 	if (qp.exists) {
-		printf("dbr qp.rq %#x\n", be32toh(__atomic_load_n(&qp.db[0], __ATOMIC_ACQUIRE)));
-		printf("dbr qp.sq %#x\n", be32toh(__atomic_load_n(&qp.db[1], __ATOMIC_ACQUIRE)));
+		printf("dbr qp.rq 0x%x\n", be32toh(__atomic_load_n(&qp.db[0], __ATOMIC_ACQUIRE)));
+		printf("dbr qp.sq 0x%x\n", be32toh(__atomic_load_n(&qp.db[1], __ATOMIC_ACQUIRE)));
 	}
 	if (srq.db)
-		printf("dbr srq %#x\n", be32toh(__atomic_load_n(&srq.db[0], __ATOMIC_ACQUIRE)));
-	printf("dbr cq.ci %#x\n", be32toh(__atomic_load_n(&cq.db[0], __ATOMIC_ACQUIRE)));
-	printf("dbr cq.arm %#x\n", be32toh(__atomic_load_n(&cq.db[1], __ATOMIC_ACQUIRE)));
+		printf("dbr srq 0x%x\n", be32toh(__atomic_load_n(&srq.db[0], __ATOMIC_ACQUIRE)));
+	printf("dbr cq.ci 0x%x\n", be32toh(__atomic_load_n(&cq.db[0], __ATOMIC_ACQUIRE)));
+	printf("dbr cq.arm 0x%x\n", be32toh(__atomic_load_n(&cq.db[1], __ATOMIC_ACQUIRE)));
 	for (int i = 0; i < nuars; i++) {
 		for (size_t off = 0; off < uars[i].len; off += 8) {
 			uint64_t w;
@@ -951,12 +951,19 @@ static void device_view(void)
 			memcpy(&w, uars[i].page + off, 8);
 			if (!w)
 				continue;
-			printf("uar %#zx ", (size_t)i * PAGE + off);
+			printf("uar 0x%llx ", (unsigned long long)(uars[i].off + off));
 			hex(stdout, uars[i].page + off, 8);
 			printf("\n");
 		}
 		memset(uars[i].page, 0, uars[i].len);
 	}
+}
+
+static int by_offset(const void *a, const void *b)
+{
+	const struct uar_map *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
 }
 
 static void setup(char **save)
@@ -1024,6 +1031,12 @@ static void setup(char **save)
 		if (ibv_modify_qp(ibqp, &ma, IBV_QP_STATE))
 			die("ibv_modify_qp: %s", strerror(errno));
 	}
+	// The pages mapped, in order of offset: which ones, not when.
+	struct uar_map sorted[sizeof(uars) / sizeof(uars[0])];
+	memcpy(sorted, uars, sizeof(sorted));
+	qsort(sorted, nuars, sizeof(sorted[0]), by_offset);
+	for (int i = 0; i < nuars; i++)
+		fprintf(setup_f, "mmap 0x%llx %zu\n", (unsigned long long)sorted[i].off, sorted[i].len);
 	fclose(setup_f);
 	setup_f = stderr;
 	printf("ready\n%s", setup_out);
