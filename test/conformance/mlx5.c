@@ -1031,12 +1031,11 @@ static void setup(char **save)
 		if (ibv_modify_qp(ibqp, &ma, IBV_QP_STATE))
 			die("ibv_modify_qp: %s", strerror(errno));
 	}
-	// The pages mapped, in order of offset: which ones, not when.
-	struct uar_map sorted[sizeof(uars) / sizeof(uars[0])];
-	memcpy(sorted, uars, sizeof(sorted));
-	qsort(sorted, nuars, sizeof(sorted[0]), by_offset);
+	// The pages mapped, in order of offset (which ones, not when), the
+	// order device_view reads them in.
+	qsort(uars, nuars, sizeof(uars[0]), by_offset);
 	for (int i = 0; i < nuars; i++)
-		fprintf(setup_f, "mmap 0x%llx %zu\n", (unsigned long long)sorted[i].off, sorted[i].len);
+		fprintf(setup_f, "mmap 0x%llx %zu\n", (unsigned long long)uars[i].off, uars[i].len);
 	fclose(setup_f);
 	setup_f = stderr;
 	printf("ready\n%s", setup_out);
