@@ -924,6 +924,118 @@ func TestSiwABILayout(t *testing.T) {
 	})
 }
 
+func TestMLX5ABILayout(t *testing.T) {
+	checkLayouts(t, []layout{
+		// rdma/mlx5-abi.h
+		{"struct mlx5_ib_alloc_ucontext_req_v2", unsafe.Sizeof(MLX5AllocUcontextReqV2{}), 32, []offset{
+			{"total_num_bfregs", unsafe.Offsetof(MLX5AllocUcontextReqV2{}.TotalNumBfregs), 0},
+			{"num_low_latency_bfregs", unsafe.Offsetof(MLX5AllocUcontextReqV2{}.NumLowLatencyBfregs), 4},
+			{"flags", unsafe.Offsetof(MLX5AllocUcontextReqV2{}.Flags), 8},
+			{"comp_mask", unsafe.Offsetof(MLX5AllocUcontextReqV2{}.CompMask), 12},
+			{"max_cqe_version", unsafe.Offsetof(MLX5AllocUcontextReqV2{}.MaxCQEVersion), 16},
+			{"reserved0", unsafe.Offsetof(MLX5AllocUcontextReqV2{}.Reserved0), 17},
+			{"reserved1", unsafe.Offsetof(MLX5AllocUcontextReqV2{}.Reserved1), 18},
+			{"reserved2", unsafe.Offsetof(MLX5AllocUcontextReqV2{}.Reserved2), 20},
+			{"lib_caps", unsafe.Offsetof(MLX5AllocUcontextReqV2{}.LibCaps), 24},
+		}},
+		{"struct mlx5_ib_alloc_ucontext_resp", unsafe.Sizeof(MLX5AllocUcontextResp{}), 72, []offset{
+			{"qp_tab_size", unsafe.Offsetof(MLX5AllocUcontextResp{}.QPTabSize), 0},
+			{"bf_reg_size", unsafe.Offsetof(MLX5AllocUcontextResp{}.BfRegSize), 4},
+			{"tot_bfregs", unsafe.Offsetof(MLX5AllocUcontextResp{}.TotBfregs), 8},
+			{"cache_line_size", unsafe.Offsetof(MLX5AllocUcontextResp{}.CacheLineSize), 12},
+			{"max_sq_desc_sz", unsafe.Offsetof(MLX5AllocUcontextResp{}.MaxSQDescSz), 16},
+			{"max_rq_desc_sz", unsafe.Offsetof(MLX5AllocUcontextResp{}.MaxRQDescSz), 18},
+			{"max_send_wqebb", unsafe.Offsetof(MLX5AllocUcontextResp{}.MaxSendWQEBB), 20},
+			{"max_recv_wr", unsafe.Offsetof(MLX5AllocUcontextResp{}.MaxRecvWr), 24},
+			{"max_srq_recv_wr", unsafe.Offsetof(MLX5AllocUcontextResp{}.MaxSRQRecvWr), 28},
+			{"num_ports", unsafe.Offsetof(MLX5AllocUcontextResp{}.NumPorts), 32},
+			{"flow_action_flags", unsafe.Offsetof(MLX5AllocUcontextResp{}.FlowActionFlags), 34},
+			{"comp_mask", unsafe.Offsetof(MLX5AllocUcontextResp{}.CompMask), 36},
+			{"response_length", unsafe.Offsetof(MLX5AllocUcontextResp{}.ResponseLength), 40},
+			{"cqe_version", unsafe.Offsetof(MLX5AllocUcontextResp{}.CQEVersion), 44},
+			{"cmds_supp_uhw", unsafe.Offsetof(MLX5AllocUcontextResp{}.CmdsSuppUHW), 45},
+			{"eth_min_inline", unsafe.Offsetof(MLX5AllocUcontextResp{}.EthMinInline), 46},
+			{"clock_info_versions", unsafe.Offsetof(MLX5AllocUcontextResp{}.ClockInfoVersions), 47},
+			{"hca_core_clock_offset", unsafe.Offsetof(MLX5AllocUcontextResp{}.HCACoreClockOffset), 48},
+			{"log_uar_size", unsafe.Offsetof(MLX5AllocUcontextResp{}.LogUARSize), 56},
+			{"num_uars_per_page", unsafe.Offsetof(MLX5AllocUcontextResp{}.NumUARsPerPage), 60},
+			{"num_dyn_bfregs", unsafe.Offsetof(MLX5AllocUcontextResp{}.NumDynBfregs), 64},
+			{"dump_fill_mkey", unsafe.Offsetof(MLX5AllocUcontextResp{}.DumpFillMkey), 68},
+		}},
+		{"struct mlx5_ib_alloc_pd_resp", unsafe.Sizeof(MLX5AllocPDResp{}), 4, []offset{
+			{"pdn", unsafe.Offsetof(MLX5AllocPDResp{}.PDN), 0},
+		}},
+		{"struct mlx5_ib_create_cq", unsafe.Sizeof(MLX5CreateCQ{}), 32, []offset{
+			{"buf_addr", unsafe.Offsetof(MLX5CreateCQ{}.BufAddr), 0},
+			{"db_addr", unsafe.Offsetof(MLX5CreateCQ{}.DBAddr), 8},
+			{"cqe_size", unsafe.Offsetof(MLX5CreateCQ{}.CQESize), 16},
+			{"cqe_comp_en", unsafe.Offsetof(MLX5CreateCQ{}.CQECompEn), 20},
+			{"cqe_comp_res_format", unsafe.Offsetof(MLX5CreateCQ{}.CQECompResFormat), 21},
+			{"flags", unsafe.Offsetof(MLX5CreateCQ{}.Flags), 22},
+			{"uar_page_index", unsafe.Offsetof(MLX5CreateCQ{}.UARPageIndex), 24},
+			{"reserved0", unsafe.Offsetof(MLX5CreateCQ{}.Reserved0), 26},
+			{"reserved1", unsafe.Offsetof(MLX5CreateCQ{}.Reserved1), 28},
+		}},
+		{"struct mlx5_ib_create_cq_resp", unsafe.Sizeof(MLX5CreateCQResp{}), 8, []offset{
+			{"cqn", unsafe.Offsetof(MLX5CreateCQResp{}.CQN), 0},
+			{"reserved", unsafe.Offsetof(MLX5CreateCQResp{}.Reserved), 4},
+		}},
+		{"struct mlx5_ib_resize_cq", unsafe.Sizeof(MLX5ResizeCQ{}), 16, []offset{
+			{"buf_addr", unsafe.Offsetof(MLX5ResizeCQ{}.BufAddr), 0},
+			{"cqe_size", unsafe.Offsetof(MLX5ResizeCQ{}.CQESize), 8},
+			{"reserved0", unsafe.Offsetof(MLX5ResizeCQ{}.Reserved0), 10},
+			{"reserved1", unsafe.Offsetof(MLX5ResizeCQ{}.Reserved1), 12},
+		}},
+		{"struct mlx5_ib_create_srq", unsafe.Sizeof(MLX5CreateSRQ{}), 32, []offset{
+			{"buf_addr", unsafe.Offsetof(MLX5CreateSRQ{}.BufAddr), 0},
+			{"db_addr", unsafe.Offsetof(MLX5CreateSRQ{}.DBAddr), 8},
+			{"flags", unsafe.Offsetof(MLX5CreateSRQ{}.Flags), 16},
+			{"reserved0", unsafe.Offsetof(MLX5CreateSRQ{}.Reserved0), 20},
+			{"uidx", unsafe.Offsetof(MLX5CreateSRQ{}.UIdx), 24},
+			{"reserved1", unsafe.Offsetof(MLX5CreateSRQ{}.Reserved1), 28},
+		}},
+		{"struct mlx5_ib_create_srq_resp", unsafe.Sizeof(MLX5CreateSRQResp{}), 8, []offset{
+			{"srqn", unsafe.Offsetof(MLX5CreateSRQResp{}.SRQN), 0},
+			{"reserved", unsafe.Offsetof(MLX5CreateSRQResp{}.Reserved), 4},
+		}},
+		{"struct mlx5_ib_create_qp_dci_streams", unsafe.Sizeof(MLX5CreateQPDCIStreams{}), 2, []offset{
+			{"log_num_concurent", unsafe.Offsetof(MLX5CreateQPDCIStreams{}.LogNumConcurent), 0},
+			{"log_num_errored", unsafe.Offsetof(MLX5CreateQPDCIStreams{}.LogNumErrored), 1},
+		}},
+		{"struct mlx5_ib_create_qp", unsafe.Sizeof(MLX5CreateQP{}), 56, []offset{
+			{"buf_addr", unsafe.Offsetof(MLX5CreateQP{}.BufAddr), 0},
+			{"db_addr", unsafe.Offsetof(MLX5CreateQP{}.DBAddr), 8},
+			{"sq_wqe_count", unsafe.Offsetof(MLX5CreateQP{}.SQWQECount), 16},
+			{"rq_wqe_count", unsafe.Offsetof(MLX5CreateQP{}.RQWQECount), 20},
+			{"rq_wqe_shift", unsafe.Offsetof(MLX5CreateQP{}.RQWQEShift), 24},
+			{"flags", unsafe.Offsetof(MLX5CreateQP{}.Flags), 28},
+			{"uidx", unsafe.Offsetof(MLX5CreateQP{}.UIdx), 32},
+			{"bfreg_index", unsafe.Offsetof(MLX5CreateQP{}.BfregIndex), 36},
+			{"sq_buf_addr", unsafe.Offsetof(MLX5CreateQP{}.SQBufAddr), 40},
+			{"access_key", unsafe.Offsetof(MLX5CreateQP{}.SQBufAddr), 40},
+			{"ece_options", unsafe.Offsetof(MLX5CreateQP{}.ECEOptions), 48},
+			{"dci_streams", unsafe.Offsetof(MLX5CreateQP{}.DCIStreams), 52},
+			{"reserved", unsafe.Offsetof(MLX5CreateQP{}.Reserved), 54},
+		}},
+		{"struct mlx5_ib_create_qp_resp", unsafe.Sizeof(MLX5CreateQPResp{}), 40, []offset{
+			{"bfreg_index", unsafe.Offsetof(MLX5CreateQPResp{}.BfregIndex), 0},
+			{"ece_options", unsafe.Offsetof(MLX5CreateQPResp{}.ECEOptions), 4},
+			{"comp_mask", unsafe.Offsetof(MLX5CreateQPResp{}.CompMask), 8},
+			{"tirn", unsafe.Offsetof(MLX5CreateQPResp{}.TIRN), 12},
+			{"tisn", unsafe.Offsetof(MLX5CreateQPResp{}.TISN), 16},
+			{"rqn", unsafe.Offsetof(MLX5CreateQPResp{}.RQN), 20},
+			{"sqn", unsafe.Offsetof(MLX5CreateQPResp{}.SQN), 24},
+			{"reserved1", unsafe.Offsetof(MLX5CreateQPResp{}.Reserved1), 28},
+			{"tir_icm_addr", unsafe.Offsetof(MLX5CreateQPResp{}.TIRICMAddr), 32},
+		}},
+		{"struct mlx5_ib_create_ah_resp", unsafe.Sizeof(MLX5CreateAHResp{}), 16, []offset{
+			{"response_length", unsafe.Offsetof(MLX5CreateAHResp{}.ResponseLength), 0},
+			{"dmac", unsafe.Offsetof(MLX5CreateAHResp{}.DMAC), 4},
+			{"reserved", unsafe.Offsetof(MLX5CreateAHResp{}.Reserved), 10},
+		}},
+	})
+}
+
 func TestRDMAUserCMLayout(t *testing.T) {
 	checkLayouts(t, []layout{
 		// rdma/rdma_user_cm.h

@@ -40,3 +40,23 @@ func User(addr uint64, n int) []byte {
 	p := *(*unsafe.Pointer)(unsafe.Pointer(&addr))
 	return unsafe.Slice((*byte)(p), n)
 }
+
+// Uint64 returns the 64-bit word at byte offset off of b, for atomic
+// access. off must be 8-byte aligned.
+func Uint64(b []byte, off int) *atomic.Uint64 {
+	_ = b[off+7]
+	if off%8 != 0 {
+		panic("mem: misaligned atomic word")
+	}
+	return (*atomic.Uint64)(unsafe.Pointer(&b[off]))
+}
+
+// Addr returns the address of b[0], which drivers that keep their queues
+// in user memory (mlx5) hand to the kernel in their create commands. b
+// must be memory from Alloc, which never moves.
+func Addr(b []byte) uint64 {
+	if len(b) == 0 {
+		return 0
+	}
+	return uint64(uintptr(unsafe.Pointer(&b[0])))
+}

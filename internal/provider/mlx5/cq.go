@@ -1,0 +1,721 @@
+package mlx5
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"sync"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/provider/mem"
+	"github.com/purerdma/purerdma/internal/provider/mmio"
+)
+
+// cq is a completion queue: a power-of-two ring of 64-byte CQEs in user
+// memory that the device writes, and a doorbell record whose first word
+// tells the device how far we have consumed and whose second records the
+// last arm. A CQE is ours when its owner bit equals the wrap parity of the
+// consumer index (libmlx5's struct mlx5_cq, the non-extended poll).
+type cq struct {
+	ctx *context
+
+	// mu is libmlx5's cq->lock: Poll, Take, Release and Arm take it, and
+	// so does the cleaning of a destroyed QP's CQEs, which runs outside
+	// the caller's CQ lock.
+	mu        sync.Mutex
+	buf       []byte
+	mask      uint32 // entries - 1: the kernel's cqe
+	consIndex uint32
+	db        dbrec
+	armSN     uint32
+	cqn       uint32
+	closed    bool
+}
+
+// Results of reading one CQE, as cq.c's.
+const (
+	cqOK      = 0
+	cqEmpty   = -1
+	cqPollErr = -2
+	cqNoData  = 2 // ENOENT: a CQE the provider consumed itself
+)
+
+// CreateCQ allocates the ring of the next power of two above the size asked
+// for and its doorbell record, and asks for that size less one, as
+// libmlx5's create_cq: the ring always has one more entry than it holds.
+func (c *context) CreateCQ(init *provider.CQInit, req []byte) (provider.Pending[provider.CQ], error) {
+	if init.CQE == 0 || init.CQE > 1<<31-1 {
+		return nil, fmt.Errorf("mlx5: CQ of %d entries: %w", init.CQE, provider.ErrInvalid)
+	}
+	n := roundupPow2(uint64(init.CQE) + 1)
+	if n > 1<<24 {
+		return nil, fmt.Errorf("mlx5: CQ of %d entries, the most is %d: %w", init.CQE, 1<<24-1, provider.ErrInvalid)
+	}
+	buf, err := mem.Alloc(int(n) * cqeSize)
+	if err != nil {
+		return nil, fmt.Errorf("mlx5: CQ buffer: %w", err)
+	}
+	for i := 0; i < int(n); i++ {
+		buf[i*cqeSize+cqeSize-1] = cqeInvalid << 4
+	}
+	db, err := c.dbr.alloc()
+	if err != nil {
+		mem.Free(buf)
+		return nil, err
+	}
+	clear(db.b)
+	cmd := abi.MLX5CreateCQ{
+		BufAddr: mem.Addr(buf),
+		DBAddr:  db.addr(),
+		CQESize: cqeSize,
+	}
+	if c.ncUAR != nil {
+		cmd.Flags |= abi.MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX
+		cmd.UARPageIndex = uint16(c.ncUAR.pageID)
+	}
+	q := &cq{ctx: c, buf: buf, db: db, mask: uint32(n - 1)}
+	if err := encode(req, &cmd, "CREATE_CQ"); err != nil {
+		q.free()
+		return nil, err
+	}
+	init.CQE = uint32(n - 1)
+	return &pendingCQ{q: q, init: init}, nil
+}
+
+type pendingCQ struct {
+	q    *cq
+	init *provider.CQInit
+}
+
+// Finish takes the CQ number and the size the kernel granted, which is the
+// mask libmlx5 indexes the ring with.
+func (p *pendingCQ) Finish(resp []byte) (provider.CQ, error) {
+	var r abi.MLX5CreateCQResp
+	decode(resp, &r)
+	g := uint64(p.init.Granted) + 1
+	if g&(g-1) != 0 || g > uint64(p.q.mask)+1 {
+		return nil, fmt.Errorf("mlx5: CREATE_CQ granted %d entries for a ring of %d: %w", p.init.Granted, p.q.mask+1, provider.ErrInvalid)
+	}
+	p.q.mask = uint32(g - 1)
+	p.q.cqn = r.CQN
+	return p.q, nil
+}
+
+func (p *pendingCQ) Abort() { p.q.free() }
+
+// free releases the doorbell record and then the ring, in mlx5_destroy_cq's
+// order.
+func (q *cq) free() {
+	q.ctx.dbr.free(q.db)
+	q.db = dbrec{}
+	mem.Free(q.buf)
+	q.buf = nil
+}
+
+// Close frees the ring after the kernel CQ is gone.
+func (q *cq) Close() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return nil
+	}
+	q.closed = true
+	q.free()
+	return nil
+}
+
+// Resize is not implemented.
+func (q *cq) Resize(resp []byte) error {
+	return fmt.Errorf("mlx5: resize CQ: %w", provider.ErrUnsupported)
+}
+
+// swCQE returns the offset of the n'th CQE if software owns it
+// (get_sw_cqe): a valid opcode and the owner bit of n's pass over the ring.
+func (q *cq) swCQE(n uint32) (int, bool) {
+	off := int(n&q.mask) * cqeSize
+	op := q.buf[off+cqeSize-1]
+	if op>>4 == cqeInvalid {
+		return 0, false
+	}
+	want := uint8(0)
+	if n&(q.mask+1) != 0 {
+		want = 1
+	}
+	return off, op&cqeOwnerMask == want
+}
+
+// next consumes the next CQE, if software owns it (mlx5_get_next_cqe).
+func (q *cq) next() (int, bool) {
+	off, ok := q.swCQE(q.consIndex)
+	if !ok {
+		return 0, false
+	}
+	q.consIndex++
+	// The CQE's body is read after the owner bit said it is ours.
+	mmio.FromDevice()
+	return off, true
+}
+
+// updateConsIndex hands the consumed CQEs back to the device.
+func (q *cq) updateConsIndex() {
+	binary.BigEndian.PutUint32(q.db.b[4*cqSetCI:], q.consIndex&0xffffff)
+}
+
+// Poll moves up to len(wc) completions into wc and hands their slots back
+// with one doorbell record write, which it makes even when it found none,
+// as mlx5_poll_cq does. A CQE the provider cannot place (its QP is not
+// known) ends the poll; it is consumed, and the completions before it are
+// returned (libmlx5 returns an error and drops them).
+func (q *cq) Poll(wc []provider.WC) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var cur cursor
+	n := 0
+	for n < len(wc) {
+		if q.pollOne(&cur, &wc[n]) != cqOK {
+			break
+		}
+		n++
+	}
+	q.updateConsIndex()
+	return n
+}
+
+// Take reads one completion and keeps its slot until Release.
+func (q *cq) Take(wc *provider.WC) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var cur cursor
+	return q.pollOne(&cur, wc) == cqOK
+}
+
+// Release hands back the slots of the completions Take read.
+func (q *cq) Release() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.updateConsIndex()
+}
+
+// Arm asks the device for an event at the next completion (or the next
+// solicited one): the request goes into the doorbell record's second word
+// and, with the CQ number, to the CQ doorbell of the context's UAR, as
+// mlx5_arm_cq writes them. Without a UAR (dynamic UARs on a device that
+// cannot allocate them) it reports false.
+func (q *cq) Arm(solicitedOnly bool) bool {
+	uar := q.ctx.cqUAR
+	if uar == nil {
+		return false
+	}
+	q.mu.Lock()
+	sn := q.armSN & 3
+	ci := q.consIndex & 0xffffff
+	cmd := uint32(cqDBReqNot)
+	if solicitedOnly {
+		cmd = cqDBReqNotSol
+	}
+	word := sn<<28 | cmd | ci
+	binary.BigEndian.PutUint32(q.db.b[4*cqArmDB:], word)
+	doorbell := uint64(word)<<32 | uint64(q.cqn)
+	q.mu.Unlock()
+	// The doorbell record is written before the doorbell rings.
+	mmio.FlushWrites()
+	mmio.Write64(uar, cqDoorbell, bigEndian64(doorbell))
+	mmio.FlushWrites()
+	return true
+}
+
+// Event counts a completion event of the CQ: the next Arm carries the next
+// sequence number, which the device needs to tell a new request from one
+// it already answered (mlx5_cq_event). uverbs calls it, under the CQ's
+// lock, for every completion event it reads for the CQ, as ibv_get_cq_event
+// calls the driver's cq_event; it is not part of provider.CQ.
+func (q *cq) Event() {
+	q.mu.Lock()
+	q.armSN++
+	q.mu.Unlock()
+}
+
+// bigEndian64 returns the native word whose bytes in memory are v in
+// big-endian order: what mmio.Write64 stores for mmio_write64_be(htobe64(v)).
+func bigEndian64(v uint64) uint64 {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], v)
+	return binary.NativeEndian.Uint64(b[:])
+}
+
+// cursor caches the QP and SRQ of the last CQE within one poll, as
+// poll_cq's cur_rsc and cur_srq.
+type cursor struct {
+	qp  *qp
+	srq *srq
+}
+
+// pollOne reads the next CQE into wc (mlx5_poll_one).
+func (q *cq) pollOne(cur *cursor, wc *provider.WC) int {
+	off, ok := q.next()
+	if !ok {
+		return cqEmpty
+	}
+	return q.parse(off, cur, wc)
+}
+
+// parse is mlx5_parse_cqe for ibv_poll_cq: it fills the fields of wc that
+// libmlx5 fills for the CQE and leaves the others as they were. The flags
+// are the kernel's IB_WC_* (the provider's WC is struct ib_uverbs_wc);
+// libmlx5's IBV_WC_WITH_INV is IB_WC_WITH_INVALIDATE here.
+func (q *cq) parse(off int, cur *cursor, wc *provider.WC) int {
+	v1 := q.ctx.cqeVersion == cqeVersionV1
+again:
+	e := mem.At[cqe](q.buf, off)
+	qpn := e.sopDropQPN.get() & 0xffffff
+	wc.Flags = 0
+	wc.QPNum = qpn
+	opcode := e.opOwn >> 4
+	switch opcode {
+	case cqeReq:
+		rsn := qpn
+		if v1 {
+			rsn = e.srqnUIdx.get() & 0xffffff
+		}
+		qp := q.reqContext(cur, rsn, v1)
+		if qp == nil || qp.sq.wqeCnt == 0 {
+			return cqPollErr
+		}
+		sq := &qp.sq
+		ctr := e.wqeCounter.get()
+		idx := uint32(ctr) & (sq.wqeCnt - 1)
+		sq.acquire()
+		handleGoodReq(wc, e)
+		status := uint32(abi.IB_WC_SUCCESS)
+		switch {
+		case e.opOwn&inlineScatter32 != 0:
+			status = q.copyToSendWQE(qp, ctr, off, int(wc.ByteLen))
+		case e.opOwn&inlineScatter64 != 0:
+			// libmlx5 passes the CQE's address less one byte here
+			// (void pointer arithmetic), not the CQE before it.
+			status = q.copyToSendWQE(qp, ctr, off-1, int(wc.ByteLen))
+		}
+		wc.ID = sq.wrid[idx]
+		wc.Status = status
+		sq.tail.Store(sq.wqeHead[idx] + 1)
+
+	case cqeRespWrImm, cqeRespSend, cqeRespSendI, cqeRespSendIn:
+		srqnUIdx := e.srqnUIdx.get() & 0xffffff
+		qp, srq, ok := q.respContext(cur, qpn, srqnUIdx, v1)
+		if !ok {
+			return cqPollErr
+		}
+		wc.Status = q.handleResponder(wc, e, off, qp, srq)
+
+	case cqeNoPacket:
+		// Tag matching, not implemented; libmlx5 fails any other.
+		return cqPollErr
+
+	case cqeSigErr:
+		// The signature error of an mkey; there are none here, and
+		// libmlx5 fails a CQE whose mkey it does not know.
+		return cqPollErr
+
+	case cqeResizeCQ:
+
+	case cqeReqErr, cqeRespErr:
+		ee := mem.At[errCQE](q.buf, off)
+		srqnUIdx := e.srqnUIdx.get() & 0xffffff
+		wc.Status = errStatus(ee.syndrome)
+		wc.VendorErr = uint32(ee.vendorErrSynd)
+		if opcode == cqeReqErr {
+			rsn := qpn
+			if v1 {
+				rsn = srqnUIdx
+			}
+			qp := q.reqContext(cur, rsn, v1)
+			if qp == nil || qp.sq.wqeCnt == 0 {
+				return cqPollErr
+			}
+			sq := &qp.sq
+			idx := uint32(ee.wqeCounter.get()) & (sq.wqeCnt - 1)
+			sq.acquire()
+			wc.ID = sq.wrid[idx]
+			sq.tail.Store(sq.wqeHead[idx] + 1)
+			break
+		}
+		qp, srq, ok := q.respContext(cur, qpn, srqnUIdx, v1)
+		if !ok {
+			return cqPollErr
+		}
+		if srq != nil {
+			ctr := ee.wqeCounter.get()
+			if int(ctr) >= srq.max {
+				return cqPollErr
+			}
+			if ee.syndrome == syndRemoteAbortedErr && ee.vendorErrSynd == vendorSyndODPPFault {
+				// The device could not reach the receive buffer:
+				// post the WQE again and read the next CQE instead.
+				srq.completeODPFault(int(ctr))
+				next, ok := q.next()
+				if !ok {
+					return cqNoData
+				}
+				off = next
+				goto again
+			}
+			wc.ID = srq.takeWRID(int(ctr))
+			break
+		}
+		rq := &qp.rq
+		if rq.wqeCnt == 0 {
+			return cqPollErr
+		}
+		rq.acquire()
+		t := rq.tail.Load()
+		wc.ID = rq.wrid[t&(rq.wqeCnt-1)]
+		rq.tail.Store(t + 1)
+	}
+	return cqOK
+}
+
+// reqContext finds the QP of a requester CQE: by user index with CQE
+// version 1, by QP number otherwise (get_req_context).
+func (q *cq) reqContext(cur *cursor, rsn uint32, v1 bool) *qp {
+	if cur.qp == nil || rsn != cur.qp.rsn {
+		if v1 {
+			cur.qp = q.ctx.uidx.find(rsn)
+		} else {
+			cur.qp = q.ctx.qps.find(rsn)
+		}
+	}
+	return cur.qp
+}
+
+// respContext finds the QP, and the SRQ if it has one, of a responder CQE
+// (get_cur_rsc): with CQE version 1 by the QP's user index; with version 0
+// by the SRQ number, if the CQE names one, else by the QP number. srq is
+// nil when the receive queue is the QP's own.
+func (q *cq) respContext(cur *cursor, qpn, srqnUIdx uint32, v1 bool) (*qp, *srq, bool) {
+	if v1 {
+		if cur.qp == nil || srqnUIdx != cur.qp.rsn {
+			cur.qp = q.ctx.uidx.find(srqnUIdx)
+			if cur.qp == nil {
+				return nil, nil, false
+			}
+		}
+		if cur.qp.srq != nil {
+			cur.srq = cur.qp.srq
+			return cur.qp, cur.srq, true
+		}
+		return cur.qp, nil, true
+	}
+	if srqnUIdx != 0 {
+		if cur.srq == nil || srqnUIdx != cur.srq.srqn {
+			cur.srq = q.ctx.srqs.find(srqnUIdx)
+			if cur.srq == nil {
+				return nil, nil, false
+			}
+		}
+		return cur.qp, cur.srq, true
+	}
+	if cur.qp == nil || qpn != cur.qp.rsn {
+		cur.qp = q.ctx.qps.find(qpn)
+		if cur.qp == nil {
+			return nil, nil, false
+		}
+	}
+	return cur.qp, nil, true
+}
+
+// handleGoodReq sets the opcode (and, for reads and atomics, the length)
+// of a successful send's completion from the send opcode the CQE echoes.
+// An opcode it does not know leaves wc.Opcode as it was.
+func handleGoodReq(wc *provider.WC, e *cqe) {
+	switch e.sopDropQPN.get() >> 24 {
+	case opRDMAWriteImm:
+		wc.Flags |= abi.IB_WC_WITH_IMM
+		wc.Opcode = abi.IB_WC_RDMA_WRITE
+	case opRDMAWrite:
+		wc.Opcode = abi.IB_WC_RDMA_WRITE
+	case opSendImm:
+		wc.Flags |= abi.IB_WC_WITH_IMM
+		wc.Opcode = abi.IB_WC_SEND
+	case opSend, opSendInval:
+		wc.Opcode = abi.IB_WC_SEND
+	case opRDMARead:
+		wc.Opcode = abi.IB_WC_RDMA_READ
+		wc.ByteLen = e.byteCnt.get()
+	case opAtomicCS:
+		wc.Opcode = abi.IB_WC_COMP_SWAP
+		wc.ByteLen = 8
+	case opAtomicFA:
+		wc.Opcode = abi.IB_WC_FETCH_ADD
+		wc.ByteLen = 8
+	case opUMR, opSetPSV, opNOP, opMMO:
+		// The opcode the WQE was posted with (wr_data), which is 0
+		// for everything this provider posts.
+		wc.Opcode = abi.IB_WC_SEND
+	case opTSO:
+		wc.Opcode = abi.IB_WC_LSO
+	}
+}
+
+// handleResponder fills a receive completion (handle_responder) and
+// returns its status.
+func (q *cq) handleResponder(wc *provider.WC, e *cqe, off int, qp *qp, srq *srq) uint32 {
+	wc.ByteLen = e.byteCnt.get()
+	var status uint32
+	if srq != nil {
+		ctr := int(e.wqeCounter.get())
+		if ctr >= srq.max {
+			return abi.IB_WC_GENERAL_ERR
+		}
+		wc.ID = srq.takeWRID(ctr)
+		switch {
+		case e.opOwn&inlineScatter32 != 0:
+			status = srq.copyToRecv(ctr, q.cqeBytes(off, int(wc.ByteLen)), int(wc.ByteLen))
+		case e.opOwn&inlineScatter64 != 0:
+			status = srq.copyToRecv(ctr, q.cqeBytes(off-cqeSize, int(wc.ByteLen)), int(wc.ByteLen))
+		}
+	} else {
+		rq := &qp.rq
+		if rq.wqeCnt == 0 {
+			return abi.IB_WC_GENERAL_ERR
+		}
+		rq.acquire()
+		t := rq.tail.Load()
+		idx := t & (rq.wqeCnt - 1)
+		wc.ID = rq.wrid[idx]
+		rq.tail.Store(t + 1)
+		switch {
+		case e.opOwn&inlineScatter32 != 0:
+			status = qp.copyToRecvWQE(idx, q.cqeBytes(off, int(wc.ByteLen)), int(wc.ByteLen))
+		case e.opOwn&inlineScatter64 != 0:
+			status = qp.copyToRecvWQE(idx, q.cqeBytes(off-cqeSize, int(wc.ByteLen)), int(wc.ByteLen))
+		}
+	}
+	if status != abi.IB_WC_SUCCESS {
+		return status
+	}
+	imm := e.immInvalPKey.get()
+	switch e.opOwn >> 4 {
+	case cqeRespWrImm:
+		wc.Opcode = abi.IB_WC_RECV_RDMA_WITH_IMM
+		wc.Flags |= abi.IB_WC_WITH_IMM
+		wc.ImmData = imm
+	case cqeRespSend:
+		wc.Opcode = abi.IB_WC_RECV
+	case cqeRespSendI:
+		wc.Opcode = abi.IB_WC_RECV
+		wc.Flags |= abi.IB_WC_WITH_IMM
+		wc.ImmData = imm
+	case cqeRespSendIn:
+		wc.Opcode = abi.IB_WC_RECV
+		wc.Flags |= abi.IB_WC_WITH_INVALIDATE
+		wc.ImmData = imm
+	}
+	fr := e.flagsRQPN.get()
+	wc.SLID = e.slid.get()
+	wc.SL = uint8(fr>>24) & 0xf
+	wc.SrcQP = fr & 0xffffff
+	wc.DLIDPathBits = e.mlPath & 0x7f
+	if (fr>>28)&3 != 0 {
+		wc.Flags |= abi.IB_WC_GRH
+	}
+	wc.PKeyIndex = uint16(imm)
+	return abi.IB_WC_SUCCESS
+}
+
+// cqeBytes returns the CQ's bytes from off on, for an inline scatter of n
+// bytes; nil where they are not all in the ring, which libmlx5 would read
+// past (a 64-byte scatter in a 64-byte CQE, which the device does not
+// send).
+func (q *cq) cqeBytes(off, n int) []byte {
+	if off < 0 || n < 0 || off+n > len(q.buf) {
+		return nil
+	}
+	return q.buf[off:]
+}
+
+// copyToSendWQE scatters the data of an RDMA read or atomic response that
+// the device put in the CQE into the WQE's local buffers
+// (mlx5_copy_to_send_wqe). src is the offset of the data in the ring.
+func (q *cq) copyToSendWQE(qp *qp, ctr uint16, src, size int) uint32 {
+	sq := &qp.sq
+	idx := int(uint32(ctr) & (sq.wqeCnt - 1))
+	ctrlOff := sq.off + idx<<sendWQEShift
+	if qp.typ != abi.IB_UVERBS_QPT_RC {
+		return abi.IB_WC_GENERAL_ERR
+	}
+	ctrl := mem.At[ctrlSeg](qp.buf, ctrlOff)
+	p := ctrlOff + segSize
+	switch ctrl.opmodIdxOpcode.get() & 0xff {
+	case opRDMARead:
+		p += segSize
+	case opAtomicCS, opAtomicFA:
+		p += 2 * segSize
+	default:
+		return abi.IB_WC_REM_INV_REQ_ERR
+	}
+	data := q.cqeBytes(src, size)
+	scat := p
+	n := int(ctrl.qpnDS.get()&0x3f) - (scat-ctrlOff)/segSize
+	qend := sq.end()
+	if scat+n*segSize > qend {
+		tmp := (qend - scat) / segSize
+		orig := size
+		if q.ctx.copyToScat(qp.buf, scat, qend, tmp, data, &size) == abi.IB_WC_SUCCESS {
+			return abi.IB_WC_SUCCESS
+		}
+		n -= tmp
+		data = data[orig-size:]
+		scat = sq.off
+	}
+	return q.ctx.copyToScat(qp.buf, scat, qend, n, data, &size)
+}
+
+// copyToScat copies *size bytes of data into the buffers of up to n
+// scatter entries at scat in buf (copy_to_scat), not past end. Entries
+// with the dump-and-fill lkey take their share without a copy.
+func (c *context) copyToScat(buf []byte, scat, end, n int, data []byte, size *int) uint32 {
+	if *size == 0 {
+		return abi.IB_WC_SUCCESS
+	}
+	for i := 0; i < n; i++ {
+		if scat+segSize > end {
+			break
+		}
+		d := mem.At[dataSeg](buf, scat)
+		cp := min(*size, int(d.byteCount.get()))
+		if cp > len(data) {
+			break
+		}
+		if d.lkey.get() != c.dumpFillMkey {
+			copy(mem.User(d.addr.get(), cp), data[:cp])
+		}
+		*size -= cp
+		if *size == 0 {
+			return abi.IB_WC_SUCCESS
+		}
+		data = data[cp:]
+		scat += segSize
+	}
+	return abi.IB_WC_LOC_LEN_ERR
+}
+
+// errStatus maps an error CQE's syndrome to a work completion status
+// (mlx5_handle_error_cqe).
+func errStatus(synd uint8) uint32 {
+	switch synd {
+	case syndLocalLengthErr:
+		return abi.IB_WC_LOC_LEN_ERR
+	case syndLocalQPOpErr:
+		return abi.IB_WC_LOC_QP_OP_ERR
+	case syndLocalProtErr:
+		return abi.IB_WC_LOC_PROT_ERR
+	case syndWRFlushErr:
+		return abi.IB_WC_WR_FLUSH_ERR
+	case syndMWBindErr:
+		return abi.IB_WC_MW_BIND_ERR
+	case syndBadRespErr:
+		return abi.IB_WC_BAD_RESP_ERR
+	case syndLocalAccessErr:
+		return abi.IB_WC_LOC_ACCESS_ERR
+	case syndRemoteInvalReq:
+		return abi.IB_WC_REM_INV_REQ_ERR
+	case syndRemoteAccessErr:
+		return abi.IB_WC_REM_ACCESS_ERR
+	case syndRemoteOpErr:
+		return abi.IB_WC_REM_OP_ERR
+	case syndTransportRetry:
+		return abi.IB_WC_RETRY_EXC_ERR
+	case syndRNRRetryExcErr:
+		return abi.IB_WC_RNR_RETRY_EXC_ERR
+	case syndRemoteAbortedErr:
+		return abi.IB_WC_REM_ABORT_ERR
+	}
+	return abi.IB_WC_GENERAL_ERR
+}
+
+// clean removes the CQEs of a destroyed QP (or of the SRQ it received
+// from) from the ring, moving the later ones down over them, as
+// __mlx5_cq_clean; its caller holds q.mu. rsn is the QP's user index with
+// CQE version 1, its number otherwise.
+func (q *cq) clean(rsn uint32, srq *srq) {
+	if q == nil || q.closed {
+		return
+	}
+	// Find the producer: the first CQE the device has not given us, or
+	// a whole ring on.
+	prod := q.consIndex
+	for {
+		if _, ok := q.swCQE(prod); !ok {
+			break
+		}
+		if prod == q.consIndex+q.mask {
+			break
+		}
+		prod++
+	}
+	v1 := q.ctx.cqeVersion == cqeVersionV1
+	nfreed := uint32(0)
+	for {
+		prod--
+		if int32(prod-q.consIndex) < 0 {
+			break
+		}
+		off := int(prod&q.mask) * cqeSize
+		if q.freeResCQE(off, rsn, srq, v1) {
+			nfreed++
+		} else if nfreed != 0 {
+			dst := int((prod+nfreed)&q.mask) * cqeSize
+			owner := q.buf[dst+cqeSize-1] & cqeOwnerMask
+			copy(q.buf[dst:dst+cqeSize], q.buf[off:off+cqeSize])
+			q.buf[dst+cqeSize-1] = owner | q.buf[dst+cqeSize-1]&^cqeOwnerMask
+		}
+	}
+	if nfreed != 0 {
+		q.consIndex += nfreed
+		mmio.ToDevice()
+		q.updateConsIndex()
+	}
+}
+
+// freeResCQE reports whether the CQE at off belongs to the QP being
+// destroyed, and gives a receive WQE it consumed from an SRQ back to the
+// SRQ (free_res_cqe).
+func (q *cq) freeResCQE(off int, rsn uint32, srq *srq, v1 bool) bool {
+	e := mem.At[cqe](q.buf, off)
+	if v1 {
+		if e.srqnUIdx.get()&0xffffff != rsn {
+			return false
+		}
+		if srq != nil && isResponder(e.opOwn>>4) {
+			srq.freeWQE(int(e.wqeCounter.get()))
+		}
+		return true
+	}
+	if e.sopDropQPN.get()&0xffffff != rsn {
+		return false
+	}
+	if srq != nil && e.srqnUIdx.get()&0xffffff != 0 {
+		srq.freeWQE(int(e.wqeCounter.get()))
+	}
+	return true
+}
+
+func isResponder(opcode uint8) bool {
+	switch opcode {
+	case cqeRespWrImm, cqeRespSend, cqeRespSendI, cqeRespSendIn, cqeRespErr:
+		return true
+	}
+	return false
+}
+
+// roundupPow2 is rdma-core's roundup_pow_of_two for n > 0.
+func roundupPow2(n uint64) uint64 {
+	if n <= 1 {
+		return 1
+	}
+	return 1 << bits.Len64(n-1)
+}
+
+// ilog32 is rdma-core's ilog32: the number of bits n needs.
+func ilog32(n uint32) uint { return uint(bits.Len32(n)) }

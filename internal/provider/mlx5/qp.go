@@ -1,0 +1,467 @@
+package mlx5
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/provider/mem"
+)
+
+// qp is a queue pair: one buffer in user memory holding the receive queue
+// and then the send queue, a doorbell record (receive counter, then send
+// counter), and the bfreg its send doorbell rings (libmlx5's struct
+// mlx5_qp for RC, UC and UD).
+type qp struct {
+	ctx *context
+	typ uint8 // IB_UVERBS_QPT_*
+	qpn uint32
+	// rsn is the number CQEs name the QP by: its user index with CQE
+	// version 1, its QP number with version 0.
+	rsn  uint32
+	uidx int32 // -1 without one
+
+	buf    []byte // nil when both queues are empty
+	db     dbrec
+	bf     *bfreg
+	dynBF  *bfreg // the dynamic bfreg taken at create, to give back
+	inQPs  bool   // stored in the QP-number table (CQE version 0)
+	sendCQ *cq
+	recvCQ *cq
+	srq    *srq
+
+	maxInline int
+	sq        sendQueue
+	rq        recvQueue
+
+	closeMu  sync.Mutex
+	sqClosed bool
+	rqClosed bool
+}
+
+// recvQueue is a QP's own receive queue (struct mlx5_wq as the RQ).
+type recvQueue struct {
+	qp      *qp
+	off     int // of the queue in qp.buf: always 0, the RQ comes first
+	wqeCnt  uint32
+	shift   uint
+	maxPost uint32
+	maxGS   int
+	wrid    []uint64
+
+	// head counts the WQEs handed to the device (Flush), tail the ones
+	// the device is done with (Poll). Each has one writer; they are
+	// atomic because the other side reads them under another lock.
+	head atomic.Uint32
+	tail atomic.Uint32
+	// pending are the WQEs Put since the last Flush.
+	pending uint32
+}
+
+// sqOverhead is the room libmlx5 keeps in every send WQE for the largest
+// request of the QP's type besides its data segments (sq_overhead with
+// the default operations): for RC and UC a memory window bind's control,
+// UMR control, mkey context and KLM segments; for UD the control and
+// datagram segments.
+func sqOverhead(typ uint8) (int, bool) {
+	switch typ {
+	case abi.IB_UVERBS_QPT_RC, abi.IB_UVERBS_QPT_UC:
+		return 16 + 48 + 64 + 64, true
+	case abi.IB_UVERBS_QPT_UD:
+		return 16 + avSize, true
+	}
+	return 0, false
+}
+
+// calcSQ sizes the send queue as mlx5_calc_sq_size and sets init's inline
+// size to what the WQEs hold. It returns the queue's bytes.
+func (q *qp) calcSQ(init *provider.QPInit) (int, error) {
+	c := q.ctx
+	if init.MaxSendWR == 0 {
+		return 0, nil
+	}
+	overhead, ok := sqOverhead(q.typ)
+	if !ok {
+		return 0, fmt.Errorf("mlx5: QP type %d: %w", q.typ, provider.ErrUnsupported)
+	}
+	inlSize := 0
+	if init.MaxInline != 0 {
+		inlSize = overhead + align(4+int(init.MaxInline), segSize)
+	}
+	if maxGather := (c.maxSQDescSz - overhead) / segSize; maxGather >= 0 && int(init.MaxSendSGE) > maxGather {
+		return 0, fmt.Errorf("mlx5: %d send SGEs, the device takes %d: %w", init.MaxSendSGE, maxGather, provider.ErrInvalid)
+	}
+	size := overhead + int(init.MaxSendSGE)*segSize
+	tot := max(size, inlSize)
+	if tot > c.maxSQDescSz {
+		return 0, fmt.Errorf("mlx5: send WQE of %d bytes, the device takes %d: %w", tot, c.maxSQDescSz, provider.ErrInvalid)
+	}
+	wqeSize := align(tot, sendWQEBB)
+	if wqeSize > c.maxSQDescSz {
+		return 0, fmt.Errorf("mlx5: send WQE of %d bytes, the device takes %d: %w", wqeSize, c.maxSQDescSz, provider.ErrInvalid)
+	}
+	q.maxInline = wqeSize - overhead - 4
+	init.MaxInline = uint32(q.maxInline)
+	if int(init.MaxSendWR) > 0x7fffffff/c.maxSQDescSz {
+		return 0, fmt.Errorf("mlx5: %d send WRs: %w", init.MaxSendWR, provider.ErrInvalid)
+	}
+	wqSize := int(roundupPow2(uint64(init.MaxSendWR) * uint64(wqeSize)))
+	cnt := wqSize / sendWQEBB
+	if cnt > c.maxSendWQEBB {
+		return 0, fmt.Errorf("mlx5: send queue of %d blocks, the device takes %d: %w", cnt, c.maxSendWQEBB, provider.ErrInvalid)
+	}
+	q.sq.wqeCnt = uint32(cnt)
+	q.sq.maxGS = int(init.MaxSendSGE)
+	q.sq.maxPost = uint32(wqSize / wqeSize)
+	return wqSize, nil
+}
+
+// calcRQ sizes the receive queue as mlx5_calc_rq_size: a power of two of
+// power-of-two WQEs of data segments, at least one send block in all. It
+// returns the queue's bytes.
+func (q *qp) calcRQ(init *provider.QPInit) (int, error) {
+	c := q.ctx
+	if init.MaxRecvWR == 0 {
+		return 0, nil
+	}
+	if int64(init.MaxRecvWR) > int64(c.maxRecvWR) {
+		return 0, fmt.Errorf("mlx5: %d receive WRs, the device takes %d: %w", init.MaxRecvWR, c.maxRecvWR, provider.ErrInvalid)
+	}
+	wqeSize := 0
+	if !init.SRQ {
+		size := segSize * max(int(init.MaxRecvSGE), 1)
+		if size > c.maxRQDescSz {
+			return 0, fmt.Errorf("mlx5: %d receive SGEs: %w", init.MaxRecvSGE, provider.ErrInvalid)
+		}
+		wqeSize = int(roundupPow2(uint64(size)))
+	}
+	if wqeSize > c.maxRQDescSz {
+		return 0, fmt.Errorf("mlx5: receive WQE of %d bytes, the device takes %d: %w", wqeSize, c.maxRQDescSz, provider.ErrInvalid)
+	}
+	wqSize := int(roundupPow2(uint64(init.MaxRecvWR))) * wqeSize
+	if wqeSize == 0 {
+		return wqSize, nil
+	}
+	wqSize = max(wqSize, sendWQEBB)
+	cnt := wqSize / wqeSize
+	q.rq.wqeCnt = uint32(cnt)
+	q.rq.shift = ilog32(uint32(wqeSize - 1))
+	q.rq.maxPost = 1 << ilog32(uint32(cnt-1))
+	q.rq.maxGS = wqeSize / segSize
+	return wqSize, nil
+}
+
+func align(n, a int) int { return (n + a - 1) &^ (a - 1) }
+
+// CreateQP sizes the queues, allocates their buffer and doorbell record,
+// takes a user index (CQE version 1) and, with dynamic UARs, a bfreg, and
+// fills CREATE_QP's driver data, as libmlx5's create_qp for an
+// ibv_create_qp of RC, UC or UD.
+func (c *context) CreateQP(init *provider.QPInit, req []byte) (provider.Pending[provider.Queues], error) {
+	if len(req) != createQPSize {
+		return nil, fmt.Errorf("mlx5: CREATE_QP driver data is %d bytes, want %d: %w", len(req), createQPSize, provider.ErrInvalid)
+	}
+	q := &qp{ctx: c, typ: init.Type, uidx: -1}
+	q.sq.qp, q.rq.qp = q, q
+	var ok bool
+	if q.sendCQ, ok = init.SendCQ.(*cq); !ok {
+		return nil, fmt.Errorf("mlx5: send CQ: %w", errNotMine)
+	}
+	if q.recvCQ, ok = init.RecvCQ.(*cq); !ok {
+		return nil, fmt.Errorf("mlx5: receive CQ: %w", errNotMine)
+	}
+	if init.SRQ {
+		if q.srq, ok = init.SRQQueue.(*srq); !ok {
+			return nil, fmt.Errorf("mlx5: SRQ: %w", errNotMine)
+		}
+	}
+	sqSize, err := q.calcSQ(init)
+	if err != nil {
+		return nil, err
+	}
+	rqSize, err := q.calcRQ(init)
+	if err != nil {
+		return nil, err
+	}
+	q.sq.off = rqSize
+	if q.sq.wqeCnt != 0 {
+		q.sq.wrid = make([]uint64, q.sq.wqeCnt)
+		q.sq.wqeHead = make([]uint32, q.sq.wqeCnt)
+	}
+	if q.rq.wqeCnt != 0 {
+		q.rq.wrid = make([]uint64, q.rq.wqeCnt)
+	}
+	if total := sqSize + rqSize; total != 0 {
+		if q.buf, err = mem.Alloc(total); err != nil {
+			return nil, fmt.Errorf("mlx5: QP buffer: %w", err)
+		}
+	}
+	if q.db, err = c.dbr.alloc(); err != nil {
+		q.free()
+		return nil, err
+	}
+	clear(q.db.b)
+
+	cmd := abi.MLX5CreateQP{
+		BufAddr:    mem.Addr(q.buf),
+		DBAddr:     q.db.addr(),
+		SQWQECount: q.sq.wqeCnt,
+		RQWQECount: q.rq.wqeCnt,
+		RQWQEShift: uint32(q.rq.shift),
+		// libmlx5 lets the kernel put small receive payloads (and read
+		// and atomic responses) into the CQE unless MLX5_SCATTER_TO_CQE
+		// is 0; Poll copies them out.
+		Flags: abi.MLX5_QP_FLAG_SCATTER_CQE,
+		UIdx:  0xffffff,
+	}
+	if c.cqeVersion != 0 {
+		c.tabMu.Lock()
+		idx := c.uidx.freeIndex()
+		if idx >= 0 {
+			c.uidx.store(uint32(idx), q)
+		}
+		c.tabMu.Unlock()
+		if idx < 0 {
+			q.free()
+			return nil, fmt.Errorf("mlx5: no free user index: %w", provider.ErrFull)
+		}
+		q.uidx = int32(idx)
+		cmd.UIdx = uint32(idx)
+	}
+	if !c.staticUARs {
+		if q.dynBF = c.qpUAR(); q.dynBF == nil {
+			q.free()
+			return nil, fmt.Errorf("mlx5: no UAR for the QP's doorbell: %w", provider.ErrUnsupported)
+		}
+		cmd.BfregIndex = q.dynBF.pageID
+		cmd.Flags |= abi.MLX5_QP_FLAG_UAR_PAGE_INDEX
+	}
+	if c.ece {
+		cmd.ECEOptions = eceCreateTrigger
+	}
+	if err := encode(req, &cmd, "CREATE_QP"); err != nil {
+		q.free()
+		return nil, err
+	}
+	return &pendingQP{q: q, init: init}, nil
+}
+
+type pendingQP struct {
+	q    *qp
+	init *provider.QPInit
+}
+
+// Finish maps the QP to its bfreg and reports the capacities libmlx5
+// reports: the send and receive WRs its queues hold and the receive SGEs
+// of its WQEs.
+func (p *pendingQP) Finish(resp []byte) (provider.Queues, error) {
+	q, init, c := p.q, p.init, p.q.ctx
+	var r abi.MLX5CreateQPResp
+	decode(resp, &r)
+	q.qpn = init.QPNum
+	if c.cqeVersion == 0 && (q.sq.wqeCnt != 0 || q.rq.wqeCnt != 0) {
+		c.tabMu.Lock()
+		c.qps.store(q.qpn, q)
+		c.tabMu.Unlock()
+		q.inQPs = true
+	}
+	bf, err := c.bfregFor(r.BfregIndex, q.dynBF)
+	if err != nil {
+		return provider.Queues{}, err
+	}
+	q.bf = bf
+	q.rq.maxPost = q.rq.wqeCnt
+	if init.SigAll {
+		q.sq.sigBits = ctrlCQUpdate
+	}
+	init.MaxSendWR = q.sq.maxPost
+	init.MaxRecvWR = q.rq.maxPost
+	init.MaxRecvSGE = uint32(q.rq.maxGS)
+	q.rsn = q.qpn
+	if q.uidx >= 0 {
+		q.rsn = uint32(q.uidx)
+	}
+	qs := provider.Queues{SQ: &q.sq}
+	if q.srq == nil {
+		qs.RQ = &q.rq
+	}
+	return qs, nil
+}
+
+func (p *pendingQP) Abort() { p.q.free() }
+
+// free releases what CreateQP took, in create_qp's unwinding order.
+func (q *qp) free() {
+	c := q.ctx
+	c.putQPUAR(q.dynBF)
+	q.dynBF = nil
+	if q.uidx >= 0 || q.inQPs {
+		c.tabMu.Lock()
+		if q.uidx >= 0 {
+			c.uidx.clear(uint32(q.uidx))
+		}
+		if q.inQPs {
+			c.qps.clear(q.qpn)
+		}
+		c.tabMu.Unlock()
+		q.uidx, q.inQPs = -1, false
+	}
+	c.dbr.free(q.db)
+	q.db = dbrec{}
+	mem.Free(q.buf)
+	q.buf = nil
+}
+
+// closeHalf closes the send or the receive queue; the QP goes with the
+// last of them (the receive queue does not count with an SRQ). The
+// kernel's QP is gone by then: its CQEs still in the CQs are removed, and
+// the QP leaves the tables before its memory is freed, as in
+// mlx5_destroy_qp.
+func (q *qp) closeHalf(send bool) error {
+	q.closeMu.Lock()
+	defer q.closeMu.Unlock()
+	if send {
+		q.sqClosed = true
+	} else {
+		q.rqClosed = true
+	}
+	if !q.sqClosed || (!q.rqClosed && q.srq == nil) || q.buf == nil && q.db.page == nil {
+		return nil
+	}
+	c := q.ctx
+	q.lockCQs()
+	q.recvCQ.clean(q.rsn, q.srq)
+	if q.sendCQ != q.recvCQ {
+		q.sendCQ.clean(q.rsn, nil)
+	}
+	if q.inQPs {
+		c.tabMu.Lock()
+		c.qps.clear(q.qpn)
+		c.tabMu.Unlock()
+		q.inQPs = false
+	}
+	q.unlockCQs()
+	if q.uidx >= 0 {
+		c.tabMu.Lock()
+		c.uidx.clear(uint32(q.uidx))
+		c.tabMu.Unlock()
+		q.uidx = -1
+	}
+	c.dbr.free(q.db)
+	q.db = dbrec{}
+	mem.Free(q.buf)
+	q.buf = nil
+	c.putQPUAR(q.dynBF)
+	q.dynBF = nil
+	return nil
+}
+
+// lockCQs takes the locks of the QP's CQs in CQ number order
+// (mlx5_lock_cqs).
+func (q *qp) lockCQs() {
+	s, r := q.sendCQ, q.recvCQ
+	switch {
+	case s == r:
+		s.mu.Lock()
+	case s.cqn < r.cqn:
+		s.mu.Lock()
+		r.mu.Lock()
+	default:
+		r.mu.Lock()
+		s.mu.Lock()
+	}
+}
+
+func (q *qp) unlockCQs() {
+	s, r := q.sendCQ, q.recvCQ
+	switch {
+	case s == r:
+		s.mu.Unlock()
+	case s.cqn < r.cqn:
+		r.mu.Unlock()
+		s.mu.Unlock()
+	default:
+		s.mu.Unlock()
+		r.mu.Unlock()
+	}
+}
+
+// The receive queue's errors, made once: Put allocates nothing.
+var (
+	errRQFull   = fmt.Errorf("mlx5: receive queue full: %w", provider.ErrFull)
+	errRQSGEs   = fmt.Errorf("mlx5: more SGEs than the receive queue takes: %w", provider.ErrInvalid)
+	errRQClosed = fmt.Errorf("mlx5: receive queue: %w", provider.ErrClosed)
+)
+
+// acquire pairs with Flush's store of head: what Put wrote for the WQEs
+// handed over (the wr_id array) is visible to Poll on another goroutine.
+func (r *recvQueue) acquire() { r.head.Load() }
+
+// Put writes a receive WQE: a data segment per SGE of non-zero length,
+// and, if there is room, one with the invalid lkey that ends the list
+// (mlx5_post_recv).
+func (r *recvQueue) Put(wr *provider.RecvWR) error {
+	q := r.qp
+	if q.buf == nil && r.wqeCnt != 0 {
+		return errRQClosed
+	}
+	if r.head.Load()-r.tail.Load()+r.pending >= r.maxPost {
+		return errRQFull
+	}
+	if len(wr.SGE) > r.maxGS {
+		return errRQSGEs
+	}
+	ind := (r.head.Load() + r.pending) & (r.wqeCnt - 1)
+	base := r.off + int(ind)<<r.shift
+	j := 0
+	for i := range wr.SGE {
+		s := &wr.SGE[i]
+		if s.Length == 0 {
+			continue
+		}
+		setDataSeg(q.buf, base+j*segSize, s.Length, s.LKey, s.Addr)
+		j++
+	}
+	if j < r.maxGS {
+		setDataSeg(q.buf, base+j*segSize, 0, invalidLKey, 0)
+	}
+	r.wrid[ind] = wr.ID
+	r.pending++
+	return nil
+}
+
+// Flush hands the WQEs Put since the last Flush to the device: the
+// counter in the doorbell record's first word, after the WQEs.
+func (r *recvQueue) Flush() error {
+	if r.pending == 0 {
+		return nil
+	}
+	head := r.head.Load() + r.pending
+	r.head.Store(head)
+	r.pending = 0
+	toDevice()
+	putBE32(r.qp.db.b, 4*doorbellRecvI, head&0xffff)
+	return nil
+}
+
+// Close closes the receive half of the QP.
+func (r *recvQueue) Close() error { return r.qp.closeHalf(false) }
+
+// copyToRecvWQE scatters a receive payload the device put in the CQE into
+// the WQE's buffers (mlx5_copy_to_recv_wqe).
+func (q *qp) copyToRecvWQE(idx uint32, data []byte, size int) uint32 {
+	r := &q.rq
+	base := r.off + int(idx)<<r.shift
+	n := 1 << (r.shift - 4)
+	return q.ctx.copyToScat(q.buf, base, base+n*segSize, n, data, &size)
+}
+
+// setDataSeg writes a data segment (set_data_ptr_seg).
+func setDataSeg(buf []byte, off int, length, lkey uint32, addr uint64) {
+	d := mem.At[dataSeg](buf, off)
+	d.byteCount.set(length)
+	d.lkey.set(lkey)
+	d.addr.set(addr)
+}

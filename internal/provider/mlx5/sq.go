@@ -1,0 +1,357 @@
+package mlx5
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/provider/mem"
+	"github.com/purerdma/purerdma/internal/provider/mmio"
+)
+
+// sendQueue is a QP's send queue (struct mlx5_wq as the SQ, and the parts
+// of struct mlx5_qp that _mlx5_post_send keeps between requests). Put is
+// one pass of _mlx5_post_send's loop and Flush is its post_send_db, so a
+// batch of Puts and a Flush write what one ibv_post_send of the same list
+// writes, byte for byte, including on a failing request.
+type sendQueue struct {
+	qp      *qp
+	off     int // of the queue in qp.buf: after the receive queue
+	wqeCnt  uint32
+	maxPost uint32
+	maxGS   int
+	wrid    []uint64
+	wqeHead []uint32 // per WQE, the head before it: its completion sets tail past it
+
+	head    atomic.Uint32 // WRs handed to the device (Flush)
+	tail    atomic.Uint32 // WRs the device is done with (Poll)
+	curPost uint32        // 64-byte blocks used
+	pending uint32        // WRs Put since the last Flush
+
+	// fence is the fence the next request gets without asking
+	// (libmlx5's fm_cache): a memory window bind sets it for the next.
+	fence   uint8
+	sigBits uint8 // ctrlCQUpdate when every request is signaled
+
+	// What post_send_db rings with: whether the batch had inline data,
+	// and the control segment and size (in 16-byte units) of the last
+	// request Put wrote to, even one that failed half-way.
+	inl      bool
+	lastCtrl int
+	lastSize int
+}
+
+// mlx5Opcode maps IB_UVERBS_WR_* to the device's opcodes (mlx5_ib_opcode);
+// an opcode past its end is refused. ok is false where the table has no
+// entry.
+var mlx5Opcode = [...]uint8{
+	abi.IB_UVERBS_WR_SEND:                 opSend,
+	abi.IB_UVERBS_WR_SEND_WITH_INV:        opSendInval,
+	abi.IB_UVERBS_WR_SEND_WITH_IMM:        opSendImm,
+	abi.IB_UVERBS_WR_RDMA_WRITE:           opRDMAWrite,
+	abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:  opRDMAWriteImm,
+	abi.IB_UVERBS_WR_RDMA_READ:            opRDMARead,
+	abi.IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:   opAtomicCS,
+	abi.IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD: opAtomicFA,
+	abi.IB_UVERBS_WR_BIND_MW:              opUMR,
+	abi.IB_UVERBS_WR_LOCAL_INV:            opUMR,
+	abi.IB_UVERBS_WR_TSO:                  opTSO,
+	abi.IB_UVERBS_WR_RDMA_READ_WITH_INV:   opUMR, // IBV_WR_DRIVER1 in libibverbs
+}
+
+// The send queue's errors, made once: Put allocates nothing.
+var (
+	errSQFull     = fmt.Errorf("mlx5: send queue full: %w", provider.ErrFull)
+	errSQOpcode   = fmt.Errorf("mlx5: send opcode: %w", provider.ErrInvalid)
+	errSQSGEs     = fmt.Errorf("mlx5: more SGEs than the send queue takes: %w", provider.ErrInvalid)
+	errSQInline   = fmt.Errorf("mlx5: more inline data than the send queue takes: %w", provider.ErrInvalid)
+	errSQMW       = fmt.Errorf("mlx5: memory windows: %w", provider.ErrUnsupported)
+	errSQNoAH     = fmt.Errorf("mlx5: UD send without an address handle: %w", provider.ErrInvalid)
+	errSQTSO      = fmt.Errorf("mlx5: TSO data on a QP without TSO: %w", provider.ErrInvalid)
+	errSQClosed   = fmt.Errorf("mlx5: send queue: %w", provider.ErrClosed)
+	errNoDoorbell = fmt.Errorf("mlx5: the QP has no doorbell register: %w", provider.ErrClosed)
+)
+
+// end is the offset just past the send queue in qp.buf (libmlx5's qend).
+func (s *sendQueue) end() int { return s.off + int(s.wqeCnt)<<sendWQEShift }
+
+// acquire pairs with Flush's store of head, as recvQueue.acquire.
+func (s *sendQueue) acquire() { s.head.Load() }
+
+// Put writes wr as the next WQE: the control segment, the remote address
+// and atomic segments of RDMA and atomic requests (RC, UC), the datagram
+// segment of UD sends, then the data as inline data or data segments,
+// wrapping to the start of the queue where it runs past the end. It
+// checks, and writes, in the order _mlx5_post_send does, so that a request
+// refused half-way leaves the same bytes behind.
+func (s *sendQueue) Put(wr *provider.SendWR) error {
+	q := s.qp
+	if q.buf == nil && s.wqeCnt != 0 {
+		return errSQClosed
+	}
+	if int(wr.Opcode) >= len(mlx5Opcode) {
+		return errSQOpcode
+	}
+	if s.head.Load()-s.tail.Load()+s.pending >= s.maxPost {
+		return errSQFull
+	}
+	if len(wr.SGE) > s.maxGS {
+		return errSQSGEs
+	}
+	switch wr.Opcode {
+	case abi.IB_UVERBS_WR_BIND_MW, abi.IB_UVERBS_WR_LOCAL_INV:
+		// libmlx5 builds a UMR WQE; not implemented.
+		return errSQMW
+	}
+	if q.typ == abi.IB_UVERBS_QPT_UD && wr.AH == nil {
+		return errSQNoAH
+	}
+	fence := s.fence
+	if wr.Flags&abi.IB_SEND_FENCE != 0 {
+		fence = ctrlFence
+	}
+	s.fence = 0
+
+	idx := s.curPost & (s.wqeCnt - 1)
+	ctrlOff := s.off + int(idx)<<sendWQEShift
+	s.lastCtrl = ctrlOff
+	ctrl := mem.At[ctrlSeg](q.buf, ctrlOff)
+	// libmlx5 clears the word of the signature and fm_ce_se, then sets
+	// the immediate and fm_ce_se; the rest it sets at the end.
+	ctrl.signature = 0
+	ctrl.dciStream = be16{}
+	ctrl.fmCESE = 0
+	ctrl.imm.set(sendImm(wr))
+	fm := s.sigBits | fence
+	if wr.Flags&abi.IB_SEND_SIGNALED != 0 {
+		fm |= ctrlCQUpdate
+	}
+	if wr.Flags&abi.IB_SEND_SOLICITED != 0 {
+		fm |= ctrlSolicited
+	}
+	ctrl.fmCESE = fm
+
+	seg := ctrlOff + segSize
+	size := 1
+	qend := s.end()
+	atomic := false
+	switch q.typ {
+	case abi.IB_UVERBS_QPT_RC:
+		switch wr.Opcode {
+		case abi.IB_UVERBS_WR_RDMA_READ, abi.IB_UVERBS_WR_RDMA_WRITE, abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+			setRaddrSeg(q.buf, seg, wr.RemoteAddr, wr.RKey)
+			seg += segSize
+			size++
+		case abi.IB_UVERBS_WR_ATOMIC_CMP_AND_SWP, abi.IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
+			atomic = true
+			setRaddrSeg(q.buf, seg, wr.RemoteAddr, wr.RKey)
+			seg += segSize
+			a := mem.At[atomicSeg](q.buf, seg)
+			if wr.Opcode == abi.IB_UVERBS_WR_ATOMIC_CMP_AND_SWP {
+				a.swapAdd.set(wr.Swap)
+				a.compare.set(wr.CompareAdd)
+			} else {
+				a.swapAdd.set(wr.CompareAdd)
+			}
+			seg += segSize
+			size += 2
+		}
+	case abi.IB_UVERBS_QPT_UC:
+		switch wr.Opcode {
+		case abi.IB_UVERBS_WR_RDMA_WRITE, abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
+			setRaddrSeg(q.buf, seg, wr.RemoteAddr, wr.RKey)
+			seg += segSize
+			size++
+		}
+	case abi.IB_UVERBS_QPT_UD:
+		d := mem.At[av](q.buf, seg)
+		copy(q.buf[seg:seg+avSize], wr.AH.AV[:avSize])
+		d.dqpDCT.set(wr.RemoteQPN | extendedUDAV)
+		d.qkey.set(wr.RemoteQKey)
+		seg += avSize
+		size += avSize / segSize
+		if seg == qend {
+			seg = s.off
+		}
+	}
+
+	if wr.Flags&abi.IB_SEND_INLINE != 0 && len(wr.SGE) != 0 {
+		sz, ok := s.putInline(wr, seg, qend)
+		if !ok {
+			s.lastSize = size
+			return errSQInline
+		}
+		s.inl = true
+		size += sz
+	} else {
+		dp := seg
+		for i := range wr.SGE {
+			sg := &wr.SGE[i]
+			if dp == qend {
+				dp = s.off
+			}
+			if sg.Length == 0 {
+				continue
+			}
+			length := sg.Length
+			switch {
+			case atomic:
+				length = 8
+			case wr.Opcode == abi.IB_UVERBS_WR_TSO:
+				// Only raw packet QPs have a TSO budget; the rest
+				// refuse any TSO data.
+				s.lastSize = size
+				return errSQTSO
+			}
+			setDataSeg(q.buf, dp, length, sg.LKey, sg.Addr)
+			dp += segSize
+			size++
+		}
+	}
+
+	ctrl.opmodIdxOpcode.set((s.curPost&0xffff)<<8 | uint32(mlx5Opcode[wr.Opcode]))
+	ctrl.qpnDS.set(uint32(size) | q.qpn<<8)
+	s.wrid[idx] = wr.ID
+	s.wqeHead[idx] = s.head.Load() + s.pending
+	s.curPost += uint32((size*segSize + sendWQEBB - 1) / sendWQEBB)
+	s.pending++
+	s.lastSize = size
+	return nil
+}
+
+// putInline copies the SGEs' bytes after an inline segment header at seg,
+// wrapping at qend, and returns the segment's size in 16-byte units
+// (set_data_inl_seg). It fails, having copied the SGEs before, at the
+// first SGE that takes the total past the QP's inline size.
+func (s *sendQueue) putInline(wr *provider.SendWR, seg, qend int) (int, bool) {
+	q := s.qp
+	wqe := seg + 4
+	inl := 0
+	for i := range wr.SGE {
+		sg := &wr.SGE[i]
+		n := int(sg.Length)
+		inl += n
+		if inl > q.maxInline {
+			return 0, false
+		}
+		src := mem.User(sg.Addr, n)
+		if wqe+n > qend {
+			c := qend - wqe
+			copy(q.buf[wqe:qend], src[:c])
+			src = src[c:]
+			n -= c
+			wqe = s.off
+		}
+		copy(q.buf[wqe:wqe+n], src)
+		wqe += n
+	}
+	if inl == 0 {
+		return 0, true
+	}
+	putBE32(q.buf, seg, uint32(inl)|inlineSeg)
+	return align(inl+4, segSize) / segSize, true
+}
+
+// sendImm is the control segment's immediate word (send_ieth): the
+// immediate data, or the rkey a SEND_WITH_INV invalidates.
+func sendImm(wr *provider.SendWR) uint32 {
+	switch wr.Opcode {
+	case abi.IB_UVERBS_WR_SEND_WITH_IMM, abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM, abi.IB_UVERBS_WR_SEND_WITH_INV:
+		return wr.Imm
+	}
+	return 0
+}
+
+func setRaddrSeg(buf []byte, off int, addr uint64, rkey uint32) {
+	r := mem.At[raddrSeg](buf, off)
+	r.raddr.set(addr)
+	r.rkey.set(rkey)
+	r.reserved = be32{}
+}
+
+// Flush hands the WQEs Put since the last Flush to the device and rings
+// the doorbell once (post_send_db): the send counter in the doorbell
+// record, then, on the QP's bfreg, either the whole last WQE as a
+// BlueFlame write (a batch of one request of more than one segment that
+// fits half the register) or its first 8 bytes as a doorbell write; then
+// the bfreg's halves swap. Nothing when nothing was Put.
+func (s *sendQueue) Flush() error {
+	if s.pending == 0 {
+		return nil
+	}
+	q := s.qp
+	bf := q.bf
+	if bf == nil {
+		return errNoDoorbell
+	}
+	nreq := s.pending
+	s.head.Store(s.head.Load() + nreq)
+	s.pending = 0
+	// The WQEs before the doorbell record, the record before the
+	// doorbell.
+	toDevice()
+	putBE32(q.db.b, 4*doorbellSendI, s.curPost&0xffff)
+	if bf.needLock {
+		bf.mu.Lock()
+		mmio.LockedWCStart()
+	} else {
+		mmio.FlushWrites()
+	}
+	size := s.lastSize
+	if nreq == 1 && bf.uuarn != 0 && (s.inl || preferBF) && size > 1 && size <= bf.bufSize/segSize {
+		s.blueFlame(bf, align(size*segSize, sendWQEBB))
+	} else {
+		mmio.Write64(bf.page, bf.reg+bf.offset, binary.NativeEndian.Uint64(q.buf[s.lastCtrl:]))
+	}
+	// Out of the write-combining buffer before the next ring, and
+	// before another CPU can take the register.
+	mmio.FlushWrites()
+	if bf.bufSize != 0 {
+		// bfreg 0 has no halves, and QPs share it without a lock.
+		bf.offset ^= bf.bufSize
+	}
+	if bf.needLock {
+		bf.mu.Unlock()
+	}
+	s.inl = false
+	return nil
+}
+
+// preferBF is libmlx5's prefer_bf without MLX5_POST_SEND_PREFER_BF: a
+// BlueFlame write for any request that qualifies, not only inline ones.
+const preferBF = true
+
+// blueFlame copies n bytes of WQE from the last control segment to the
+// bfreg's current half, 64 bytes at a time, wrapping at the end of the
+// queue (mlx5_bf_copy).
+func (s *sendQueue) blueFlame(bf *bfreg, n int) {
+	q := s.qp
+	dst := bf.reg + bf.offset
+	src := s.lastCtrl
+	qend := s.end()
+	for ; n > 0; n -= sendWQEBB {
+		mmio.Copy64(bf.page, dst, q.buf, src)
+		dst += sendWQEBB
+		src += sendWQEBB
+		if src == qend {
+			src = s.off
+		}
+	}
+}
+
+// Idle reports whether every request handed to the device has completed,
+// as far as the polled CQEs tell: an unsignaled request is known done only
+// when a later one completes.
+func (s *sendQueue) Idle() bool { return s.head.Load() == s.tail.Load() }
+
+// Close closes the send half of the QP.
+func (s *sendQueue) Close() error { return s.qp.closeHalf(true) }
+
+// toDevice is the barrier between writing queue memory and telling the
+// device about it.
+func toDevice() { mmio.ToDevice() }
+
+// putBE32 stores a big-endian word, as one store.
+func putBE32(b []byte, off int, v uint32) { binary.BigEndian.PutUint32(b[off:], v) }

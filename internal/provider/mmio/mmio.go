@@ -1,0 +1,42 @@
+// Package mmio is what a hardware driver needs beyond Go's memory model to
+// hand work to a device: the barriers that order its stores to queue
+// memory against the device's DMA reads, the barriers around
+// write-combining (WC) device pages, and single 64-bit and 64-byte stores
+// to device registers. They are the counterparts of rdma-core's
+// util/udma_barrier.h and util/mmio.h, in Go assembly for amd64 and arm64
+// (Go has no primitive for any of them); other architectures get a pure Go
+// fallback built on sync/atomic, which is stronger where it is defined at
+// all and exists so that the module builds and vets everywhere.
+//
+// docs/memory-ordering.md says, for each function, which instruction it
+// is on each architecture and why.
+//
+// A call to any of these functions is also a compiler barrier: the Go
+// compiler does not move loads or stores of memory it cannot prove private
+// across a call to an assembly function.
+package mmio
+
+// Write64 stores the 8 bytes of v, in memory order as v would have them in
+// a native store, at b[off:off+8] with one 64-bit store: the doorbell
+// write to a UAR (rdma-core's mmio_write64_be, which takes the value
+// already in big-endian byte order). off must be 8-byte aligned.
+func Write64(b []byte, off int, v uint64) {
+	_ = b[off+7]
+	if off%8 != 0 {
+		panic("mmio: misaligned 64-bit store")
+	}
+	write64(b, off, v)
+}
+
+// Copy64 copies the 64 bytes src[srcOff:srcOff+64] to dst[dstOff:dstOff+64]
+// as one burst of stores in ascending address order, the way BlueFlame
+// wants a WQE block written to its WC page (rdma-core's mmio_memcpy_x64 of
+// 64 bytes). Both offsets must be 8-byte aligned.
+func Copy64(dst []byte, dstOff int, src []byte, srcOff int) {
+	_ = dst[dstOff+63]
+	_ = src[srcOff+63]
+	if dstOff%8 != 0 || srcOff%8 != 0 {
+		panic("mmio: misaligned 64-byte copy")
+	}
+	copy64(dst, dstOff, src, srcOff)
+}

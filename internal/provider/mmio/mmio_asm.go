@@ -1,0 +1,40 @@
+//go:build amd64 || arm64
+
+package mmio
+
+// ToDevice orders every store to memory a device reads by DMA before the
+// stores that follow it (a doorbell record, a doorbell register):
+// rdma-core's udma_to_device_barrier.
+func ToDevice()
+
+// FromDevice orders the loads that follow it after the load that saw the
+// device's ownership mark (a CQE's owner bit): rdma-core's
+// udma_from_device_barrier.
+func FromDevice()
+
+// FlushWrites orders the stores to a WC page before everything after it
+// and pushes them out of the CPU's write-combining buffer: rdma-core's
+// mmio_flush_writes. Before a WC write it keeps earlier memory and MMIO
+// stores ahead of it (rdma-core's mmio_wc_start, the same instruction).
+func FlushWrites()
+
+// LockedWCStart is the fence rdma-core's mmio_wc_spinlock puts after
+// taking the lock that guards a shared BlueFlame register: none on amd64,
+// where the locked instruction that took the lock already orders the WC
+// stores, and FlushWrites on arm64.
+func LockedWCStart()
+
+// store64 is one 64-bit store of v at p.
+//
+//go:noescape
+func store64(p *byte, v uint64)
+
+// burst64 copies 64 bytes from src to dst, in ascending order, with as few
+// stores as the architecture allows.
+//
+//go:noescape
+func burst64(dst, src *byte)
+
+func write64(b []byte, off int, v uint64) { store64(&b[off], v) }
+
+func copy64(dst []byte, dstOff int, src []byte, srcOff int) { burst64(&dst[dstOff], &src[srcOff]) }

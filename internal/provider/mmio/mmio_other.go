@@ -1,0 +1,36 @@
+//go:build !amd64 && !arm64
+
+package mmio
+
+import (
+	"sync/atomic"
+
+	"github.com/purerdma/purerdma/internal/provider/mem"
+)
+
+// fence is the word the fallback barriers swap: a sequentially consistent
+// atomic operation is the strongest ordering Go offers without assembly.
+// It orders our memory accesses among CPUs; whether it orders them
+// against a device depends on the architecture, which is why these
+// architectures are not supported for hardware drivers.
+var fence atomic.Uint32
+
+// ToDevice is rdma-core's udma_to_device_barrier, approximated.
+func ToDevice() { fence.Add(1) }
+
+// FromDevice is rdma-core's udma_from_device_barrier, approximated.
+func FromDevice() { fence.Add(1) }
+
+// FlushWrites is rdma-core's mmio_flush_writes, approximated.
+func FlushWrites() { fence.Add(1) }
+
+// LockedWCStart is the fence after taking a BlueFlame lock, approximated.
+func LockedWCStart() { fence.Add(1) }
+
+func write64(b []byte, off int, v uint64) { mem.Uint64(b, off).Store(v) }
+
+func copy64(dst []byte, dstOff int, src []byte, srcOff int) {
+	for i := 0; i < 64; i += 8 {
+		mem.Uint64(dst, dstOff+i).Store(mem.Uint64(src, srcOff+i).Load())
+	}
+}
