@@ -333,6 +333,23 @@ func emptySGEScript() *scripter {
 	return c
 }
 
+// inlineGrantedScript posts inline data past what the QP asked for but
+// within what libmlx5 grants (the WQE's room: 188 bytes on the RC QP,
+// 124 on the UD one), alone and in a batch.
+func inlineGrantedScript(u conformance.Setup, granted uint32) *scripter {
+	c := newScripter(u)
+	w := provider.SendWR{ID: 1, Opcode: abi.IB_UVERBS_WR_SEND, Flags: abi.IB_SEND_INLINE | abi.IB_SEND_SIGNALED,
+		SGE: []provider.SGE{{Addr: 3, Length: granted - 10}, {Addr: 500, Length: 10}}}
+	if c.ud {
+		w.RemoteQPN, w.RemoteQKey = 0x321, 0x11112222
+	}
+	c.send(w)
+	w.ID = 2
+	c.send(w, w, w)
+	c.dump("sq")
+	return c
+}
+
 // confScript is a scripted case; skip, when not empty, says why the Go
 // driver does not run it yet.
 type confScript struct {
@@ -353,6 +370,8 @@ func confScripts() []confScript {
 		{name: "LocalInv", s: localInvScript().script(),
 			skip: "the Go driver refuses LOCAL_INV (ErrUnsupported: no UMR WQEs); libmlx5 posts a 128-byte UMR WQE"},
 		{name: "EmptySGE", s: emptySGEScript().script()},
+		{name: "InlineGranted", s: inlineGrantedScript(rcSetup, 188).script()},
+		{name: "UDInlineGranted", s: inlineGrantedScript(udSetup, 124).script()},
 	}
 }
 

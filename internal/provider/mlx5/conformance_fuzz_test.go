@@ -40,7 +40,7 @@ func fuzzScript(data []byte) *conformance.Script {
 		case 0: // send batch
 			var wrs []provider.SendWR
 			for range 1 + r.N(c.sqMax+3) {
-				wrs = append(wrs, fuzzSend(r, id, u, c.ud))
+				wrs = append(wrs, fuzzSend(r, id, c))
 				id++
 			}
 			c.send(wrs...)
@@ -127,8 +127,9 @@ func fuzzCQE(r *conformance.Bytes, c *scripter, u conformance.Setup) {
 
 // fuzzSend makes one send request both drivers take: RC opcodes (SEND
 // and SEND_WITH_IMM on UD), inline data only where the opcode carries
-// data and no more than the QP asked for, atomics with one 8-byte SGE.
-func fuzzSend(r *conformance.Bytes, id uint64, u conformance.Setup, ud bool) provider.SendWR {
+// data and no more than libmlx5 grants, atomics with one 8-byte SGE.
+func fuzzSend(r *conformance.Bytes, id uint64, c *scripter) provider.SendWR {
+	u, ud := c.s.Setup, c.ud
 	ops := []uint32{abi.IB_UVERBS_WR_RDMA_WRITE, abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM, abi.IB_UVERBS_WR_SEND,
 		abi.IB_UVERBS_WR_SEND_WITH_IMM, abi.IB_UVERBS_WR_RDMA_READ, abi.IB_UVERBS_WR_ATOMIC_CMP_AND_SWP,
 		abi.IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD, abi.IB_UVERBS_WR_SEND_WITH_INV}
@@ -156,7 +157,7 @@ func fuzzSend(r *conformance.Bytes, id uint64, u conformance.Setup, ud bool) pro
 		return w
 	}
 	if w.Flags&abi.IB_SEND_INLINE != 0 {
-		left := int(u.MaxInline)
+		left := int(c.inlineMax)
 		for range r.N(4) {
 			n := r.N(left + 1)
 			w.SGE = append(w.SGE, provider.SGE{Addr: uint64(r.N(len(conformance.Pattern) - 256)), Length: uint32(n)})

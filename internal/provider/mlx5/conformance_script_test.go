@@ -76,8 +76,9 @@ type scripter struct {
 
 	// send queue: basic blocks, the capacity in requests, the requests
 	// posted and not completed (their first blocks)
-	sqBBs uint64
-	sqMax int
+	sqBBs     uint64
+	sqMax     int
+	inlineMax uint32 // the inline data libmlx5 grants: the WQE's room
 	sqPos uint64
 	sqOut []sqReq
 
@@ -115,6 +116,7 @@ func newScripter(u conformance.Setup) *scripter {
 		size = max(size, overhead+(4+u.MaxInline+15)&^15)
 	}
 	size = (size + 63) &^ 63
+	c.inlineMax = size - overhead - 4
 	wq := pow2(u.SQ * size)
 	c.sqBBs, c.sqMax = uint64(wq/sendWQEBB), int(wq/size)
 	if u.RQ > 0 {
