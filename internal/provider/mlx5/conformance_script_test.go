@@ -79,8 +79,8 @@ type scripter struct {
 	sqBBs     uint64
 	sqMax     int
 	inlineMax uint32 // the inline data libmlx5 grants: the WQE's room
-	sqPos uint64
-	sqOut []sqReq
+	sqPos     uint64
+	sqOut     []sqReq
 
 	rqMax, rqOut int
 
