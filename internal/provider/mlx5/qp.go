@@ -36,9 +36,18 @@ type qp struct {
 	sq        sendQueue
 	rq        recvQueue
 
+	// libmlx5 refuses sends until the QP is in RTS and receives until
+	// it is in INIT (qp_state_max_gs). The provider learns the state
+	// from Modified; until the first call it cannot tell and lets every
+	// request through. Read and written under both of the QP's locks.
+	stateKnown bool
+	sendReady  bool
+	recvReady  bool
+
 	closeMu  sync.Mutex
 	sqClosed bool
 	rqClosed bool
+	gone     bool // torn down: its memory is freed
 }
 
 // recvQueue is a QP's own receive queue (struct mlx5_wq as the RQ).
@@ -327,9 +336,10 @@ func (q *qp) closeHalf(send bool) error {
 	} else {
 		q.rqClosed = true
 	}
-	if !q.sqClosed || (!q.rqClosed && q.srq == nil) || q.buf == nil && q.db.page == nil {
+	if !q.sqClosed || (!q.rqClosed && q.srq == nil) || q.gone {
 		return nil
 	}
+	q.gone = true
 	c := q.ctx
 	q.lockCQs()
 	q.recvCQ.clean(q.rsn, q.srq)
@@ -388,8 +398,48 @@ func (q *qp) unlockCQs() {
 	}
 }
 
+// Modified tells the QP that MODIFY_QP moved it to state (IB_QPS_*), as
+// the part of mlx5_modify_qp after the command: a move to RESET removes
+// the QP's CQEs from its CQs and starts its queues and doorbell record
+// over, and the state decides whether the queues take requests
+// (set_qp_operational_state): receives from INIT on, sends from RTS on,
+// neither after RESET. uverbs calls it, holding both of the QP's locks,
+// after every MODIFY_QP that set the state; it is not part of
+// provider.SQ.
+func (s *sendQueue) Modified(state uint32) {
+	q := s.qp
+	if q.gone {
+		return
+	}
+	q.stateKnown = true
+	switch state {
+	case abi.IB_QPS_RESET:
+		q.recvCQ.mu.Lock()
+		q.recvCQ.clean(q.rsn, q.srq)
+		q.recvCQ.mu.Unlock()
+		if q.sendCQ != q.recvCQ {
+			q.sendCQ.mu.Lock()
+			q.sendCQ.clean(q.rsn, nil)
+			q.sendCQ.mu.Unlock()
+		}
+		q.sq.head.Store(0)
+		q.sq.tail.Store(0)
+		q.rq.head.Store(0)
+		q.rq.tail.Store(0)
+		q.sq.curPost = 0
+		putBE32(q.db.b, 4*doorbellRecvI, 0)
+		putBE32(q.db.b, 4*doorbellSendI, 0)
+		q.sendReady, q.recvReady = false, false
+	case abi.IB_QPS_INIT:
+		q.recvReady = true
+	case abi.IB_QPS_RTS:
+		q.sendReady = true
+	}
+}
+
 // The receive queue's errors, made once: Put allocates nothing.
 var (
+	errRQState  = fmt.Errorf("mlx5: receive on a QP in RESET: %w", provider.ErrInvalid)
 	errRQFull   = fmt.Errorf("mlx5: receive queue full: %w", provider.ErrFull)
 	errRQSGEs   = fmt.Errorf("mlx5: more SGEs than the receive queue takes: %w", provider.ErrInvalid)
 	errRQClosed = fmt.Errorf("mlx5: receive queue: %w", provider.ErrClosed)
@@ -404,11 +454,14 @@ func (r *recvQueue) acquire() { r.head.Load() }
 // (mlx5_post_recv).
 func (r *recvQueue) Put(wr *provider.RecvWR) error {
 	q := r.qp
-	if q.buf == nil && r.wqeCnt != 0 {
+	if q.gone {
 		return errRQClosed
 	}
 	if r.head.Load()-r.tail.Load()+r.pending >= r.maxPost {
 		return errRQFull
+	}
+	if q.stateKnown && !q.recvReady {
+		return errRQState
 	}
 	if len(wr.SGE) > r.maxGS {
 		return errRQSGEs

@@ -65,6 +65,7 @@ var mlx5Opcode = [...]uint8{
 var (
 	errSQFull     = fmt.Errorf("mlx5: send queue full: %w", provider.ErrFull)
 	errSQOpcode   = fmt.Errorf("mlx5: send opcode: %w", provider.ErrInvalid)
+	errSQState    = fmt.Errorf("mlx5: send on a QP not yet in RTS: %w", provider.ErrInvalid)
 	errSQSGEs     = fmt.Errorf("mlx5: more SGEs than the send queue takes: %w", provider.ErrInvalid)
 	errSQInline   = fmt.Errorf("mlx5: more inline data than the send queue takes: %w", provider.ErrInvalid)
 	errSQMW       = fmt.Errorf("mlx5: memory windows: %w", provider.ErrUnsupported)
@@ -88,7 +89,7 @@ func (s *sendQueue) acquire() { s.head.Load() }
 // refused half-way leaves the same bytes behind.
 func (s *sendQueue) Put(wr *provider.SendWR) error {
 	q := s.qp
-	if q.buf == nil && s.wqeCnt != 0 {
+	if q.gone {
 		return errSQClosed
 	}
 	if int(wr.Opcode) >= len(mlx5Opcode) {
@@ -96,6 +97,9 @@ func (s *sendQueue) Put(wr *provider.SendWR) error {
 	}
 	if s.head.Load()-s.tail.Load()+s.pending >= s.maxPost {
 		return errSQFull
+	}
+	if q.stateKnown && !q.sendReady {
+		return errSQState
 	}
 	if len(wr.SGE) > s.maxGS {
 		return errSQSGEs

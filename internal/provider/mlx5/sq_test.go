@@ -537,13 +537,19 @@ func TestNoAllocs(t *testing.T) {
 	recv := provider.RecvWR{SGE: []provider.SGE{sge1}}
 	wc := make([]provider.WC, 4)
 	full := provider.SendWR{Opcode: abi.IB_UVERBS_WR_SEND}
+	sendCQE := cqeFields{sopDropQPN: 0x0a000001}.bytes()
+	recvCQE := cqeFields{opOwn: cqeRespSendI << 4, sopDropQPN: 1, byteCnt: 8}.bytes()
+	polled := 0
 	if n := testing.AllocsPerRun(200, func() {
 		q.sq.Put(&send)
 		q.sq.Put(&inline)
 		q.sq.Flush()
 		q.rq.Put(&recv)
 		q.rq.Flush()
-		q.sendCQ.Poll(wc)
+		ci := q.sendCQ.consIndex
+		putCQE(q.sendCQ, ci, sendCQE)
+		putCQE(q.sendCQ, ci+1, recvCQE)
+		polled += q.sendCQ.Poll(wc)
 		q.sendCQ.Arm(false)
 		q.sendCQ.Take(&wc[0])
 		q.sendCQ.Release()
@@ -552,10 +558,56 @@ func TestNoAllocs(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("%v allocations", n)
 	}
+	if polled != 2*201 {
+		t.Errorf("polled %d completions, want %d", polled, 2*201)
+	}
 	for i := 0; i < 64; i++ {
 		q.sq.Put(&full)
 	}
 	if n := testing.AllocsPerRun(100, func() { q.sq.Put(&full) }); n != 0 {
 		t.Errorf("a refused Put: %v allocations", n)
+	}
+}
+
+// TestModified: sends wait for RTS and receives for INIT once the QP
+// knows its state; a move to RESET empties the QP's CQEs from its CQ and
+// starts the queues and the doorbell record over.
+func TestModified(t *testing.T) {
+	c := openCtx(t, newFakeDev(t), ucontextResp(true))
+	q := newQP(t, c, qpOpts{sendWR: 4, sendSGE: 1, recvWR: 4, recvSGE: 1, qpn: 3})
+	send := provider.SendWR{Opcode: abi.IB_UVERBS_WR_SEND}
+	recv := provider.RecvWR{}
+	if q.sq.Put(&send) != nil || q.rq.Put(&recv) != nil {
+		t.Fatal("before any Modified, requests are refused")
+	}
+	q.sq.Flush()
+	q.rq.Flush()
+	putCQE(q.sendCQ, 0, cqeFields{sopDropQPN: 0x0a000003}.bytes())
+	q.sq.Modified(abi.IB_QPS_RESET)
+	if q.sq.head.Load() != 0 || q.sq.curPost != 0 || q.rq.head.Load() != 0 || !bytes.Equal(q.db.b, make([]byte, 8)) {
+		t.Errorf("after RESET: send head %d, blocks %d, receive head %d, record % x", q.sq.head.Load(), q.sq.curPost, q.rq.head.Load(), q.db.b)
+	}
+	if q.sendCQ.consIndex != 1 {
+		t.Errorf("the QP's CQE is still in the CQ")
+	}
+	for _, tc := range []struct {
+		state          uint32
+		sendOK, recvOK bool
+	}{
+		{abi.IB_QPS_RESET, false, false},
+		{abi.IB_QPS_INIT, false, true},
+		{abi.IB_QPS_RTR, false, true},
+		{abi.IB_QPS_RTS, true, true},
+		{abi.IB_QPS_ERR, true, true},
+	} {
+		q.sq.Modified(tc.state)
+		if err := q.sq.Put(&send); (err == nil) != tc.sendOK {
+			t.Errorf("state %d: send: %v", tc.state, err)
+		}
+		if err := q.rq.Put(&recv); (err == nil) != tc.recvOK {
+			t.Errorf("state %d: receive: %v", tc.state, err)
+		}
+		q.sq.Flush()
+		q.rq.Flush()
 	}
 }

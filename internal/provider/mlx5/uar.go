@@ -24,8 +24,8 @@ import (
 //     library that does not ask for MLX5_LIB_CAP_DYN_UAR) and reports
 //     TotBfregs; the library maps their pages and the kernel picks a
 //     bfreg for each QP in CREATE_QP's response.
-//   - Dynamic: the kernel reports TotBfregs 0 (every kernel since Linux
-//     5.8 when asked for MLX5_LIB_CAP_DYN_UAR, which libmlx5 always asks
+//   - Dynamic: the kernel reports TotBfregs 0 (Linux 6.1 and 6.12 do,
+//     when asked for MLX5_LIB_CAP_DYN_UAR, which libmlx5 always asks
 //     for) and the library allocates UAR pages with the driver's
 //     MLX5_IB_OBJECT_UAR ioctl as QPs need them, gives the first four
 //     bfregs to one QP each and shares the rest, and names the page in
