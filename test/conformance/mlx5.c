@@ -1107,6 +1107,11 @@ int main(int argc, char **argv)
 			printf("op %d %s %d %d\n", ops++, shared ? "srecv" : "recv", n, got);
 		} else if (!strcmp(t, "cqe")) {
 			cqe(&save);
+		} else if (!strcmp(t, "modify")) {
+			struct ibv_qp_attr ma = { .qp_state = num(&save) };
+
+			if (ibv_modify_qp(ibqp, &ma, IBV_QP_STATE))
+				die("ibv_modify_qp: %s", strerror(errno));
 		} else if (!strcmp(t, "arm")) {
 			if (ibv_req_notify_cq(ibcq, num(&save)))
 				die("ibv_req_notify_cq: %s", strerror(errno));

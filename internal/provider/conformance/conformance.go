@@ -39,6 +39,9 @@
 //	            over the ring, as hardware does.
 //	poll N      polls the CQ for up to N completions.
 //	arm S       requests a completion event (solicited only if S is 1).
+//	modify S    mlx5: moves the QP to state S (IB_QPS_*; MODIFY_QP, then
+//	            the driver's part of it: a move to RESET cleans the CQ of
+//	            the QP's CQEs and starts its queues over).
 //	dump Q      prints queue Q: its indices (rxe) and every slot.
 //
 // The transcript is one record per line:
@@ -121,11 +124,11 @@ type Setup struct {
 
 // Op is one command after the setup.
 type Op struct {
-	Kind  string // send, recv, srecv, consume, cqe, poll, arm, dump
+	Kind  string // send, recv, srecv, consume, cqe, poll, arm, modify, dump
 	Send  []provider.SendWR
 	Recv  []provider.RecvWR
 	Queue string   // consume, dump
-	N     uint32   // consume, poll, arm
+	N     uint32   // consume, poll, arm, modify
 	CQE   []uint64 // cqe: the provider's fields in order
 	Bytes []byte   // cqe (mlx5): the 64 bytes the device writes
 }
@@ -179,6 +182,8 @@ func (s *Script) Text() string {
 			fmt.Fprintf(&b, "poll %d\n", op.N)
 		case "arm":
 			fmt.Fprintf(&b, "arm %d\n", op.N)
+		case "modify":
+			fmt.Fprintf(&b, "modify %d\n", op.N)
 		case "dump":
 			fmt.Fprintf(&b, "dump %s\n", op.Queue)
 		default:

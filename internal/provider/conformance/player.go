@@ -27,6 +27,9 @@ type Player struct {
 	// next CQ entry.
 	CQEBytes func(t testing.TB, b []byte)
 	Dump     func(q string) []string // queue q's records
+	// Modify, for mlx5, is a MODIFY_QP to a state (IB_QPS_*) and the
+	// driver's part of it.
+	Modify func(state uint32)
 	// After, when not nil, gives the records that follow every
 	// operation (mlx5: the device's view of the doorbells).
 	After func() []string
@@ -97,6 +100,8 @@ func (p *Player) Run(t testing.TB, s *Script) []string {
 			p.CQE(t, op.CQE)
 		case "arm":
 			p.CQ.Arm(op.N != 0)
+		case "modify":
+			p.Modify(op.N)
 		case "poll":
 			if cap(p.wcs) < int(op.N) {
 				p.wcs = make([]provider.WC, op.N)

@@ -118,12 +118,12 @@ func sendScript(u conformance.Setup, wrs []provider.SendWR) *scripter {
 		k := c.send(wrs[:n]...)
 		c.dump("sq")
 		if i%5 != 4 {
-			c.complete(len(c.sqOut) - 1)
+			c.complete(c.sqPending() - 1)
 		}
 		wrs = wrs[k:]
 	}
-	if len(c.sqOut) > 0 {
-		c.complete(len(c.sqOut) - 1)
+	if c.sqPending() > 0 {
+		c.complete(c.sqPending() - 1)
 	}
 	all := sendCases(c.ud, u.MaxInline)
 	c.send(all[:c.sqMax+2]...) // two do not fit
@@ -178,12 +178,12 @@ func recvScript() *scripter {
 		n := min(len(wrs), 1+i%8)
 		k := c.recv(wrs[:n]...)
 		c.dump("rq")
-		for j := range min(c.rqOut, 1+i%5) {
+		for j := range min(c.rqPending(), 1+i%5) {
 			c.rqDone()
 			c.cqe(cqe{opcode: kinds[(i+j)%len(kinds)], byteCnt: uint32(100 + i), imm: 0x0a0b0c00 | uint32(i),
 				flagsRQPN: 0x1200 + uint32(j), slid: 0x40 + uint16(i)})
 		}
-		for c.cqOut > 0 {
+		for c.cqOut() > 0 {
 			c.poll(2)
 		}
 		wrs = wrs[k:]
@@ -207,7 +207,7 @@ func srqScript() *scripter {
 			w := c.srqDone((i + j) % len(c.srqOut))
 			c.cqe(cqe{opcode: cqeRespSend, wqe: w, byteCnt: uint32(200 + i), flagsRQPN: 0x3400 + uint32(i)})
 		}
-		for c.cqOut > 0 {
+		for c.cqOut() > 0 {
 			c.poll(3)
 		}
 		wrs = wrs[k:]
@@ -285,7 +285,7 @@ func cqScript() *scripter {
 		}
 		rows = rows[n:]
 		c.dump("cq")
-		for c.cqOut > 0 {
+		for c.cqOut() > 0 {
 			c.poll(1 + i%3)
 		}
 	}
@@ -350,6 +350,64 @@ func inlineGrantedScript(u conformance.Setup, granted uint32) *scripter {
 	return c
 }
 
+// resetScript posts sends and receives, has the device complete some of
+// them with CQEs it does not poll (but one), and moves the QP to RESET:
+// libmlx5 cleans those CQEs from the CQ (freeing an SRQ's WQEs, newest
+// first) and starts the queues over. Posts in RESET are refused (the
+// SRQ's, which is not the QP's, are not), in INIT only receives go in;
+// after RTR and RTS the queues work again from their first WQE.
+func resetScript(u conformance.Setup) *scripter {
+	c := newScripter(u)
+	sends := sendCases(c.ud, u.MaxInline)
+	recvs := recvCases(3)
+	post := func(wrs []provider.RecvWR) {
+		if u.RQ > 0 {
+			c.recv(wrs...)
+		} else {
+			c.srecv(wrs...)
+		}
+	}
+	respond := func(k int) {
+		e := cqe{opcode: cqeRespSend, byteCnt: 99}
+		if u.RQ > 0 {
+			c.rqDone()
+		} else {
+			e.wqe = c.srqDone(k)
+		}
+		c.cqe(e)
+	}
+	c.send(sends[:4]...)
+	post(recvs[:5])
+	w, op := c.reqDone(1)
+	c.cqe(cqe{opcode: cqeReq, sop: mlx5Opcode[op], wqe: w})
+	respond(2)
+	respond(0)
+	c.poll(1)
+	c.dump("cq")
+	c.modify(abi.IB_QPS_RESET)
+	c.dump("cq")
+	c.poll(4)
+	c.send(sends[4])
+	post(recvs[5:7])
+	c.modify(abi.IB_QPS_INIT)
+	c.send(sends[4])
+	post(recvs[7:9])
+	c.modify(abi.IB_QPS_RTR)
+	c.modify(abi.IB_QPS_RTS)
+	c.send(sends[4:7]...)
+	c.dump("sq")
+	if u.RQ > 0 {
+		c.dump("rq")
+	} else {
+		c.dump("srq")
+	}
+	w, op = c.reqDone(2)
+	c.cqe(cqe{opcode: cqeReq, sop: mlx5Opcode[op], wqe: w})
+	respond(0)
+	c.poll(4)
+	return c
+}
+
 // confScript is a scripted case; skip, when not empty, says why the Go
 // driver does not run it yet.
 type confScript struct {
@@ -371,6 +429,9 @@ func confScripts() []confScript {
 			skip: "the Go driver refuses LOCAL_INV (ErrUnsupported: no UMR WQEs); libmlx5 posts a 128-byte UMR WQE"},
 		{name: "EmptySGE", s: emptySGEScript().script()},
 		{name: "InlineGranted", s: inlineGrantedScript(rcSetup, 188).script()},
+		{name: "Reset", s: resetScript(rcSetup).script()},
+		{name: "SRQReset", s: resetScript(srqSetup).script()},
+		{name: "UDReset", s: resetScript(udSetup).script()},
 		{name: "UDInlineGranted", s: inlineGrantedScript(udSetup, 124).script()},
 	}
 }

@@ -12,7 +12,8 @@ import (
 // batches of every send opcode, flag, SGE and inline shape (past the
 // queue's end too), receives and SRQ receives, the device completing any
 // outstanding request with a CQE of any kind, status and field values,
-// polls of any size, arming, dumps — on an RC QP with an RQ or with an
+// polls of any size, arming, moves of the QP through ERR or RESET and
+// back to RTS, dumps — on an RC QP with an RQ or with an
 // SRQ, or a UD QP, and requires libmlx5 and our driver to leave the same
 // transcript. The script keeps to what both take and to what a device
 // does: CQEs name posted WQEs (a requester CQE the first block of one, an
@@ -36,7 +37,7 @@ func fuzzScript(data []byte) *conformance.Script {
 	c := newScripter(u)
 	id := uint64(1)
 	for r.Left() && len(c.s.Ops) < 64 {
-		switch r.N(7) {
+		switch r.N(8) {
 		case 0: // send batch
 			var wrs []provider.SendWR
 			for range 1 + r.N(c.sqMax+3) {
@@ -65,7 +66,7 @@ func fuzzScript(data []byte) *conformance.Script {
 			}
 		case 2, 3: // completions
 			for range r.N(5) {
-				if c.cqOut == c.cqN {
+				if c.cqOut() == c.cqN {
 					break
 				}
 				fuzzCQE(r, c, u)
@@ -74,6 +75,23 @@ func fuzzScript(data []byte) *conformance.Script {
 			c.poll(r.N(18))
 		case 5:
 			c.arm(r.N(2) == 1)
+		case 7: // the QP's state: RTS, then ERR or RESET, INIT, RTR, RTS again
+			switch c.state {
+			case abi.IB_QPS_RTS:
+				if r.N(2) == 0 {
+					c.modify(abi.IB_QPS_ERR)
+					break
+				}
+				fallthrough
+			case abi.IB_QPS_ERR:
+				// libmlx5's cleaning of a full CQ leaves its newest
+				// CQE, which a device never lets happen.
+				if c.cqOut() < c.cqN {
+					c.modify(abi.IB_QPS_RESET)
+				}
+			default:
+				c.modify(c.state + 1)
+			}
 		case 6:
 			q := []string{"sq", "cq", "rq"}[r.N(3)]
 			if q == "rq" && u.RQ == 0 {
@@ -102,10 +120,10 @@ func fuzzCQE(r *conformance.Bytes, c *scripter, u conformance.Setup) {
 	e := cqe{byteCnt: r.U32(), imm: r.U32(), flagsRQPN: r.U32(), slid: uint16(r.U32()), mlPath: r.U8(),
 		syndrome: syndromes[r.N(len(syndromes))], vendor: r.U8()}
 	if r.N(2) == 0 {
-		if len(c.sqOut) == 0 {
+		if c.sqPending() == 0 {
 			return
 		}
-		w, op := c.reqDone(r.N(len(c.sqOut)))
+		w, op := c.reqDone(r.N(c.sqPending()))
 		e.wqe, e.sop, e.opcode = w, mlx5Opcode[op], cqeReq
 		if r.N(4) == 0 {
 			e.opcode = cqeReqErr
@@ -115,7 +133,7 @@ func fuzzCQE(r *conformance.Bytes, c *scripter, u conformance.Setup) {
 	}
 	e.opcode = []uint8{cqeRespSend, cqeRespSendImm, cqeRespWrImm, cqeRespSendInv, cqeRespErr}[r.N(5)]
 	switch {
-	case u.RQ > 0 && c.rqOut > 0:
+	case u.RQ > 0 && c.rqPending() > 0:
 		c.rqDone()
 	case u.RQ == 0 && len(c.srqOut) > 0:
 		e.wqe = c.srqDone(r.N(len(c.srqOut)))

@@ -63,34 +63,57 @@ var mlx5Opcode = map[uint32]uint8{
 	abi.IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD: opAtomicFA, abi.IB_UVERBS_WR_LOCAL_INV: opUMR,
 }
 
-// scripter builds a script on a setup and keeps the device's view of the
-// queues as libmlx5 lays them out (the reference: the Go side must agree
-// or the transcripts show it), so that the CQEs it has the device write
-// name real WQEs: a requester CQE names the first basic block of a posted
-// WQE, a responder CQE of an SRQ a posted SRQ WQE. It also knows how many
-// requests each queue takes, so that it can predict which of a batch go
-// in.
+// scripter builds a script on a setup and keeps two views of the queues
+// as libmlx5 lays them out (the reference: the Go side must agree or the
+// transcripts show it): the device's, so that the CQEs it has the device
+// write name real WQEs (a requester CQE the first basic block of a posted
+// WQE, a responder CQE of an SRQ a posted SRQ WQE), and the library's,
+// which hands WQEs back only when a poll reads their CQE, so that it can
+// predict which requests of a batch go in.
 type scripter struct {
 	s  conformance.Script
 	ud bool
 
-	// send queue: basic blocks, the capacity in requests, the requests
-	// posted and not completed (their first blocks)
+	// the QP's state (IB_QPS_*): libmlx5 takes receives from INIT on and
+	// sends in RTS only
+	state uint32
+
+	// send queue: basic blocks, the capacity in requests, the inline
+	// data libmlx5 grants (the WQE's room), the next block, the requests
+	// the library has outstanding (in order) and how many of them the
+	// device has completed with a CQE
 	sqBBs     uint64
 	sqMax     int
-	inlineMax uint32 // the inline data libmlx5 grants: the WQE's room
+	inlineMax uint32
 	sqPos     uint64
 	sqOut     []sqReq
+	sqDev     int
 
-	rqMax, rqOut int
+	// receive queue: capacity, outstanding, completed by the device
+	rqMax, rqOut, rqDev int
 
 	// SRQ: libmlx5's free list of WQEs (next links, head, tail) and the
-	// WQEs posted, in order
+	// WQEs posted and not completed by the device, in order
 	srqNext          []int
 	srqHead, srqTail int
 	srqOut           []int
 
-	cqN, cqOut int
+	// CQ: its entries, and what each CQE written and not yet polled does
+	// to the library's view when a poll (or a cleaning) reads it
+	cqN     int
+	pending []effect
+	staged  effect
+}
+
+// effect is what reading a CQE does to libmlx5's queues: a requester CQE
+// hands back the send requests up to the one it names (sqPos), a
+// responder CQE of the RQ the oldest receive (rq), one of the SRQ its WQE
+// (srq >= 0, to the free list's tail).
+type effect struct {
+	sqPos uint64
+	sq    bool
+	rq    bool
+	srq   int
 }
 
 // sqReq is a send request posted and not completed: its first basic
@@ -102,7 +125,7 @@ type sqReq struct {
 
 // newScripter computes the queue geometry libmlx5 gives the setup.
 func newScripter(u conformance.Setup) *scripter {
-	c := &scripter{s: conformance.Script{Setup: u}, ud: u.Provider == "mlx5-ud"}
+	c := &scripter{s: conformance.Script{Setup: u}, ud: u.Provider == "mlx5-ud", staged: effect{srq: -1}}
 	// Send WQEs: the largest of any opcode the QP type has (RC: a
 	// memory window bind, 192 bytes; UD: control and datagram
 	// segments, 64), then data segments or inline data; in basic
@@ -135,6 +158,7 @@ func newScripter(u conformance.Setup) *scripter {
 		}
 	}
 	c.cqN = int(u.CQ) + 1
+	c.state = abi.IB_QPS_RTS // where the setup leaves the QP
 	return c
 }
 
@@ -175,7 +199,7 @@ func (c *scripter) send(wrs ...provider.SendWR) int {
 	c.s.Ops = append(c.s.Ops, conformance.Op{Kind: "send", Send: wrs})
 	n := 0
 	for i := range wrs {
-		if len(c.sqOut) >= c.sqMax {
+		if len(c.sqOut) >= c.sqMax || c.state != abi.IB_QPS_RTS {
 			break
 		}
 		c.sqOut = append(c.sqOut, sqReq{c.sqPos, wrs[i].Opcode})
@@ -188,6 +212,9 @@ func (c *scripter) send(wrs ...provider.SendWR) int {
 func (c *scripter) recv(wrs ...provider.RecvWR) int {
 	c.s.Ops = append(c.s.Ops, conformance.Op{Kind: "recv", Recv: wrs})
 	n := min(len(wrs), c.rqMax-c.rqOut)
+	if c.state == abi.IB_QPS_RESET {
+		n = 0
+	}
 	c.rqOut += n
 	return n
 }
@@ -206,39 +233,102 @@ func (c *scripter) srecv(wrs ...provider.RecvWR) int {
 	return n
 }
 
-// cqe has the device write e. Requester CQEs complete the WQE e.wqe
-// names and every one before it; responder CQEs of an RQ the oldest
-// receive, of the SRQ the WQE e.wqe names (freed to the list's tail).
+// sqPending and rqPending are the send and receive requests the device
+// has not completed yet.
+func (c *scripter) sqPending() int { return len(c.sqOut) - c.sqDev }
+func (c *scripter) rqPending() int { return c.rqOut - c.rqDev }
+
+// cqe has the device write e, which a reqDone, rqDone or srqDone before
+// it chose.
 func (c *scripter) cqe(e cqe) {
 	e.qpn = confQPN
 	c.s.Ops = append(c.s.Ops, conformance.Op{Kind: "cqe", Bytes: e.bytes()})
-	c.cqOut++
+	c.pending = append(c.pending, c.staged)
+	c.staged = effect{srq: -1}
 }
 
-// reqDone returns the wqe_counter and the opcode of the k-th oldest
-// outstanding send request, and forgets it and the ones before it.
+// cqOut is the CQEs written and not yet polled.
+func (c *scripter) cqOut() int { return len(c.pending) }
+
+// reqDone chooses the k-th send request the device has not completed for
+// the next CQE, which completes it and every one before it, and returns
+// its wqe_counter and opcode.
 func (c *scripter) reqDone(k int) (uint16, uint32) {
-	r := c.sqOut[k]
-	c.sqOut = c.sqOut[k+1:]
+	r := c.sqOut[c.sqDev+k]
+	c.sqDev += k + 1
+	c.staged = effect{sq: true, sqPos: r.pos, srq: -1}
 	return uint16(r.pos), r.op
 }
 
-// rqDone forgets the oldest receive.
-func (c *scripter) rqDone() { c.rqOut-- }
+// rqDone chooses the oldest receive the device has not completed for the
+// next CQE.
+func (c *scripter) rqDone() {
+	c.rqDev++
+	c.staged = effect{rq: true, srq: -1}
+}
 
-// srqDone returns the SRQ WQE of the k-th oldest posted SRQ receive and
-// frees it as libmlx5 does.
+// srqDone chooses the k-th oldest SRQ receive the device has not
+// completed for the next CQE and returns its WQE.
 func (c *scripter) srqDone(k int) uint16 {
 	i := c.srqOut[k]
 	c.srqOut = append(c.srqOut[:k:k], c.srqOut[k+1:]...)
+	c.staged = effect{srq: i}
+	return uint16(i)
+}
+
+// read is libmlx5 reading a CQE: it hands back what the CQE completes.
+func (c *scripter) read(e effect) {
+	switch {
+	case e.sq:
+		k := 0
+		for k < len(c.sqOut) && c.sqOut[k].pos != e.sqPos {
+			k++
+		}
+		c.sqOut = c.sqOut[k+1:]
+		c.sqDev -= k + 1
+	case e.rq:
+		c.rqOut--
+		c.rqDev--
+	case e.srq >= 0:
+		c.freeSRQ(e.srq)
+	}
+}
+
+// freeSRQ links WQE i after the free list's tail (mlx5_free_srq_wqe).
+func (c *scripter) freeSRQ(i int) {
 	c.srqNext[c.srqTail] = i
 	c.srqTail = i
-	return uint16(i)
 }
 
 func (c *scripter) poll(n int) {
 	c.s.Ops = append(c.s.Ops, conformance.Op{Kind: "poll", N: uint32(n)})
-	c.cqOut -= min(n, c.cqOut)
+	for _, e := range c.pending[:min(n, len(c.pending))] {
+		c.read(e)
+	}
+	c.pending = c.pending[min(n, len(c.pending)):]
+}
+
+// modify moves the QP to state. A move to RESET removes the QP's CQEs
+// from the CQ (mlx5_cq_clean: newest first, freeing the SRQ WQEs of
+// responder CQEs; all CQEs are this QP's) and starts its queues over; the
+// CQ must not be full (libmlx5's cleaning then leaves the newest CQE).
+func (c *scripter) modify(state uint32) {
+	c.s.Ops = append(c.s.Ops, conformance.Op{Kind: "modify", N: state})
+	c.state = state
+	if state != abi.IB_QPS_RESET {
+		return
+	}
+	if len(c.pending) == c.cqN {
+		panic("scripter: RESET with a full CQ")
+	}
+	for i := len(c.pending) - 1; i >= 0; i-- {
+		if e := c.pending[i]; e.srq >= 0 {
+			c.freeSRQ(e.srq)
+		}
+	}
+	c.pending = nil
+	c.sqOut, c.sqDev, c.sqPos = nil, 0, 0
+	c.rqOut, c.rqDev = 0, 0
 }
 
 func (c *scripter) arm(solicited bool) {
