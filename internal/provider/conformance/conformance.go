@@ -75,6 +75,8 @@
 //	uar OFF HEX        every non-zero 8-byte word of the UAR pages; OFF is
 //	                   the page's mmap offset plus the word's offset in it.
 //	                   The pages are then cleared.
+//	kernel doorbell N  (Go side only) the driver rang the kernel's
+//	                   doorbell N times, which libmlx5 never does
 //
 // and dumps are one slot record per 64-byte basic block of the SQ, per
 // WQE stride of the RQ and SRQ, and per 64-byte CQE. Both sides find the

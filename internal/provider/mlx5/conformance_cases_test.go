@@ -15,8 +15,8 @@ import (
 // inline data), a receive queue of 8 WQEs of 4 SGEs; the SRQ has 32 WQEs
 // of 64 bytes (3 SGEs after the next segment; the second half is its
 // wait queue) and takes 15; the UD QP's WQEs are 192 bytes (control and
-// datagram segments, then 4 SGEs or 124 bytes of inline data), 32 of
-// them in its 64 blocks. The CQ has 16 entries.
+// datagram segments, then 4 SGEs or 124 bytes of inline data), and its
+// SQ of 32 blocks holds 10 of them. The CQ has 16 entries.
 var (
 	rcSetup = conformance.Setup{Provider: "mlx5", SQ: 8, RQ: 8, CQ: 15,
 		MaxSendSGE: 4, MaxRecvSGE: 4, MaxInline: 128}
