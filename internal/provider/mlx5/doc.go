@@ -42,5 +42,19 @@
 // happens-before edge between writing a wr_id and reading it back; see
 // docs/memory-ordering.md.
 //
+// Three things libmlx5 gets from libibverbs have no place in package
+// provider's interfaces, and uverbs finds them by type assertion: a
+// device that can allocate UARs (UARDevice), which kernels that hand out
+// no static UARs require for QPs; the CQ's Event, which advances the arm
+// sequence number for each completion event (libibverbs' cq_event); and
+// the send queue's Modified, which does what mlx5_modify_qp does after the
+// command (a move to RESET cleans the QP's CQEs and restarts its queues,
+// and the state gates posting).
+//
+// Idle is true once Poll has seen the completion of the last request
+// handed to the device: the device's progress shows only in CQEs, so
+// after unsignaled requests it waits for a later signaled one (or for the
+// flush of a QP in error, which completes every request).
+//
 // Put, Flush, Poll, Take, Release and Arm allocate nothing.
 package mlx5

@@ -161,19 +161,17 @@ func newCQ(t *testing.T, c *context, n, cqn uint32) *cq {
 
 // qpOpts describe a QP for newQP.
 type qpOpts struct {
-	typ                uint8
-	sendWR, recvWR     uint32
-	sendSGE, recvSGE   uint32
-	inline             uint32
-	sigAll             bool
-	srq                *srq
-	qpn                uint32
-	bfreg              uint32 // the static bfreg CREATE_QP's response names
-	sendCQ, recvCQ     *cq
-	noCleanup          bool
-	wantReq, wantInit  func(t *testing.T, req []byte, init *provider.QPInit)
-	finishResp         []byte
-	expectCreateFailed bool
+	typ               uint8
+	sendWR, recvWR    uint32
+	sendSGE, recvSGE  uint32
+	inline            uint32
+	sigAll            bool
+	srq               *srq
+	qpn               uint32
+	bfreg             uint32 // the static bfreg CREATE_QP's response names
+	sendCQ, recvCQ    *cq
+	noCleanup         bool
+	wantReq, wantInit func(t *testing.T, req []byte, init *provider.QPInit)
 }
 
 // newQP creates a QP as uverbs does: CreateQP, then Finish with the

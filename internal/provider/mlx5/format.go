@@ -151,10 +151,9 @@ const (
 
 // ctrlSeg.fmCESE bits.
 const (
-	ctrlCQUpdate          = 2 << 2
-	ctrlSolicited         = 1 << 1
-	ctrlFence             = 4 << 5
-	ctrlInitiatorSmallFen = 1 << 5
+	ctrlCQUpdate  = 2 << 2
+	ctrlSolicited = 1 << 1
+	ctrlFence     = 4 << 5
 )
 
 // Other WQE constants.
@@ -183,10 +182,9 @@ const (
 
 // cqe.opOwn bits below the opcode.
 const (
-	cqeOwnerMask     = 1
-	inlineScatter32  = 0x4
-	inlineScatter64  = 0x8
-	cqeAppTagMatches = 1 // cqe.app of a tag-matching CQE
+	cqeOwnerMask    = 1
+	inlineScatter32 = 0x4
+	inlineScatter64 = 0x8
 )
 
 // Error CQE syndromes (errCQE.syndrome).

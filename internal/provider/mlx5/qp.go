@@ -229,6 +229,8 @@ func (c *context) CreateQP(init *provider.QPInit, req []byte) (provider.Pending[
 		c.tabMu.Lock()
 		idx := c.uidx.freeIndex()
 		if idx >= 0 {
+			// rsn before the QP is published: Poll reads it.
+			q.rsn = uint32(idx)
 			c.uidx.store(uint32(idx), q)
 		}
 		c.tabMu.Unlock()
@@ -270,6 +272,9 @@ func (p *pendingQP) Finish(resp []byte) (provider.Queues, error) {
 	var r abi.MLX5CreateQPResp
 	decode(resp, &r)
 	q.qpn = init.QPNum
+	if q.uidx < 0 {
+		q.rsn = q.qpn
+	}
 	if c.cqeVersion == 0 && (q.sq.wqeCnt != 0 || q.rq.wqeCnt != 0) {
 		c.tabMu.Lock()
 		c.qps.store(q.qpn, q)
@@ -288,10 +293,6 @@ func (p *pendingQP) Finish(resp []byte) (provider.Queues, error) {
 	init.MaxSendWR = q.sq.maxPost
 	init.MaxRecvWR = q.rq.maxPost
 	init.MaxRecvSGE = uint32(q.rq.maxGS)
-	q.rsn = q.qpn
-	if q.uidx >= 0 {
-		q.rsn = uint32(q.uidx)
-	}
 	qs := provider.Queues{SQ: &q.sq}
 	if q.srq == nil {
 		qs.RQ = &q.rq

@@ -44,8 +44,7 @@ type sendQueue struct {
 }
 
 // mlx5Opcode maps IB_UVERBS_WR_* to the device's opcodes (mlx5_ib_opcode);
-// an opcode past its end is refused. ok is false where the table has no
-// entry.
+// an opcode past its end is refused, as libmlx5 refuses it.
 var mlx5Opcode = [...]uint8{
 	abi.IB_UVERBS_WR_SEND:                 opSend,
 	abi.IB_UVERBS_WR_SEND_WITH_INV:        opSendInval,

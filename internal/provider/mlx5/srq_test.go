@@ -156,3 +156,19 @@ func TestSRQNoWaitQueue(t *testing.T) {
 		}
 	}
 }
+
+func TestSRQNoAllocs(t *testing.T) {
+	c := openCtx(t, newFakeDev(t), ucontextResp(true))
+	s, _, _ := newSRQ(t, c, 4, 1, 1)
+	wr := provider.RecvWR{SGE: []provider.SGE{{Addr: 1, Length: 1, LKey: 1}}}
+	if n := testing.AllocsPerRun(100, func() {
+		i := s.head
+		if err := s.Put(&wr); err != nil {
+			t.Fatal(err)
+		}
+		s.Flush()
+		s.freeWQE(i)
+	}); n != 0 {
+		t.Errorf("%v allocations", n)
+	}
+}
