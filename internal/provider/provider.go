@@ -110,6 +110,32 @@ type Pending[T any] interface {
 	Abort()
 }
 
+// KernelRings is the part of a Context that drivers whose rings the
+// kernel allocates and user space maps (rxe, siw) share: GET_CONTEXT
+// carries no driver data they use and they map nothing per context.
+// Embed it.
+type KernelRings struct{}
+
+// Start sends no driver request.
+func (KernelRings) Start([]byte) {}
+
+// Opened has nothing to map.
+func (KernelRings) Opened([]byte) error { return nil }
+
+// Close has nothing to unmap.
+func (KernelRings) Close() error { return nil }
+
+// AfterCommand is the Pending of a create on such a driver: it sends no
+// driver data and allocates nothing before the command, so its first
+// half only captures what Finish needs and Abort has nothing to release.
+type AfterCommand[T any] func(resp []byte) (T, error)
+
+// Finish calls f.
+func (f AfterCommand[T]) Finish(resp []byte) (T, error) { return f(resp) }
+
+// Abort has nothing to release.
+func (AfterCommand[T]) Abort() {}
+
 // Queues are a new QP's send and receive queues. RQ is nil when the QP
 // uses an SRQ.
 type Queues struct {

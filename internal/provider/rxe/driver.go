@@ -34,7 +34,10 @@ func (driver) NewContext(dev provider.Device) (provider.Context, error) {
 }
 
 // devContext is rxe's provider.Context.
-type devContext struct{ dev provider.Device }
+type devContext struct {
+	provider.KernelRings
+	dev provider.Device
+}
 
 // Udata returns the rxe driver data sizes. The extended commands
 // IB_USER_VERBS_EX_CMD_CREATE_CQ and _CREATE_QP have the same numbers as
@@ -76,33 +79,15 @@ func shortResp(what string, got, want int) error {
 	return fmt.Errorf("rxe: %s response is %d bytes, want %d: %w", what, got, want, provider.ErrInvalid)
 }
 
-// Start sends nothing: rxe has no GET_CONTEXT request data.
-func (*devContext) Start([]byte) {}
-
-// Opened has nothing to map: rxe has no GET_CONTEXT response data.
-func (*devContext) Opened([]byte) error { return nil }
-
-// Close has nothing to unmap.
-func (*devContext) Close() error { return nil }
-
-// finish is the second half of an rxe create. rxe sends no driver data
-// with a create and allocates nothing before the command (the kernel
-// allocates the rings), so the first half only captures what Finish needs
-// and Abort has nothing to release.
-type finish[T any] func(resp []byte) (T, error)
-
-func (f finish[T]) Finish(resp []byte) (T, error) { return f(resp) }
-func (finish[T]) Abort()                          {}
-
 // CreateCQ leaves the size as the caller asked: the kernel rounds it.
 func (c *devContext) CreateCQ(*provider.CQInit, []byte) (provider.Pending[provider.CQ], error) {
-	return finish[provider.CQ](func(resp []byte) (provider.CQ, error) { return mapCQ(c.dev, resp) }), nil
+	return provider.AfterCommand[provider.CQ](func(resp []byte) (provider.CQ, error) { return mapCQ(c.dev, resp) }), nil
 }
 
 // CreateQP leaves the capacities as the caller asked; Finish maps the
 // queues with what the kernel granted.
 func (c *devContext) CreateQP(init *provider.QPInit, _ []byte) (provider.Pending[provider.Queues], error) {
-	return finish[provider.Queues](func(resp []byte) (provider.Queues, error) {
+	return provider.AfterCommand[provider.Queues](func(resp []byte) (provider.Queues, error) {
 		sq, rq, err := mapQP(c.dev, init, resp)
 		return provider.Queues{SQ: sq, RQ: rq}, err
 	}), nil
@@ -110,7 +95,7 @@ func (c *devContext) CreateQP(init *provider.QPInit, _ []byte) (provider.Pending
 
 // CreateSRQ leaves the sizes as the caller asked.
 func (c *devContext) CreateSRQ(init *provider.SRQInit, _ []byte) (provider.Pending[provider.RQ], error) {
-	return finish[provider.RQ](func(resp []byte) (provider.RQ, error) { return mapSRQ(c.dev, init, resp) }), nil
+	return provider.AfterCommand[provider.RQ](func(resp []byte) (provider.RQ, error) { return mapSRQ(c.dev, init, resp) }), nil
 }
 
 // NewAH returns rxe_create_ah_resp.ah_num as the AH's number, or 0 (which

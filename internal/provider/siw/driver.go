@@ -44,7 +44,10 @@ func (driver) NewContext(dev provider.Device) (provider.Context, error) {
 }
 
 // devContext is siw's provider.Context.
-type devContext struct{ dev provider.Device }
+type devContext struct {
+	provider.KernelRings
+	dev provider.Device
+}
 
 // Udata follows rdma-core's providers/siw/siw_abi.h: only REG_MR sends
 // driver data in; GET_CONTEXT, REG_MR and the queue creations read a
@@ -65,34 +68,15 @@ func (*devContext) Udata(cmd uint32) (in, out int) {
 	return 0, 0
 }
 
-// Start sends nothing: siw has no GET_CONTEXT request data.
-func (*devContext) Start([]byte) {}
-
-// Opened has nothing to map: siw_uresp_alloc_ctx holds only the device
-// id.
-func (*devContext) Opened([]byte) error { return nil }
-
-// Close has nothing to unmap.
-func (*devContext) Close() error { return nil }
-
-// finish is the second half of a siw create. siw sends no driver data
-// with a create and allocates nothing before the command (the kernel
-// allocates the rings), so the first half only captures what Finish needs
-// and Abort has nothing to release.
-type finish[T any] func(resp []byte) (T, error)
-
-func (f finish[T]) Finish(resp []byte) (T, error) { return f(resp) }
-func (finish[T]) Abort()                          {}
-
 // CreateCQ leaves the size as the caller asked.
 func (c *devContext) CreateCQ(*provider.CQInit, []byte) (provider.Pending[provider.CQ], error) {
-	return finish[provider.CQ](func(resp []byte) (provider.CQ, error) { return mapCQ(c.dev, resp) }), nil
+	return provider.AfterCommand[provider.CQ](func(resp []byte) (provider.CQ, error) { return mapCQ(c.dev, resp) }), nil
 }
 
 // CreateQP leaves the capacities as the caller asked; Finish maps the
 // queues the kernel allocated.
 func (c *devContext) CreateQP(init *provider.QPInit, _ []byte) (provider.Pending[provider.Queues], error) {
-	return finish[provider.Queues](func(resp []byte) (provider.Queues, error) {
+	return provider.AfterCommand[provider.Queues](func(resp []byte) (provider.Queues, error) {
 		sq, rq, err := mapQP(c.dev, init, resp)
 		return provider.Queues{SQ: sq, RQ: rq}, err
 	}), nil
@@ -100,7 +84,7 @@ func (c *devContext) CreateQP(init *provider.QPInit, _ []byte) (provider.Pending
 
 // CreateSRQ leaves the sizes as the caller asked.
 func (c *devContext) CreateSRQ(*provider.SRQInit, []byte) (provider.Pending[provider.RQ], error) {
-	return finish[provider.RQ](func(resp []byte) (provider.RQ, error) { return mapSRQ(c.dev, resp) }), nil
+	return provider.AfterCommand[provider.RQ](func(resp []byte) (provider.RQ, error) { return mapSRQ(c.dev, resp) }), nil
 }
 
 // NewAH is never reached: siw has only RC QPs, and iWARP has no address
