@@ -56,12 +56,14 @@ abi-check-host:
 abi-generate:
 	GO=$(GO) ABIGEN_GENERATE=1 sh hack/abicheck.sh $(lastword $(KERNELS))
 
-## conformance: our rxe and siw providers against rdma-core's own, byte for
-## byte (docs/conformance.md): builds the C harness into .cache/conformance
-## (hack/conformance.sh) and runs the conformance tests against it.
+## conformance: our rxe, siw and mlx5 providers against rdma-core's own,
+## byte for byte (docs/conformance.md): builds the C harnesses into
+## .cache/conformance (hack/conformance.sh) and runs the conformance tests
+## against them.
 .PHONY: conformance
 conformance:
-	h=$$(sh hack/conformance.sh) && PURERDMA_CONFORMANCE_C=$(CURDIR)/$$h CGO_ENABLED=0 \
+	h=$$(sh hack/conformance.sh) && PURERDMA_CONFORMANCE_C=$(CURDIR)/$$h \
+		PURERDMA_CONFORMANCE_MLX5=$(CURDIR)/$$(dirname $$h)/harness-mlx5 CGO_ENABLED=0 \
 		$(GO) test $(TESTFLAGS) -count=1 -run 'Conformance' ./internal/provider/...
 
 ## fuzz: every fuzz target for FUZZTIME each, one after the other

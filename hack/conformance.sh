@@ -1,42 +1,57 @@
 #!/bin/sh
-# conformance.sh: build the C harness of the conformance tests
-# (test/conformance/harness.c, rdma-core's own rxe and siw providers over a
-# fake kernel) into .cache/conformance/harness, from Debian's static
-# libibverbs-dev (rdma-core 44), which it installs with apt-get if dpkg says
-# it is missing. The binary is rebuilt only when the source changes (its
-# sha256 is kept beside it). Prints the binary's path.
+# conformance.sh: build the C harnesses of the conformance tests from
+# Debian's static libibverbs-dev (rdma-core 44), which it installs with
+# apt-get if dpkg says it is missing:
+#   - .cache/conformance/harness: test/conformance/harness.c, rdma-core's
+#     own rxe and siw providers over a fake kernel;
+#   - .cache/conformance/harness-mlx5: test/conformance/mlx5.c, rdma-core's
+#     mlx5 provider over a fake kernel and device.
+# Each binary is rebuilt only when its source or the package version
+# changes (the sha256 of both is kept beside it). Prints the path of the
+# first; the second is beside it.
 set -eu
 cd "$(dirname "$0")/.."
 out=.cache/conformance
-src=test/conformance/harness.c
 mkdir -p "$out"
 
 if ! dpkg -s libibverbs-dev >/dev/null 2>&1; then
 	echo "conformance: installing libibverbs-dev" >&2
 	apt-get install -y libibverbs-dev >&2
 fi
+version=$(dpkg -s libibverbs-dev | grep '^Version')
 
-sum=$( (sha256sum "$src"; dpkg -s libibverbs-dev | grep '^Version') | sha256sum | cut -d' ' -f1)
-if [ -x "$out/harness" ] && [ "$(cat "$out/harness.sum" 2>/dev/null)" = "$sum" ]; then
-	echo "$out/harness"
-	exit 0
-fi
-
-# The providers register from constructors, so their archives are linked
-# whole. --wrap puts the fake kernel under libibverbs: open, ioctl, write,
-# mmap and munmap of the command fd, and netlink device discovery (see the
-# harness's comment).
-wrap=
-for s in open ioctl write mmap munmap rdmacore44_0_find_sysfs_devs_nl; do
-	wrap="$wrap -Wl,--wrap=$s"
-done
-# shellcheck disable=SC2046,SC2086
-${CC:-gcc} -O2 -Wall -Werror -static -o "$out/harness.tmp" "$src" $wrap \
-	-Wl,--whole-archive -lrxe-rdmav34 -lsiw-rdmav34 -Wl,--no-whole-archive \
-	$(pkg-config --static --libs libibverbs) 2>"$out/build.log" || {
-	cat "$out/build.log" >&2
-	exit 1
+# build NAME SOURCE PROVIDER-ARCHIVES...: link SOURCE into $out/NAME.
+build() {
+	name=$1
+	src=$2
+	shift 2
+	sum=$( (sha256sum "$src"; echo "$version") | sha256sum | cut -d' ' -f1)
+	if [ -x "$out/$name" ] && [ "$(cat "$out/$name.sum" 2>/dev/null)" = "$sum" ]; then
+		return 0
+	fi
+	# The providers register from constructors, so their archives are
+	# linked whole. --wrap puts the fake kernel under libibverbs: open,
+	# ioctl, write, mmap and munmap of the command fd, and netlink device
+	# discovery (see the harnesses' comments).
+	wrap=
+	for s in open ioctl write mmap munmap rdmacore44_0_find_sysfs_devs_nl; do
+		wrap="$wrap -Wl,--wrap=$s"
+	done
+	libs=
+	for l in "$@"; do
+		libs="$libs -l$l"
+	done
+	# shellcheck disable=SC2046,SC2086
+	${CC:-gcc} -O2 -Wall -Werror -static -o "$out/$name.tmp" "$src" $wrap \
+		-Wl,--whole-archive $libs -Wl,--no-whole-archive \
+		$(pkg-config --static --libs libibverbs) 2>"$out/$name.log" || {
+		cat "$out/$name.log" >&2
+		exit 1
+	}
+	mv "$out/$name.tmp" "$out/$name"
+	echo "$sum" >"$out/$name.sum"
 }
-mv "$out/harness.tmp" "$out/harness"
-echo "$sum" >"$out/harness.sum"
+
+build harness test/conformance/harness.c rxe-rdmav34 siw-rdmav34
+build harness-mlx5 test/conformance/mlx5.c mlx5
 echo "$out/harness"

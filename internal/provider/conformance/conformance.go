@@ -1,11 +1,12 @@
 // Package conformance holds purerdma's Go providers against rdma-core's own
 // C providers: a script of operations runs once through the C provider
 // (test/conformance/harness.c, rdma-core's librxe/libsiw over a fake
-// kernel, built by `make conformance`) and once through the Go provider
-// over the same fake rings, and the two transcripts must agree byte for
-// byte. This package has the script, the transcript format, the runner of
-// the C program and the comparison; each provider's conformance_test.go
-// has its Go side. It is used by tests only.
+// kernel; test/conformance/mlx5.c, libmlx5 over a fake kernel and device;
+// both built by `make conformance`) and once through the Go provider over
+// the same fake kernel, and the two transcripts must agree byte for byte.
+// This package has the script, the transcript format, the runner of the C
+// programs and the comparison; each provider's conformance_test.go has its
+// Go side. It is used by tests only.
 //
 // A script is text, one command per line:
 //
@@ -14,6 +15,12 @@
 //	    handle whose number is 0x33), SRQ (if SRQ > 0) and CQ with rings
 //	    of SQ, RQ, SRQ and CQ slots. RQ 0 makes the QP take its receives
 //	    from the SRQ.
+//	mlx5|mlx5-ud SQ RQ SRQ CQ MAXSENDSGE MAXRECVSGE MAXINLINE SRQMAXSGE
+//	    the same for mlx5, but the numbers are the capacities asked for
+//	    (max_send_wr, max_recv_wr, the SRQ's max_wr, the CQ's cqe), which
+//	    the provider sizes its queues from; mlx5-ud makes a UD QP and one
+//	    address handle (an InfiniBand port, see test/conformance/mlx5.c).
+//	    The QP is moved to RTS.
 //	send N      followed by N lines "w ID OPCODE FLAGS IMM RADDR RKEY CMPADD SWAP RQPN RQKEY NSGE (ADDR LEN LKEY)*"
 //	            posts the N send work requests in one call. IMM is in
 //	            host order (the rkey to invalidate for SEND_WITH_INV and
@@ -22,11 +29,19 @@
 //	recv N, srecv N  followed by N lines "r ID NSGE (ADDR LEN LKEY)*"
 //	            posts receives on the QP or on the SRQ.
 //	consume Q K the fake kernel takes K slots of queue Q (sq, rq, srq):
-//	            it zeroes them and moves the consumer index on.
+//	            it zeroes them and moves the consumer index on (not for
+//	            mlx5, whose consumer is told by the CQEs).
 //	cqe ...     the fake kernel writes one completion into the CQ and
 //	            publishes it (fields: see the provider's test).
+//	cqe HEX     mlx5: the device writes these 64 bytes (128 hex digits)
+//	            into its next CQ entry, op_own last, with op_own's owner
+//	            bit (bit 0) replaced by the parity of the device's pass
+//	            over the ring, as hardware does.
 //	poll N      polls the CQ for up to N completions.
 //	arm S       requests a completion event (solicited only if S is 1).
+//	modify S    mlx5: moves the QP to state S (IB_QPS_*; MODIFY_QP, then
+//	            the driver's part of it: a move to RESET cleans the CQ of
+//	            the QP's CQEs and starts its queues over).
 //	dump Q      prints queue Q: its indices (rxe) and every slot.
 //
 // The transcript is one record per line:
@@ -38,6 +53,34 @@
 //	index Q PRODUCER CONSUMER
 //	ctrl FLAGS                         (siw: the CQ's notification word)
 //	slot Q I HEX
+//
+// mlx5's transcript differs where the device does. After ready come the
+// setup records, in the order of the commands:
+//
+//	cmd context HEX    GET_CONTEXT's driver request (the one the kernel took)
+//	cap cq CQE         the generic CREATE_CQ's cqe
+//	cmd cq HEX         CREATE_CQ's driver request
+//	cap srq MAXWR MAXSGE, cmd srq HEX
+//	cap qp SENDWR RECVWR SENDSGE RECVSGE INLINE, cmd qp HEX
+//	mmap OFFSET LEN    the UAR pages mapped, in order of offset
+//
+// where every address in a driver request (buf_addr, db_addr,
+// sq_buf_addr) is replaced by its offset within its page, since the
+// addresses differ between processes. Posts are "op I KIND N POSTED"
+// (no doorbell count: mlx5 rings the device, not the kernel). After the
+// setup and after every command the device's view follows:
+//
+//	dbr NAME VALUE     the doorbell records qp.rq, qp.sq, srq, cq.ci and
+//	                   cq.arm, as big-endian words, as the device reads them
+//	uar OFF HEX        every non-zero 8-byte word of the UAR pages; OFF is
+//	                   the page's mmap offset plus the word's offset in it.
+//	                   The pages are then cleared.
+//
+// and dumps are one slot record per 64-byte basic block of the SQ, per
+// WQE stride of the RQ and SRQ, and per 64-byte CQE. Both sides find the
+// queues only through the driver requests' addresses and the counts in
+// them (sq_wqe_count, rq_wqe_count, rq_wqe_shift; the CQ's and SRQ's
+// sizes from the generic request, as the kernel sizes them).
 package conformance
 
 import (
@@ -74,19 +117,20 @@ var Pattern = func() []byte {
 
 // Setup is a script's first line.
 type Setup struct {
-	Provider                                     string // "rxe", "rxe-ud" or "siw"
+	Provider                                     string // "rxe", "rxe-ud", "siw", "mlx5" or "mlx5-ud"
 	SQ, RQ, SRQ, CQ                              uint32 // slots
 	MaxSendSGE, MaxRecvSGE, MaxInline, SRQMaxSGE uint32
 }
 
 // Op is one command after the setup.
 type Op struct {
-	Kind  string // send, recv, srecv, consume, cqe, poll, arm, dump
+	Kind  string // send, recv, srecv, consume, cqe, poll, arm, modify, dump
 	Send  []provider.SendWR
 	Recv  []provider.RecvWR
 	Queue string   // consume, dump
-	N     uint32   // consume, poll, arm
+	N     uint32   // consume, poll, arm, modify
 	CQE   []uint64 // cqe: the provider's fields in order
+	Bytes []byte   // cqe (mlx5): the 64 bytes the device writes
 }
 
 // Script is a setup and its operations.
@@ -126,6 +170,10 @@ func (s *Script) Text() string {
 			fmt.Fprintf(&b, "consume %s %d\n", op.Queue, op.N)
 		case "cqe":
 			b.WriteString("cqe")
+			if op.Bytes != nil {
+				fmt.Fprintf(&b, " %x\n", op.Bytes)
+				continue
+			}
 			for _, v := range op.CQE {
 				fmt.Fprintf(&b, " %#x", v)
 			}
@@ -134,6 +182,8 @@ func (s *Script) Text() string {
 			fmt.Fprintf(&b, "poll %d\n", op.N)
 		case "arm":
 			fmt.Fprintf(&b, "arm %d\n", op.N)
+		case "modify":
+			fmt.Fprintf(&b, "modify %d\n", op.N)
 		case "dump":
 			fmt.Fprintf(&b, "dump %s\n", op.Queue)
 		default:
@@ -143,24 +193,53 @@ func (s *Script) Text() string {
 	return b.String()
 }
 
-// Harness returns the path of the C harness, or skips t saying how to
-// build it.
+// EnvHarnessMLX5 names the environment variable with the path of the
+// mlx5 harness; `make conformance` sets it. Without it, the harness is
+// looked for beside the one EnvHarness names, then at
+// .cache/conformance/harness-mlx5 in the module.
+const EnvHarnessMLX5 = "PURERDMA_CONFORMANCE_MLX5"
+
+// Harness returns the path of the rxe and siw C harness, or skips t
+// saying how to build it.
 func Harness(t testing.TB) string {
 	t.Helper()
-	if p := os.Getenv(EnvHarness); p != "" {
+	return harness(t, EnvHarness, "harness")
+}
+
+// HarnessMLX5 returns the path of the mlx5 C harness, or skips t saying
+// how to build it.
+func HarnessMLX5(t testing.TB) string {
+	t.Helper()
+	if os.Getenv(EnvHarnessMLX5) == "" {
+		if p := os.Getenv(EnvHarness); p != "" {
+			if q := filepath.Join(filepath.Dir(p), "harness-mlx5"); exists(q) {
+				return q
+			}
+		}
+	}
+	return harness(t, EnvHarnessMLX5, "harness-mlx5")
+}
+
+func harness(t testing.TB, env, name string) string {
+	t.Helper()
+	if p := os.Getenv(env); p != "" {
 		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("%s=%s: %v", EnvHarness, p, err)
+			t.Fatalf("%s=%s: %v", env, p, err)
 		}
 		return p
 	}
 	if root := moduleRoot(); root != "" {
-		p := filepath.Join(root, ".cache", "conformance", "harness")
-		if _, err := os.Stat(p); err == nil {
+		if p := filepath.Join(root, ".cache", "conformance", name); exists(p) {
 			return p
 		}
 	}
-	t.Skipf("conformance: no C harness (set %s, or run `make conformance`, which builds it from Debian's libibverbs-dev)", EnvHarness)
+	t.Skipf("conformance: no C harness %s (set %s, or run `make conformance`, which builds it from Debian's libibverbs-dev)", name, env)
 	return ""
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 func moduleRoot() string {
@@ -262,11 +341,23 @@ func Name(fs []Field, off int) string {
 // bytes (the C side's, which tell the opcode and flags).
 type Namer func(q string, slot []byte, off int) string
 
+// LineNamer is a Namer that is also told the index of the slot's record
+// in the C transcript, for slots whose fields depend on the slots around
+// them (an mlx5 WQE spans several basic blocks).
+type LineNamer func(line int, q string, slot []byte, off int) string
+
 // Diff compares the Go transcript with the C transcript and returns one
 // message per difference, naming the differing fields of slots through
 // name, and comparing work completions as whole provider.WCs. ignore, if
 // not nil, excuses a named field of a queue's slots.
 func Diff(what string, goLines, cLines []string, name Namer, ignore func(q, field string) bool) []string {
+	return DiffLines(what, goLines, cLines, func(_ int, q string, slot []byte, off int) string {
+		return name(q, slot, off)
+	}, ignore)
+}
+
+// DiffLines is Diff with a LineNamer.
+func DiffLines(what string, goLines, cLines []string, name LineNamer, ignore func(q, field string) bool) []string {
 	var diffs []string
 	n := max(len(goLines), len(cLines))
 	after := "setup"
@@ -296,7 +387,24 @@ func Diff(what string, goLines, cLines []string, name Namer, ignore func(q, fiel
 				diffs = append(diffs, fmt.Sprintf("%s line %d: Go %q, C %q", what, i, g, c))
 				continue
 			}
-			diffs = append(diffs, slotDiff(what+" after "+after+":", gf[1], gf[2], gb, cb, name, ignore)...)
+			line := i
+			diffs = append(diffs, slotDiff(what+" after "+after+":", gf[1], gf[2], gb, cb,
+				func(q string, slot []byte, off int) string { return name(line, q, slot, off) }, ignore)...)
+		case len(gf) == 3 && len(cf) == 3 && gf[0] == "cmd" && cf[0] == "cmd" && gf[1] == cf[1]:
+			// A driver request, named as the slots of queue "cmd NAME".
+			gb, err1 := hex.DecodeString(gf[2])
+			cb, err2 := hex.DecodeString(cf[2])
+			if err1 != nil || err2 != nil {
+				diffs = append(diffs, fmt.Sprintf("%s line %d: Go %q, C %q", what, i, g, c))
+				continue
+			}
+			if len(gb) != len(cb) {
+				diffs = append(diffs, fmt.Sprintf("%s: cmd %s: the driver request has %d bytes in Go, %d in C", what, gf[1], len(gb), len(cb)))
+			}
+			k := min(len(gb), len(cb))
+			line := i
+			diffs = append(diffs, fieldDiff(what+":", "cmd "+gf[1], "cmd "+gf[1], gb[:k], cb[:k],
+				func(q string, slot []byte, off int) string { return name(line, q, slot, off) }, ignore)...)
 		case len(gf) > 0 && len(cf) > 0 && gf[0] == "wc" && cf[0] == "wc":
 			gw, err1 := ParseWC(g)
 			cw, err2 := ParseWC(c)
@@ -326,6 +434,15 @@ func short(s string) string {
 
 // slotDiff names each differing field of one slot once.
 func slotDiff(what, q, idx string, gb, cb []byte, name Namer, ignore func(q, field string) bool) []string {
+	return fieldDiff(what, q+" slot "+idx, q, gb, cb, name, ignore)
+}
+
+// fieldDiff names each differing field of gb and cb, a slot of queue q
+// or a driver request (q "cmd NAME"), which label names in messages,
+// once. A name ending in "/be" marks a big-endian field (mlx5's WQEs and
+// CQEs): it is shown without the suffix and its values are read
+// big-endian.
+func fieldDiff(what, label, q string, gb, cb []byte, name Namer, ignore func(q, field string) bool) []string {
 	var diffs []string
 	last := ""
 	for off := range gb {
@@ -337,7 +454,8 @@ func slotDiff(what, q, idx string, gb, cb []byte, name Namer, ignore func(q, fie
 			continue
 		}
 		last = f
-		if ignore != nil && ignore(q, f) {
+		shown, be := strings.CutSuffix(f, "/be")
+		if ignore != nil && ignore(q, shown) {
 			continue
 		}
 		start, end := off, off
@@ -347,10 +465,26 @@ func slotDiff(what, q, idx string, gb, cb []byte, name Namer, ignore func(q, fie
 		for start > 0 && name(q, cb, start-1) == f {
 			start--
 		}
-		diffs = append(diffs, fmt.Sprintf("%s %s slot %s: %s at offset %d: Go %s C %s",
-			what, q, idx, f, start, hexLE(gb[start:end]), hexLE(cb[start:end])))
+		gv, cv := hexLE(gb[start:end]), hexLE(cb[start:end])
+		if be {
+			gv, cv = hexBE(gb[start:end]), hexBE(cb[start:end])
+		}
+		diffs = append(diffs, fmt.Sprintf("%s %s: %s at offset %d: Go %s C %s", what, label, shown, start, gv, cv))
 	}
 	return diffs
+}
+
+// hexBE shows b as a big-endian number when it is one, else as bytes.
+func hexBE(b []byte) string {
+	switch len(b) {
+	case 1, 2, 4, 8:
+		var v uint64
+		for _, x := range b {
+			v = v<<8 | uint64(x)
+		}
+		return fmt.Sprintf("%#x", v)
+	}
+	return hex.EncodeToString(b)
 }
 
 // hexLE shows b as a little-endian number when it is one, else as bytes.

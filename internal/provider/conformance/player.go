@@ -17,14 +17,23 @@ type Player struct {
 	SQ       provider.SQ
 	RQ, SRQ  provider.RQ
 	CQ       provider.CQ
-	Doorbell func() int // the fake device's doorbell count so far
+	Doorbell func() int // the fake device's doorbell count so far; nil for mlx5, which has none
 	// PrepSend, when not nil, adjusts each send request before it is put
 	// (rxe's UD sends name the harness's address handle).
 	PrepSend func(w *provider.SendWR)
 	Consume  func(q string, n uint32)       // the fake kernel takes n slots of queue q
 	CQE      func(t testing.TB, f []uint64) // the fake kernel writes one completion
-	Dump     func(q string) []string        // queue q's records
-	Out      []string                       // the transcript so far
+	// CQEBytes, for mlx5, is the device writing an Op's Bytes into its
+	// next CQ entry.
+	CQEBytes func(t testing.TB, b []byte)
+	Dump     func(q string) []string // queue q's records
+	// Modify, for mlx5, is a MODIFY_QP to a state (IB_QPS_*) and the
+	// driver's part of it.
+	Modify func(state uint32)
+	// After, when not nil, gives the records that follow every
+	// operation (mlx5: the device's view of the doorbells).
+	After func() []string
+	Out   []string // the transcript so far
 
 	ops int
 	wcs []provider.WC
@@ -38,7 +47,7 @@ func (p *Player) Run(t testing.TB, s *Script) []string {
 	for _, op := range s.Ops {
 		switch op.Kind {
 		case "send":
-			db := p.Doorbell()
+			db := p.doorbell()
 			n := 0
 			for i := range op.Send {
 				w := op.Send[i]
@@ -62,8 +71,7 @@ func (p *Player) Run(t testing.TB, s *Script) []string {
 					t.Fatal(err)
 				}
 			}
-			p.Out = append(p.Out, fmt.Sprintf("op %d send %d %d db %d", p.ops, len(op.Send), n, p.Doorbell()-db))
-			p.ops++
+			p.post("send", len(op.Send), n, p.doorbell()-db)
 		case "recv", "srecv":
 			q := p.RQ
 			if op.Kind == "srecv" {
@@ -81,14 +89,19 @@ func (p *Player) Run(t testing.TB, s *Script) []string {
 					t.Fatal(err)
 				}
 			}
-			p.Out = append(p.Out, fmt.Sprintf("op %d %s %d %d db 0", p.ops, op.Kind, len(op.Recv), n))
-			p.ops++
+			p.post(op.Kind, len(op.Recv), n, 0)
 		case "consume":
 			p.Consume(op.Queue, op.N)
 		case "cqe":
+			if op.Bytes != nil {
+				p.CQEBytes(t, op.Bytes)
+				break
+			}
 			p.CQE(t, op.CQE)
 		case "arm":
 			p.CQ.Arm(op.N != 0)
+		case "modify":
+			p.Modify(op.N)
 		case "poll":
 			if cap(p.wcs) < int(op.N) {
 				p.wcs = make([]provider.WC, op.N)
@@ -96,6 +109,10 @@ func (p *Player) Run(t testing.TB, s *Script) []string {
 			// Poll, as cq.CQ.Poll drives the provider (Next has the
 			// unit tests).
 			wcs := p.wcs[:op.N]
+			// Cleared first, as the C harnesses clear theirs: a
+			// driver may leave fields a completion does not have as
+			// the caller's array had them (libmlx5 does).
+			clear(wcs)
 			n := p.CQ.Poll(wcs)
 			p.Out = append(p.Out, fmt.Sprintf("polled %d", n))
 			for i := range n {
@@ -106,8 +123,28 @@ func (p *Player) Run(t testing.TB, s *Script) []string {
 		default:
 			t.Fatalf("op %q", op.Kind)
 		}
+		if p.After != nil {
+			p.Out = append(p.Out, p.After()...)
+		}
 	}
 	return p.Out
+}
+
+func (p *Player) doorbell() int {
+	if p.Doorbell == nil {
+		return 0
+	}
+	return p.Doorbell()
+}
+
+// post records a post of n requests of which posted went in.
+func (p *Player) post(kind string, n, posted, doorbells int) {
+	if p.Doorbell == nil {
+		p.Out = append(p.Out, fmt.Sprintf("op %d %s %d %d", p.ops, kind, n, posted))
+	} else {
+		p.Out = append(p.Out, fmt.Sprintf("op %d %s %d %d db %d", p.ops, kind, n, posted, doorbells))
+	}
+	p.ops++
 }
 
 // addr is the address of b's first byte, as a request carries it.

@@ -1,0 +1,1133 @@
+// mlx5: rdma-core's own mlx5 provider (Debian's static libmlx5 and
+// libibverbs) driven through the public libibverbs API over a fake kernel
+// and a fake device, for purerdma's mlx5 conformance tests.
+//
+// This is a test reference only, built by `make conformance` into .cache/
+// and run by internal/provider/mlx5/conformance_test.go; it is not part of
+// the library. Everything here is written for purerdma; it only follows the
+// facts of the ABI (include/uapi/rdma/mlx5-abi.h, the mlx5 WQE and CQE
+// layouts of mlx5dv.h, rdma-core v44).
+//
+// The fake kernel sits under libibverbs with the linker's --wrap, as in
+// harness.c: netlink discovery returns one device with RDMA_DRIVER_MLX5,
+// open("/dev/infiniband/...") gives a descriptor of /dev/null, ioctl on it
+// fails with ENOTTY (so every command is a write), and write on it is the
+// command handler below. Unlike rxe and siw, libmlx5 allocates its queues
+// and doorbell records itself and tells the kernel their addresses in the
+// driver part of each create command; the fake kernel (and the fake device
+// behind it) finds them only there. mmap on the command fd returns plain
+// page-aligned memory in place of the device's UAR pages; what the library
+// stores into them (doorbells and BlueFlame copies) is printed after each
+// operation and then cleared.
+//
+// The kernel's answers are fixed (see the constants below and
+// docs/conformance.md); the ones that depend on the request (the CQ's
+// size, the granted QP capacities) echo it, as the kernel does.
+//
+// Input on stdin, output on stdout, one record per line; the grammar is in
+// internal/provider/conformance. Run with -v to trace the commands on
+// stderr.
+
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/mlx5-abi.h>
+
+// ---- the fake device's fixed answers -----------------------------------
+
+enum {
+	PAGE = 4096,
+	// GET_CONTEXT (struct mlx5_ib_alloc_ucontext_resp)
+	QP_TAB_SIZE = 1 << 18,
+	BF_REG_SIZE = 512,
+	TOT_BFREGS = 16, // the library's default request, granted
+	CACHE_LINE = 64,
+	MAX_SQ_DESC = 1024,
+	MAX_RQ_DESC = 512,
+	MAX_SEND_WQEBB = 1 << 15,
+	MAX_RECV_WR = 1 << 15,
+	MAX_SRQ_RECV_WR = (1 << 15) - 1,
+	CQE_VERSION = 1,
+	CMDS_SUPP_UHW = MLX5_USER_CMDS_SUPP_UHW_QUERY_DEVICE | MLX5_USER_CMDS_SUPP_UHW_CREATE_AH,
+	LOG_UAR_SIZE = 12,
+	UARS_PER_PAGE = 1,
+	// object numbers
+	PDN = 0x5,
+	CQN = 0x3c,
+	SRQN = 0x21,
+	QPN = 0xabc,
+	// the bfreg the kernel gives the QP (struct mlx5_ib_create_qp_resp):
+	// the second register of the second UAR page, which has a BlueFlame
+	// buffer.
+	QP_BFREG = 5,
+};
+
+// The address handle of mlx5-ud (an InfiniBand port: no CREATE_AH).
+static const struct ibv_ah_attr ud_ah = {
+	.grh = {
+		.dgid = { .raw = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0x11, 0x22, 0xff, 0xfe, 0x33, 0x44, 0x55 } },
+		.flow_label = 0x12345,
+		.sgid_index = 2,
+		.hop_limit = 64,
+		.traffic_class = 0x22,
+	},
+	.dlid = 0x1234,
+	.sl = 5,
+	.src_path_bits = 0x11,
+	.static_rate = IBV_RATE_10_GBPS,
+	.is_global = 1,
+	.port_num = 1,
+};
+
+static int verbose;
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "mlx5 harness: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(2);
+}
+
+static void trace(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!verbose)
+		return;
+	va_start(ap, fmt);
+	fprintf(stderr, "mlx5 harness: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+}
+
+// ---- what the fake kernel learnt from the create commands ------------
+
+struct uar_map {
+	uint64_t off;
+	uint8_t *page;
+	size_t len;
+};
+static struct uar_map uars[64];
+static int nuars;
+
+// The queues, as the create commands describe them.
+static struct {
+	uint8_t *buf;
+	uint32_t *db;
+	uint32_t n; // entries (cqe + 1)
+	uint32_t put; // the device's producer count
+} cq;
+static struct {
+	uint8_t *buf;
+	uint32_t *db;
+	uint32_t n, stride;
+} srq;
+static struct {
+	uint8_t *buf, *sq;
+	uint32_t *db;
+	uint32_t sq_bbs, rq_n, rq_stride;
+	int exists;
+} qp;
+
+// The setup records, printed after "ready".
+static char *setup_out;
+static size_t setup_len;
+static FILE *setup_f;
+
+static int fake_fd = -1, async_fd = -1;
+
+// hex prints n bytes in memory order.
+static void hex(FILE *f, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%02x", b[i]);
+}
+
+// page_offset replaces an address field of a request copy by its offset
+// within its page: the addresses differ between processes.
+static void page_offset(uint8_t *req, size_t len, size_t off)
+{
+	uint64_t a;
+
+	if (off + 8 > len)
+		return;
+	memcpy(&a, req + off, 8);
+	a &= PAGE - 1;
+	memcpy(req + off, &a, 8);
+}
+
+static void record_cmd(const char *name, const void *drv, size_t len, const size_t *addrs, int naddrs)
+{
+	uint8_t copy[512];
+
+	if (len > sizeof(copy))
+		die("%s: driver request of %zu bytes", name, len);
+	memcpy(copy, drv, len);
+	for (int i = 0; i < naddrs; i++)
+		page_offset(copy, len, addrs[i]);
+	fprintf(setup_f, "cmd %s ", name);
+	hex(setup_f, copy, len);
+	fprintf(setup_f, "\n");
+}
+
+static uint32_t pow2(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+// ---- the fake kernel ---------------------------------------------------
+
+ssize_t __real_write(int fd, const void *buf, size_t n);
+int __real_ioctl(int fd, unsigned long req, void *arg);
+void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+int __real_munmap(void *addr, size_t len);
+int __real_open(const char *path, int flags, mode_t mode);
+
+int __wrap_open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+
+	va_start(ap, flags);
+	if (flags & O_CREAT)
+		mode = va_arg(ap, mode_t);
+	va_end(ap);
+	if (strncmp(path, "/dev/infiniband/", 16) == 0) {
+		fake_fd = __real_open("/dev/null", O_RDWR | O_CLOEXEC, 0);
+		return fake_fd;
+	}
+	return __real_open(path, flags, mode);
+}
+
+int __wrap_ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fd == fake_fd && fd >= 0) {
+		trace("ioctl %#lx refused", req);
+		errno = ENOTTY; // no ioctl framework: libibverbs falls back to write
+		return -1;
+	}
+	return __real_ioctl(fd, req, arg);
+}
+
+// mmap of the command fd gives a UAR page: plain zeroed memory.
+void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	uint8_t *p;
+
+	if (fd != fake_fd || fd < 0)
+		return __real_mmap(addr, len, prot, flags, fd, off);
+	trace("mmap %zu bytes at %#lx", len, (long)off);
+	if (len != PAGE || nuars == (int)(sizeof(uars) / sizeof(uars[0]))) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	p = aligned_alloc(PAGE, PAGE);
+	if (!p)
+		die("out of memory");
+	memset(p, 0, PAGE);
+	uars[nuars++] = (struct uar_map){ .off = off, .page = p, .len = len };
+	return p;
+}
+
+int __wrap_munmap(void *addr, size_t len)
+{
+	for (int i = 0; i < nuars; i++)
+		if (addr == uars[i].page)
+			return 0;
+	return __real_munmap(addr, len);
+}
+
+// A command: the write's core request and driver request, and where the
+// response goes.
+struct cmd {
+	uint32_t op;
+	int ex;
+	const uint8_t *core;
+	size_t core_in;
+	const uint8_t *drv; // the driver request (udata in)
+	size_t drv_in;
+	uint8_t *resp; // the core response
+	size_t core_out; // bytes of the core response
+	uint8_t *drv_out; // the driver response
+	size_t drv_out_len;
+};
+
+static const char *cmd_name(uint32_t op)
+{
+	switch (op) {
+	case IB_USER_VERBS_CMD_GET_CONTEXT: return "GET_CONTEXT";
+	case IB_USER_VERBS_CMD_QUERY_DEVICE: return "QUERY_DEVICE";
+	case IB_USER_VERBS_CMD_QUERY_PORT: return "QUERY_PORT";
+	case IB_USER_VERBS_CMD_ALLOC_PD: return "ALLOC_PD";
+	case IB_USER_VERBS_CMD_DEALLOC_PD: return "DEALLOC_PD";
+	case IB_USER_VERBS_CMD_CREATE_AH: return "CREATE_AH";
+	case IB_USER_VERBS_CMD_DESTROY_AH: return "DESTROY_AH";
+	case IB_USER_VERBS_CMD_CREATE_CQ: return "CREATE_CQ";
+	case IB_USER_VERBS_CMD_DESTROY_CQ: return "DESTROY_CQ";
+	case IB_USER_VERBS_CMD_CREATE_QP: return "CREATE_QP";
+	case IB_USER_VERBS_CMD_MODIFY_QP: return "MODIFY_QP";
+	case IB_USER_VERBS_CMD_DESTROY_QP: return "DESTROY_QP";
+	case IB_USER_VERBS_CMD_CREATE_SRQ: return "CREATE_SRQ";
+	case IB_USER_VERBS_CMD_DESTROY_SRQ: return "DESTROY_SRQ";
+	}
+	return "?";
+}
+
+// parse splits a write into a struct cmd. Legacy commands: the header's
+// in_words counts the whole write in 4-byte words, out_words the response
+// (core and driver) in 4-byte words, and the core request starts with the
+// response address. Extended commands: in_words and out_words count the
+// core request and response in 8-byte words, the extended header has the
+// driver's in 8-byte words and the response address.
+static void parse(const void *buf, size_t n, size_t core_in, size_t core_out, struct cmd *c)
+{
+	const struct ib_uverbs_cmd_hdr *h = buf;
+	const uint8_t *body = (const uint8_t *)buf + sizeof(*h);
+	size_t out;
+
+	c->op = h->command & IB_USER_VERBS_CMD_COMMAND_MASK;
+	c->ex = !!(h->command & IB_USER_VERBS_CMD_FLAG_EXTENDED);
+	if (c->ex) {
+		const struct ib_uverbs_ex_cmd_hdr *ex = (const void *)body;
+
+		body += sizeof(*ex);
+		c->core = body;
+		c->core_in = (size_t)h->in_words * 8;
+		c->drv = body + c->core_in;
+		c->drv_in = (size_t)ex->provider_in_words * 8;
+		c->resp = (uint8_t *)(uintptr_t)ex->response;
+		c->core_out = (size_t)h->out_words * 8;
+		c->drv_out = c->resp + c->core_out;
+		c->drv_out_len = (size_t)ex->provider_out_words * 8;
+		memset(c->resp, 0, c->core_out + c->drv_out_len);
+		return;
+	}
+	if ((size_t)h->in_words * 4 != n || n < sizeof(*h) + core_in)
+		die("%s: write of %zu bytes, in_words %u", cmd_name(c->op), n, h->in_words);
+	c->core = body;
+	c->core_in = core_in;
+	c->drv = body + core_in;
+	c->drv_in = n - sizeof(*h) - core_in;
+	out = (size_t)h->out_words * 4;
+	c->resp = out ? (uint8_t *)(uintptr_t)*(const uint64_t *)body : NULL;
+	if (out && out < core_out)
+		die("%s: response of %zu bytes", cmd_name(c->op), out);
+	c->core_out = core_out;
+	c->drv_out = c->resp ? c->resp + core_out : NULL;
+	c->drv_out_len = out > core_out ? out - core_out : 0;
+	if (c->resp)
+		memset(c->resp, 0, out);
+}
+
+static void drv_resp(struct cmd *c, const void *d, size_t len)
+{
+	if (len > c->drv_out_len)
+		len = c->drv_out_len;
+	memcpy(c->drv_out, d, len);
+}
+
+static void get_context(struct cmd *c)
+{
+	struct ib_uverbs_get_context_resp r = { .async_fd = async_fd, .num_comp_vectors = 1 };
+	struct mlx5_ib_alloc_ucontext_resp d = {
+		.qp_tab_size = QP_TAB_SIZE,
+		.bf_reg_size = BF_REG_SIZE,
+		.tot_bfregs = TOT_BFREGS,
+		.cache_line_size = CACHE_LINE,
+		.max_sq_desc_sz = MAX_SQ_DESC,
+		.max_rq_desc_sz = MAX_RQ_DESC,
+		.max_send_wqebb = MAX_SEND_WQEBB,
+		.max_recv_wr = MAX_RECV_WR,
+		.max_srq_recv_wr = MAX_SRQ_RECV_WR,
+		.num_ports = 1,
+		.response_length = sizeof(d),
+		.cqe_version = CQE_VERSION,
+		.cmds_supp_uhw = CMDS_SUPP_UHW,
+		.log_uar_size = LOG_UAR_SIZE,
+		.num_uars_per_page = UARS_PER_PAGE,
+	};
+
+	memcpy(c->resp, &r, sizeof(r));
+	drv_resp(c, &d, sizeof(d));
+	record_cmd("context", c->drv, c->drv_in, NULL, 0);
+}
+
+static void query_device(struct cmd *c)
+{
+	struct ib_uverbs_query_device_resp *r = (void *)c->resp;
+
+	r->fw_ver = (uint64_t)16 << 32 | (uint64_t)35 << 16 | 1000;
+	r->node_guid = htobe64(0x0002c90300a1b2c3);
+	r->sys_image_guid = r->node_guid;
+	r->max_mr_size = ~0ull;
+	r->page_size_cap = 0xfffff000;
+	r->vendor_id = 0x02c9;
+	r->vendor_part_id = 4119;
+	r->max_qp = QP_TAB_SIZE;
+	r->max_qp_wr = MAX_RECV_WR;
+	r->device_cap_flags = 0;
+	r->max_sge = 30;
+	r->max_cq = 1 << 24;
+	r->max_cqe = (1 << 22) - 1;
+	r->max_mr = 1 << 24;
+	r->max_pd = 1 << 24;
+	r->max_qp_rd_atom = 16;
+	r->max_qp_init_rd_atom = 16;
+	r->atomic_cap = IBV_ATOMIC_HCA;
+	r->max_srq = 1 << 23;
+	r->max_srq_wr = MAX_SRQ_RECV_WR;
+	r->max_srq_sge = 31;
+	r->max_pkeys = 128;
+	r->local_ca_ack_delay = 16;
+	r->phys_port_cnt = 1;
+	if (c->ex && c->core_out >= sizeof(struct ib_uverbs_ex_query_device_resp))
+		((struct ib_uverbs_ex_query_device_resp *)c->resp)->response_length = c->core_out;
+	if (c->drv_out_len >= 8)
+		((struct mlx5_ib_query_device_resp *)c->drv_out)->response_length = c->drv_out_len;
+}
+
+static void query_port(struct cmd *c)
+{
+	struct ib_uverbs_query_port_resp r = {
+		.port_cap_flags = 0x2651e848,
+		.max_msg_sz = 1 << 30,
+		.gid_tbl_len = 128,
+		.pkey_tbl_len = 128,
+		.lid = 7,
+		.sm_lid = 1,
+		.state = IBV_PORT_ACTIVE,
+		.max_mtu = IBV_MTU_4096,
+		.active_mtu = IBV_MTU_4096,
+		.max_vl_num = 4,
+		.subnet_timeout = 18,
+		.active_width = 2,
+		.active_speed = 32,
+		.phys_state = 5,
+		.link_layer = IBV_LINK_LAYER_INFINIBAND,
+	};
+
+	memcpy(c->resp, &r, sizeof(r));
+}
+
+static void create_cq(struct cmd *c)
+{
+	const struct ib_uverbs_create_cq *q = (const void *)c->core;
+	const struct mlx5_ib_create_cq *d = (const void *)c->drv;
+	struct ib_uverbs_create_cq_resp r = { .cq_handle = 2, .cqe = q->cqe };
+	struct mlx5_ib_create_cq_resp dr = { .cqn = CQN };
+	static const size_t addrs[] = { 0, 8 };
+
+	if (c->drv_in < 16)
+		die("CREATE_CQ: driver request of %zu bytes", c->drv_in);
+	cq.buf = (uint8_t *)(uintptr_t)d->buf_addr;
+	cq.db = (uint32_t *)(uintptr_t)d->db_addr;
+	cq.n = q->cqe + 1;
+	if (cq.n & (cq.n - 1))
+		die("CREATE_CQ: %u entries", cq.n);
+	memcpy(c->resp, &r, sizeof(r));
+	drv_resp(c, &dr, sizeof(dr));
+	fprintf(setup_f, "cap cq %u\n", q->cqe);
+	record_cmd("cq", c->drv, c->drv_in, addrs, 2);
+}
+
+static void create_srq(struct cmd *c)
+{
+	const struct ib_uverbs_create_srq *q = (const void *)c->core;
+	const struct mlx5_ib_create_srq *d = (const void *)c->drv;
+	struct ib_uverbs_create_srq_resp r = { .srq_handle = 3, .max_wr = q->max_wr, .max_sge = q->max_sge, .srqn = SRQN };
+	struct mlx5_ib_create_srq_resp dr = { .srqn = SRQN };
+	static const size_t addrs[] = { 0, 8 };
+	uint32_t desc;
+
+	if (c->drv_in < 16)
+		die("CREATE_SRQ: driver request of %zu bytes", c->drv_in);
+	srq.buf = (uint8_t *)(uintptr_t)d->buf_addr;
+	srq.db = (uint32_t *)(uintptr_t)d->db_addr;
+	// The kernel sizes the SRQ from the generic request: a power of two
+	// of max_wr + 1 WQEs of a next segment and max_sge data segments,
+	// at least 32 bytes, rounded up to a power of two.
+	srq.n = pow2(q->max_wr + 1);
+	desc = 16 + 16 * q->max_sge;
+	srq.stride = pow2(desc < 32 ? 32 : desc);
+	memcpy(c->resp, &r, sizeof(r));
+	drv_resp(c, &dr, sizeof(dr));
+	fprintf(setup_f, "cap srq %u %u\n", q->max_wr, q->max_sge);
+	record_cmd("srq", c->drv, c->drv_in, addrs, 2);
+}
+
+static void create_qp(struct cmd *c)
+{
+	const struct ib_uverbs_create_qp *q = (const void *)c->core;
+	const struct mlx5_ib_create_qp *d = (const void *)c->drv;
+	struct ib_uverbs_create_qp_resp r = {
+		.qp_handle = 7, .qpn = QPN,
+		.max_send_wr = q->max_send_wr, .max_recv_wr = q->max_recv_wr,
+		.max_send_sge = q->max_send_sge, .max_recv_sge = q->max_recv_sge,
+		.max_inline_data = q->max_inline_data,
+	};
+	struct mlx5_ib_create_qp_resp dr = { .bfreg_index = QP_BFREG };
+	static const size_t addrs[] = { 0, 8, 40 };
+
+	if (c->ex)
+		die("CREATE_QP: extended command");
+	if (c->drv_in < 36)
+		die("CREATE_QP: driver request of %zu bytes", c->drv_in);
+	qp.buf = (uint8_t *)(uintptr_t)d->buf_addr;
+	qp.db = (uint32_t *)(uintptr_t)d->db_addr;
+	qp.sq_bbs = d->sq_wqe_count;
+	qp.rq_n = d->rq_wqe_count;
+	qp.rq_stride = d->rq_wqe_count ? 1u << d->rq_wqe_shift : 0;
+	qp.sq = qp.buf + (size_t)qp.rq_n * qp.rq_stride;
+	qp.exists = 1;
+	memcpy(c->resp, &r, sizeof(r));
+	drv_resp(c, &dr, sizeof(dr));
+	fprintf(setup_f, "cap qp %u %u %u %u %u\n", q->max_send_wr, q->max_recv_wr,
+		q->max_send_sge, q->max_recv_sge, q->max_inline_data);
+	record_cmd("qp", c->drv, c->drv_in, addrs, 3);
+}
+
+// kernel_write answers the commands libibverbs and libmlx5 send.
+static ssize_t kernel_write(const void *buf, size_t n)
+{
+	const struct ib_uverbs_cmd_hdr *h = buf;
+	uint32_t op = h->command & IB_USER_VERBS_CMD_COMMAND_MASK;
+	int ex = !!(h->command & IB_USER_VERBS_CMD_FLAG_EXTENDED);
+	size_t core_in = 0, core_out = 0;
+	struct cmd c;
+
+	switch (op) {
+	case IB_USER_VERBS_CMD_GET_CONTEXT:
+		core_in = sizeof(struct ib_uverbs_get_context);
+		core_out = sizeof(struct ib_uverbs_get_context_resp);
+		break;
+	case IB_USER_VERBS_CMD_QUERY_DEVICE:
+		core_in = sizeof(struct ib_uverbs_query_device);
+		core_out = sizeof(struct ib_uverbs_query_device_resp);
+		break;
+	case IB_USER_VERBS_CMD_QUERY_PORT:
+		core_in = sizeof(struct ib_uverbs_query_port);
+		core_out = sizeof(struct ib_uverbs_query_port_resp);
+		break;
+	case IB_USER_VERBS_CMD_ALLOC_PD:
+		core_in = sizeof(struct ib_uverbs_alloc_pd);
+		core_out = sizeof(struct ib_uverbs_alloc_pd_resp);
+		break;
+	case IB_USER_VERBS_CMD_CREATE_CQ:
+		core_in = sizeof(struct ib_uverbs_create_cq);
+		core_out = sizeof(struct ib_uverbs_create_cq_resp);
+		break;
+	case IB_USER_VERBS_CMD_CREATE_SRQ:
+		core_in = sizeof(struct ib_uverbs_create_srq);
+		core_out = sizeof(struct ib_uverbs_create_srq_resp);
+		break;
+	case IB_USER_VERBS_CMD_CREATE_QP:
+		core_in = sizeof(struct ib_uverbs_create_qp);
+		core_out = sizeof(struct ib_uverbs_create_qp_resp);
+		break;
+	case IB_USER_VERBS_CMD_MODIFY_QP:
+		core_in = sizeof(struct ib_uverbs_modify_qp);
+		break;
+	case IB_USER_VERBS_CMD_CREATE_AH:
+		core_in = sizeof(struct ib_uverbs_create_ah);
+		core_out = sizeof(struct ib_uverbs_create_ah_resp);
+		break;
+	case IB_USER_VERBS_CMD_DEALLOC_PD:
+	case IB_USER_VERBS_CMD_DESTROY_AH:
+		core_in = 4;
+		break;
+	case IB_USER_VERBS_CMD_DESTROY_CQ:
+		core_in = sizeof(struct ib_uverbs_destroy_cq);
+		core_out = sizeof(struct ib_uverbs_destroy_cq_resp);
+		break;
+	case IB_USER_VERBS_CMD_DESTROY_QP:
+		core_in = sizeof(struct ib_uverbs_destroy_qp);
+		core_out = sizeof(struct ib_uverbs_destroy_qp_resp);
+		break;
+	case IB_USER_VERBS_CMD_DESTROY_SRQ:
+		core_in = sizeof(struct ib_uverbs_destroy_srq);
+		core_out = sizeof(struct ib_uverbs_destroy_srq_resp);
+		break;
+	default:
+		trace("%scommand %u refused", ex ? "extended " : "", op);
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	parse(buf, n, core_in, core_out, &c);
+	trace("%s%s: %zu bytes of driver request, %zu of driver response", ex ? "extended " : "",
+	      cmd_name(op), c.drv_in, c.drv_out_len);
+
+	switch (op) {
+	case IB_USER_VERBS_CMD_GET_CONTEXT:
+		// A kernel refuses DEVX to a process without CAP_NET_RAW
+		// (mlx5_ib_alloc_ucontext: -EPERM); libmlx5 asks for it first
+		// and retries without.
+		if (c.drv_in >= 12 && (((const uint32_t *)c.drv)[2] & MLX5_IB_ALLOC_UCTX_DEVX)) {
+			trace("GET_CONTEXT with DEVX refused");
+			errno = EPERM;
+			return -1;
+		}
+		get_context(&c);
+		break;
+	case IB_USER_VERBS_CMD_QUERY_DEVICE:
+		query_device(&c);
+		break;
+	case IB_USER_VERBS_CMD_QUERY_PORT:
+		query_port(&c);
+		break;
+	case IB_USER_VERBS_CMD_ALLOC_PD: {
+		struct ib_uverbs_alloc_pd_resp r = { .pd_handle = 1 };
+		struct mlx5_ib_alloc_pd_resp d = { .pdn = PDN };
+
+		memcpy(c.resp, &r, sizeof(r));
+		drv_resp(&c, &d, sizeof(d));
+		break;
+	}
+	case IB_USER_VERBS_CMD_CREATE_CQ:
+		if (ex)
+			die("CREATE_CQ: extended command");
+		create_cq(&c);
+		break;
+	case IB_USER_VERBS_CMD_CREATE_SRQ:
+		create_srq(&c);
+		break;
+	case IB_USER_VERBS_CMD_CREATE_QP:
+		create_qp(&c);
+		break;
+	case IB_USER_VERBS_CMD_CREATE_AH:
+		die("CREATE_AH on an InfiniBand port");
+		break;
+	default:
+		break; // modify and destroys: nothing to answer
+	}
+	return n;
+}
+
+ssize_t __wrap_write(int fd, const void *buf, size_t n)
+{
+	if (fd == fake_fd && fd >= 0)
+		return kernel_write(buf, n);
+	return __real_write(fd, buf, n);
+}
+
+// struct verbs_sysfs_dev of rdma-core v44 (libibverbs/driver.h), which is
+// not installed: the fields up to the ones this file sets, in order.
+struct list_node_ { struct list_node_ *next, *prev; };
+struct sysfs_dev_ {
+	struct list_node_ entry;
+	void *provider_data;
+	const void *match;
+	unsigned int flags;
+	char sysfs_name[64];
+	dev_t sysfs_cdev;
+	char ibdev_name[64];
+	char ibdev_path[256];
+	char modalias[512];
+	uint64_t node_guid;
+	uint32_t driver_id;
+	enum ibv_node_type node_type;
+	int ibdev_idx;
+	uint32_t num_ports;
+	uint32_t abi_ver;
+	struct timespec time_created;
+};
+
+int __wrap_rdmacore44_0_find_sysfs_devs_nl(struct list_node_ *head)
+{
+	struct sysfs_dev_ *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return ENOMEM;
+	strcpy(d->sysfs_name, "uverbs0");
+	strcpy(d->ibdev_name, "mlx5_0");
+	snprintf(d->ibdev_path, sizeof(d->ibdev_path), "%s/class/infiniband/%s",
+		 getenv("SYSFS_PATH"), d->ibdev_name);
+	d->driver_id = RDMA_DRIVER_MLX5;
+	d->node_type = IBV_NODE_CA;
+	d->num_ports = 1;
+	d->abi_ver = MLX5_IB_UVERBS_ABI_VERSION;
+	d->entry.next = head->next;
+	d->entry.prev = head;
+	head->next->prev = &d->entry;
+	head->next = &d->entry;
+	return 0;
+}
+
+// The fake sysfs root, removed once the device list is read.
+static char sysfs_dir[] = "/tmp/purerdma-conformance-XXXXXX";
+
+static void sysfs_path(char *path, size_t n, const char *rel)
+{
+	snprintf(path, n, "%s/%s", sysfs_dir, rel);
+}
+
+static void fake_sysfs(void)
+{
+	char path[256];
+	FILE *f;
+
+	if (!mkdtemp(sysfs_dir))
+		die("mkdtemp: %s", strerror(errno));
+	sysfs_path(path, sizeof(path), "class");
+	mkdir(path, 0700);
+	sysfs_path(path, sizeof(path), "class/infiniband_verbs");
+	mkdir(path, 0700);
+	sysfs_path(path, sizeof(path), "class/infiniband_verbs/abi_version");
+	f = fopen(path, "w");
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	fprintf(f, "%d\n", IB_USER_VERBS_ABI_VERSION);
+	fclose(f);
+	setenv("SYSFS_PATH", sysfs_dir, 1);
+}
+
+static void rm_fake_sysfs(void)
+{
+	char path[256];
+
+	sysfs_path(path, sizeof(path), "class/infiniband_verbs/abi_version");
+	unlink(path);
+	sysfs_path(path, sizeof(path), "class/infiniband_verbs");
+	rmdir(path);
+	sysfs_path(path, sizeof(path), "class");
+	rmdir(path);
+	rmdir(sysfs_dir);
+	unsetenv("SYSFS_PATH");
+}
+
+// ---- the script --------------------------------------------------------
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_cq *ibcq;
+static struct ibv_qp *ibqp;
+static struct ibv_srq *ibsrq;
+static struct ibv_ah *ah;
+static int ud;
+
+static uint8_t pattern[4096]; // inline data source, same bytes as the Go side
+
+static uint64_t num(char **save)
+{
+	char *t = strtok_r(NULL, " \t\n", save);
+
+	if (!t)
+		die("short line");
+	return strtoull(t, NULL, 0);
+}
+
+static char line[1 << 16];
+
+static void next_line(void)
+{
+	if (!fgets(line, sizeof(line), stdin))
+		die("unexpected end of script");
+}
+
+#define MAXWR 4096
+#define MAXSGE 64
+static struct ibv_send_wr swr[MAXWR];
+static struct ibv_recv_wr rwr[MAXWR];
+static struct ibv_sge sges[MAXWR][MAXSGE];
+
+static void read_sges(char **save, int i, int *nsge, int inl)
+{
+	*nsge = num(save);
+	if (*nsge > MAXSGE)
+		die("too many SGEs");
+	for (int k = 0; k < *nsge; k++) {
+		uint64_t a = num(save);
+
+		if (inl)
+			a = (uint64_t)(uintptr_t)(pattern + a);
+		sges[i][k].addr = a;
+		sges[i][k].length = num(save);
+		sges[i][k].lkey = num(save);
+	}
+}
+
+static int post_send(int n)
+{
+	struct ibv_send_wr *bad = NULL;
+	int rc;
+
+	if (n > MAXWR)
+		die("send of %d", n);
+	for (int i = 0; i < n; i++) {
+		char *save;
+		struct ibv_send_wr *w = &swr[i];
+
+		next_line();
+		if (strcmp(strtok_r(line, " \t\n", &save), "w"))
+			die("want a w line");
+		memset(w, 0, sizeof(*w));
+		w->wr_id = num(&save);
+		w->opcode = num(&save);
+		w->send_flags = num(&save);
+		w->imm_data = htonl(num(&save)); // host order in the script
+		if (w->opcode == IBV_WR_SEND_WITH_INV || w->opcode == IBV_WR_LOCAL_INV)
+			w->invalidate_rkey = ntohl(w->imm_data);
+		uint64_t raddr = num(&save);
+		uint32_t rkey = num(&save);
+		uint64_t cmp = num(&save), swap = num(&save);
+		uint32_t rqpn = num(&save), rqkey = num(&save);
+		if (w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || w->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+			w->wr.atomic.remote_addr = raddr;
+			w->wr.atomic.rkey = rkey;
+			w->wr.atomic.compare_add = cmp;
+			w->wr.atomic.swap = swap;
+		} else if (ud) {
+			w->wr.ud.ah = ah;
+			w->wr.ud.remote_qpn = rqpn;
+			w->wr.ud.remote_qkey = rqkey;
+		} else {
+			w->wr.rdma.remote_addr = raddr;
+			w->wr.rdma.rkey = rkey;
+		}
+		read_sges(&save, i, &w->num_sge, w->send_flags & IBV_SEND_INLINE);
+		w->sg_list = sges[i];
+		w->next = i + 1 < n ? &swr[i + 1] : NULL;
+	}
+	rc = ibv_post_send(ibqp, &swr[0], &bad);
+	return rc ? (int)(bad ? bad - swr : -1) : n;
+}
+
+static int post_recv(int n, int shared)
+{
+	struct ibv_recv_wr *bad = NULL;
+	int rc;
+
+	if (n > MAXWR)
+		die("recv of %d", n);
+	for (int i = 0; i < n; i++) {
+		char *save;
+		struct ibv_recv_wr *w = &rwr[i];
+
+		next_line();
+		if (strcmp(strtok_r(line, " \t\n", &save), "r"))
+			die("want an r line");
+		memset(w, 0, sizeof(*w));
+		w->wr_id = num(&save);
+		read_sges(&save, i, &w->num_sge, 0);
+		w->sg_list = sges[i];
+		w->next = i + 1 < n ? &rwr[i + 1] : NULL;
+	}
+	rc = shared ? ibv_post_srq_recv(ibsrq, &rwr[0], &bad) : ibv_post_recv(ibqp, &rwr[0], &bad);
+	return rc ? (int)(bad ? bad - rwr : -1) : n;
+}
+
+static int unhex(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	die("bad hex digit %c", c);
+	return 0;
+}
+
+// cqe is the device writing a completion into its next CQ entry: the 63
+// bytes first, then op_own with the owner bit of this pass over the
+// ring, as hardware does.
+static void cqe(char **save)
+{
+	char *t = strtok_r(NULL, " \t\n", save);
+	uint8_t b[64];
+	uint8_t *e;
+
+	if (!t || strlen(t) != 128)
+		die("cqe wants 128 hex digits");
+	for (int i = 0; i < 64; i++)
+		b[i] = unhex(t[2 * i]) << 4 | unhex(t[2 * i + 1]);
+	e = cq.buf + (size_t)(cq.put & (cq.n - 1)) * 64;
+	memcpy(e, b, 63);
+	__atomic_store_n(&e[63], (uint8_t)((b[63] & ~1) | ((cq.put / cq.n) & 1)), __ATOMIC_RELEASE);
+	cq.put++;
+}
+
+// The work completion flags of the kernel's struct ib_uverbs_wc (enum
+// ib_wc_flags of include/rdma/ib_verbs.h, not in the uapi headers).
+enum {
+	IB_WC_GRH_ = 1 << 0,
+	IB_WC_WITH_IMM_ = 1 << 1,
+	IB_WC_WITH_INVALIDATE_ = 1 << 2,
+	IB_WC_IP_CSUM_OK_ = 1 << 3,
+};
+
+static void poll(int n)
+{
+	static struct ibv_wc wc[MAXWR];
+	int got;
+
+	if (n > MAXWR)
+		die("poll of %d", n);
+	memset(wc, 0, sizeof(wc));
+	got = ibv_poll_cq(ibcq, n, wc);
+	printf("polled %d\n", got);
+	for (int i = 0; i < got; i++) {
+		uint32_t imm = wc[i].imm_data, flags = 0;
+
+		if (wc[i].wc_flags & IBV_WC_WITH_IMM)
+			imm = ntohl(imm);
+		// The flags as the kernel's struct ib_uverbs_wc numbers them,
+		// which provider.WC keeps: libibverbs swaps the bits of
+		// IBV_WC_IP_CSUM_OK and IBV_WC_WITH_INV.
+		if (wc[i].wc_flags & IBV_WC_GRH)
+			flags |= IB_WC_GRH_;
+		if (wc[i].wc_flags & IBV_WC_WITH_IMM)
+			flags |= IB_WC_WITH_IMM_;
+		if (wc[i].wc_flags & IBV_WC_WITH_INV)
+			flags |= IB_WC_WITH_INVALIDATE_;
+		if (wc[i].wc_flags & IBV_WC_IP_CSUM_OK)
+			flags |= IB_WC_IP_CSUM_OK_;
+		if (wc[i].wc_flags & ~(IBV_WC_GRH | IBV_WC_WITH_IMM | IBV_WC_WITH_INV | IBV_WC_IP_CSUM_OK))
+			die("wc_flags %#x", wc[i].wc_flags);
+		printf("wc %llu %u %u %u %u %u %u %u %u %u %u %u %u\n",
+		       (unsigned long long)wc[i].wr_id, wc[i].status, wc[i].opcode,
+		       wc[i].vendor_err, wc[i].byte_len, imm, wc[i].qp_num,
+		       wc[i].src_qp, flags, wc[i].pkey_index, wc[i].slid,
+		       wc[i].sl, wc[i].dlid_path_bits);
+	}
+}
+
+static void slot(const char *q, uint32_t i, const uint8_t *p, size_t n)
+{
+	printf("slot %s %u ", q, i);
+	hex(stdout, p, n);
+	printf("\n");
+}
+
+static void dump(const char *q)
+{
+	if (!strcmp(q, "sq")) {
+		for (uint32_t i = 0; i < qp.sq_bbs; i++)
+			slot(q, i, qp.sq + (size_t)i * 64, 64);
+	} else if (!strcmp(q, "rq")) {
+		for (uint32_t i = 0; i < qp.rq_n; i++)
+			slot(q, i, qp.buf + (size_t)i * qp.rq_stride, qp.rq_stride);
+	} else if (!strcmp(q, "srq")) {
+		if (!srq.buf)
+			die("dump srq without an SRQ");
+		for (uint32_t i = 0; i < srq.n; i++)
+			slot(q, i, srq.buf + (size_t)i * srq.stride, srq.stride);
+	} else if (!strcmp(q, "cq")) {
+		for (uint32_t i = 0; i < cq.n; i++)
+			slot(q, i, cq.buf + (size_t)i * 64, 64);
+	} else {
+		die("no queue %s", q);
+	}
+}
+
+// device_view prints the doorbell records as the device reads them
+// (big-endian words) and every non-zero 8-byte word of the UAR pages
+// (at the page's mmap offset plus the word's offset in the page), which
+// it then clears: the next operation's stores stand alone.
+static void device_view(void)
+{
+	if (qp.exists) {
+		printf("dbr qp.rq 0x%x\n", be32toh(__atomic_load_n(&qp.db[0], __ATOMIC_ACQUIRE)));
+		printf("dbr qp.sq 0x%x\n", be32toh(__atomic_load_n(&qp.db[1], __ATOMIC_ACQUIRE)));
+	}
+	if (srq.db)
+		printf("dbr srq 0x%x\n", be32toh(__atomic_load_n(&srq.db[0], __ATOMIC_ACQUIRE)));
+	printf("dbr cq.ci 0x%x\n", be32toh(__atomic_load_n(&cq.db[0], __ATOMIC_ACQUIRE)));
+	printf("dbr cq.arm 0x%x\n", be32toh(__atomic_load_n(&cq.db[1], __ATOMIC_ACQUIRE)));
+	for (int i = 0; i < nuars; i++) {
+		for (size_t off = 0; off < uars[i].len; off += 8) {
+			uint64_t w;
+
+			memcpy(&w, uars[i].page + off, 8);
+			if (!w)
+				continue;
+			printf("uar 0x%llx ", (unsigned long long)(uars[i].off + off));
+			hex(stdout, uars[i].page + off, 8);
+			printf("\n");
+		}
+		memset(uars[i].page, 0, uars[i].len);
+	}
+}
+
+static int by_offset(const void *a, const void *b)
+{
+	const struct uar_map *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static void setup(char **save)
+{
+	struct ibv_device **list;
+	int n;
+	uint32_t sqn, rqn, srqn, cqn, max_send_sge, max_recv_sge, max_inline, srq_max_sge;
+
+	sqn = num(save);
+	rqn = num(save);
+	srqn = num(save);
+	cqn = num(save);
+	max_send_sge = num(save);
+	max_recv_sge = num(save);
+	max_inline = num(save);
+	srq_max_sge = num(save);
+
+	setup_f = open_memstream(&setup_out, &setup_len);
+	if (!setup_f)
+		die("open_memstream: %s", strerror(errno));
+	fake_sysfs();
+	list = ibv_get_device_list(&n);
+	rm_fake_sysfs();
+	if (!list || n != 1)
+		die("ibv_get_device_list: %d devices (%s)", n, strerror(errno));
+	ctx = ibv_open_device(list[0]);
+	if (!ctx)
+		die("ibv_open_device: %s", strerror(errno));
+	ibv_free_device_list(list);
+	pd = ibv_alloc_pd(ctx);
+	if (!pd)
+		die("ibv_alloc_pd: %s", strerror(errno));
+	ibcq = ibv_create_cq(ctx, cqn, NULL, NULL, 0);
+	if (!ibcq)
+		die("ibv_create_cq: %s", strerror(errno));
+	if (ud) {
+		struct ibv_ah_attr aa = ud_ah;
+
+		ah = ibv_create_ah(pd, &aa);
+		if (!ah)
+			die("ibv_create_ah: %s", strerror(errno));
+	}
+	if (srqn) {
+		struct ibv_srq_init_attr sa = { .attr = { .max_wr = srqn, .max_sge = srq_max_sge } };
+
+		ibsrq = ibv_create_srq(pd, &sa);
+		if (!ibsrq)
+			die("ibv_create_srq: %s", strerror(errno));
+	}
+	struct ibv_qp_init_attr qa = {
+		.send_cq = ibcq, .recv_cq = ibcq, .srq = rqn ? NULL : ibsrq,
+		.cap = { .max_send_wr = sqn, .max_recv_wr = rqn,
+			 .max_send_sge = max_send_sge, .max_recv_sge = max_recv_sge,
+			 .max_inline_data = max_inline },
+		.qp_type = ud ? IBV_QPT_UD : IBV_QPT_RC,
+	};
+	ibqp = ibv_create_qp(pd, &qa);
+	if (!ibqp)
+		die("ibv_create_qp: %s", strerror(errno));
+	// libmlx5 takes receives from INIT and sends from RTS on.
+	static const enum ibv_qp_state states[] = { IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS };
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		struct ibv_qp_attr ma = { .qp_state = states[i] };
+
+		if (ibv_modify_qp(ibqp, &ma, IBV_QP_STATE))
+			die("ibv_modify_qp: %s", strerror(errno));
+	}
+	// The pages mapped, in order of offset (which ones, not when), the
+	// order device_view reads them in.
+	qsort(uars, nuars, sizeof(uars[0]), by_offset);
+	for (int i = 0; i < nuars; i++)
+		fprintf(setup_f, "mmap 0x%llx %zu\n", (unsigned long long)uars[i].off, uars[i].len);
+	fclose(setup_f);
+	setup_f = stderr;
+	printf("ready\n%s", setup_out);
+	free(setup_out);
+	device_view();
+}
+
+int main(int argc, char **argv)
+{
+	char *save, *t;
+	int ops = 0;
+
+	if (argc > 1 && !strcmp(argv[1], "-v"))
+		verbose = 1;
+	// A clean environment: libmlx5 reads many MLX5_* variables. Stalling
+	// in poll is switched off, so that libmlx5 does not read
+	// /proc/cpuinfo to decide it (it changes timing only).
+	clearenv();
+	setenv("MLX5_STALL_CQ_POLL", "0", 1);
+	for (size_t i = 0; i < sizeof(pattern); i++)
+		pattern[i] = (uint8_t)(i * 7 + 3);
+	async_fd = __real_open("/dev/null", O_RDONLY | O_CLOEXEC, 0);
+	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	setup_f = stderr;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		t = strtok_r(line, " \t\n", &save);
+		if (!t || t[0] == '#')
+			continue;
+		if (!strcmp(t, "mlx5") || !strcmp(t, "mlx5-ud")) {
+			ud = !strcmp(t, "mlx5-ud");
+			setup(&save);
+			continue;
+		}
+		if (!ctx)
+			die("%s before the setup line", t);
+		if (!strcmp(t, "send")) {
+			int n = num(&save);
+			int got = post_send(n);
+
+			printf("op %d send %d %d\n", ops++, n, got);
+		} else if (!strcmp(t, "recv") || !strcmp(t, "srecv")) {
+			int shared = t[0] == 's';
+			int n = num(&save);
+			int got = post_recv(n, shared);
+
+			printf("op %d %s %d %d\n", ops++, shared ? "srecv" : "recv", n, got);
+		} else if (!strcmp(t, "cqe")) {
+			cqe(&save);
+		} else if (!strcmp(t, "modify")) {
+			struct ibv_qp_attr ma = { .qp_state = num(&save) };
+
+			if (ibv_modify_qp(ibqp, &ma, IBV_QP_STATE))
+				die("ibv_modify_qp: %s", strerror(errno));
+		} else if (!strcmp(t, "arm")) {
+			if (ibv_req_notify_cq(ibcq, num(&save)))
+				die("ibv_req_notify_cq: %s", strerror(errno));
+		} else if (!strcmp(t, "poll")) {
+			poll(num(&save));
+		} else if (!strcmp(t, "dump")) {
+			char *q = strtok_r(NULL, " \t\n", &save);
+
+			if (!q)
+				die("dump what?");
+			dump(q);
+		} else {
+			die("unknown command %s", t);
+		}
+		device_view();
+	}
+	fflush(stdout);
+	return 0;
+}
