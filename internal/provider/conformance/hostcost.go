@@ -54,7 +54,12 @@ func HostCost(t *testing.T, u Setup, rows []CostRow, rounds int) {
 	if os.Getenv(EnvBenchHost) == "" {
 		t.Skipf("host cost table: set %s=1 (make bench-host)", EnvBenchHost)
 	}
-	h := Harness(t)
+	var h string
+	if strings.HasPrefix(u.Provider, "mlx5") {
+		h = HarnessMLX5(t)
+	} else {
+		h = Harness(t)
+	}
 	if f := flag.Lookup("test.benchtime"); f != nil {
 		f.Value.Set("300ms")
 	}
