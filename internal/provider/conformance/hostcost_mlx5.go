@@ -77,7 +77,9 @@ func (d *MLX5Device) Munmap(b []byte) error {
 }
 
 // Doorbell is never rung by mlx5.
-func (d *MLX5Device) Doorbell(uint32) error { return errors.New("fake device: mlx5 rang the kernel doorbell") }
+func (d *MLX5Device) Doorbell(uint32) error {
+	return errors.New("fake device: mlx5 rang the kernel doorbell")
+}
 
 // NewMLX5Host opens a context of the mlx5 driver and creates the CQ and
 // the QP of u, answering each command as the harness's fake kernel does,
@@ -207,8 +209,8 @@ func mlx5ContextResp(n int) []byte {
 	le.PutUint32(b[28:], 1<<15-1)
 	le.PutUint16(b[32:], 1) // num_ports
 	le.PutUint32(b[40:], mlx5RespSz)
-	b[44] = 1 // cqe_version
-	b[45] = 3 // cmds_supp_uhw: QUERY_DEVICE | CREATE_AH
+	b[44] = 1                // cqe_version
+	b[45] = 3                // cmds_supp_uhw: QUERY_DEVICE | CREATE_AH
 	le.PutUint32(b[56:], 12) // log_uar_size
 	le.PutUint32(b[60:], 1)  // num_uars_per_page
 	return b[:n]
