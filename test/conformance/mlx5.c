@@ -1072,14 +1072,14 @@ static void setup(char **save)
 // the Go side is the mlx5 rows of uverbs/hostcost_test.go and
 // cq/hostcost_test.go over internal/provider/conformance's MLX5Host. The
 // fake device's work is done with the clock stopped, the same on both
-// sides: every 512 posts the QP goes RESET, INIT, RTR, RTS (libmlx5
+// sides: every 1024 posts the QP goes RESET, INIT, RTR, RTS (libmlx5
 // starts its queues over; nothing retires WQEs otherwise, a completion
 // does), and when the CQ holds fewer completions than a poll asks for,
 // the device writes receive-with-immediate CQEs for the whole ring
 // (after posting receives with wr_id 9 until the RQ is full, which those
 // CQEs hand back).
 
-enum { BENCH_CHUNK = 512 };
+enum { BENCH_CHUNK = 1024 };
 
 static double bench_now(void)
 {

@@ -26,7 +26,7 @@ import (
 var MLX5BenchSetup = Setup{Provider: "mlx5", SQ: 1024, RQ: 1024, CQ: 1024, MaxSendSGE: 4, MaxRecvSGE: 4, MaxInline: 64}
 
 // MLX5BenchChunk is how many requests are posted between two Restarts.
-const MLX5BenchChunk = 512
+const MLX5BenchChunk = 1024
 
 // The harness's fixed answers (test/conformance/mlx5.c).
 const (
