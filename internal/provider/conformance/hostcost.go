@@ -19,9 +19,9 @@ import (
 )
 
 // The host cost table: what one operation costs in user space, Go against
-// rdma-core's librxe, over the same fake rings (the harness's bench rows
-// and the Go benchmarks in uverbs/hostcost_test.go and
-// cq/hostcost_test.go). Rounds alternate C and Go; the table has the
+// rdma-core's librxe, libsiw and libmlx5 (hostcost_mlx5.go), over the same
+// fake rings (the harnesses' bench rows and the Go benchmarks in
+// uverbs/hostcost_test.go and cq/hostcost_test.go). Rounds alternate C and Go; the table has the
 // median of each. `make bench-host` runs it.
 
 // EnvBenchHost enables the host cost tests; EnvBenchHostOut names the
