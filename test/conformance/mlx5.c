@@ -1069,8 +1069,8 @@ static void setup(char **save)
 //
 // bench ROW ITERS times ITERS operations of one row of the host cost table
 // (docs/benchmarks-host.md) through libmlx5 and prints "bench ROW ns/op";
-// the Go side is the mlx5 rows of uverbs/hostcost_test.go and
-// cq/hostcost_test.go over internal/provider/conformance's MLX5Host. The
+// the Go side is uverbs/hostcostmlx5_test.go and
+// cq/hostcostmlx5_test.go over internal/provider/conformance's MLX5Host. The
 // fake device's work is done with the clock stopped, the same on both
 // sides: every 1024 posts the QP goes RESET, INIT, RTR, RTS (libmlx5
 // starts its queues over; nothing retires WQEs otherwise, a completion
