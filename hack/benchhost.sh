@@ -1,9 +1,10 @@
 #!/bin/sh
-# benchhost.sh: the host cost table, Go against rdma-core's librxe over the
-# same fake rings (docs/benchmarks-host.md, "Against C"). Builds the C
-# harness (hack/conformance.sh), runs the TestHostCost* tests of uverbs and
-# cq (rounds alternate C and Go; medians), and writes the table between
-# the markers in docs/benchmarks-host.md. GO names the go command.
+# benchhost.sh: the host cost table, Go against rdma-core's librxe, libsiw
+# and libmlx5 over the same fake memory (docs/benchmarks-host.md, "Against
+# C"). Builds the C harnesses (hack/conformance.sh), runs the
+# TestHostCost* tests of uverbs and cq (rounds alternate C and Go;
+# medians), and writes the table between the markers in
+# docs/benchmarks-host.md. GO names the go command.
 set -eu
 go=${GO:-go}
 cd "$(dirname "$0")/.."

@@ -1065,6 +1065,143 @@ static void setup(char **save)
 	device_view();
 }
 
+// ---- host cost (the bench command) ---------------------------------------
+//
+// bench ROW ITERS times ITERS operations of one row of the host cost table
+// (docs/benchmarks-host.md) through libmlx5 and prints "bench ROW ns/op";
+// the Go side is uverbs/hostcostmlx5_test.go and
+// cq/hostcostmlx5_test.go over internal/provider/conformance's MLX5Host. The
+// fake device's work is done with the clock stopped, the same on both
+// sides: every 1024 posts the QP goes RESET, INIT, RTR, RTS (libmlx5
+// starts its queues over; nothing retires WQEs otherwise, a completion
+// does), and when the CQ holds fewer completions than a poll asks for,
+// the device writes receive-with-immediate CQEs for the whole ring
+// (after posting receives with wr_id 9 until the RQ is full, which those
+// CQEs hand back).
+
+enum { BENCH_CHUNK = 1024 };
+
+static double bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static void bench_restart(void)
+{
+	static const enum ibv_qp_state states[] = { IBV_QPS_RESET, IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS };
+
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		struct ibv_qp_attr ma = { .qp_state = states[i] };
+
+		if (ibv_modify_qp(ibqp, &ma, IBV_QP_STATE))
+			die("bench: ibv_modify_qp: %s", strerror(errno));
+	}
+}
+
+// bench_fill has the device write n receive-with-immediate CQEs (4096
+// bytes, immediate 0x01020304, the QP's user index 0), op_own last.
+static void bench_fill(uint32_t n)
+{
+	uint8_t b[64] = { 0 };
+
+	b[36] = 1, b[37] = 2, b[38] = 3, b[39] = 4; // imm_inval_pkey
+	b[46] = 0x10; // byte_cnt 4096
+	b[57] = QPN >> 16, b[58] = QPN >> 8 & 0xff, b[59] = QPN & 0xff;
+	b[63] = 3 << 4; // MLX5_CQE_RESP_SEND_IMM
+	for (uint32_t k = 0; k < n; k++) {
+		uint8_t *e = cq.buf + (size_t)(cq.put & (cq.n - 1)) * 64;
+
+		memcpy(e, b, 63);
+		__atomic_store_n(&e[63], (uint8_t)(b[63] | ((cq.put / cq.n) & 1)), __ATOMIC_RELEASE);
+		cq.put++;
+	}
+}
+
+static void bench(const char *row, long iters)
+{
+	static struct ibv_send_wr w[16];
+	static struct ibv_sge sg = { .addr = 0x10000, .length = 4096, .lkey = 0x55 };
+	struct ibv_send_wr *bad;
+	struct ibv_recv_wr rw = { .wr_id = 9, .sg_list = &sg, .num_sge = 1 }, *rbad;
+	struct ibv_wc wc[16];
+	double t = 0, t0;
+	long i, posts = 0;
+
+	for (int k = 0; k < 16; k++) {
+		w[k] = (struct ibv_send_wr){ .wr_id = k, .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+			.sg_list = &sg, .num_sge = 1, .wr.rdma = { .remote_addr = 0xdead0000, .rkey = 0x77 },
+			.next = k < 15 ? &w[k + 1] : NULL };
+	}
+	bench_restart();
+	if (!strcmp(row, "send1") || !strcmp(row, "send16")) {
+		int k = row[4] == '1' && row[5] == '6' ? 16 : 1;
+		struct ibv_send_wr *first = &w[16 - k];
+
+		t0 = bench_now();
+		for (i = 0; i < iters; i++) {
+			first->wr_id = i;
+			if (ibv_post_send(ibqp, first, &bad))
+				die("bench: post send");
+			posts += k;
+			if (posts % BENCH_CHUNK == 0) {
+				t += bench_now() - t0;
+				bench_restart();
+				t0 = bench_now();
+			}
+		}
+		t += bench_now() - t0;
+	} else if (!strcmp(row, "recv1")) {
+		t0 = bench_now();
+		for (i = 0; i < iters; i++) {
+			rw.wr_id = i;
+			if (ibv_post_recv(ibqp, &rw, &rbad))
+				die("bench: post recv");
+			if (i % BENCH_CHUNK == BENCH_CHUNK - 1) {
+				t += bench_now() - t0;
+				bench_restart();
+				t0 = bench_now();
+			}
+		}
+		t += bench_now() - t0;
+	} else if (!strcmp(row, "arm")) {
+		t0 = bench_now();
+		for (i = 0; i < iters; i++)
+			if (ibv_req_notify_cq(ibcq, 0))
+				die("bench: arm");
+		t += bench_now() - t0;
+	} else if (!strcmp(row, "pollempty") || !strcmp(row, "poll1") || !strcmp(row, "poll16")) {
+		int k = !strcmp(row, "poll16") ? 16 : !strcmp(row, "poll1");
+		uint32_t avail = 0;
+
+		while (!ibv_post_recv(ibqp, &rw, &rbad))
+			;
+		t0 = bench_now();
+		for (i = 0; i < iters; i++) {
+			if (avail < (uint32_t)k) {
+				t += bench_now() - t0;
+				bench_fill(cq.n - avail);
+				avail = cq.n;
+				t0 = bench_now();
+			}
+			if (ibv_poll_cq(ibcq, k ? k : 1, wc) != k)
+				die("bench: poll of %d", k);
+			avail -= k;
+		}
+		t += bench_now() - t0;
+		if (k && (wc[0].wr_id != 9 || ntohl(wc[0].imm_data) != 0x01020304 || wc[0].byte_len != 4096))
+			die("bench: poll: wrong completion");
+		while (ibv_poll_cq(ibcq, 16, wc) > 0)
+			;
+	} else {
+		die("bench: no row %s", row);
+	}
+	printf("bench %s %.3f\n", row, t / iters);
+}
+// ---- end of host cost ----------------------------------------------------
+
 int main(int argc, char **argv)
 {
 	char *save, *t;
@@ -1117,6 +1254,12 @@ int main(int argc, char **argv)
 				die("ibv_req_notify_cq: %s", strerror(errno));
 		} else if (!strcmp(t, "poll")) {
 			poll(num(&save));
+		} else if (!strcmp(t, "bench")) { // host cost
+			char *row = strtok_r(NULL, " \t\n", &save);
+
+			if (!row)
+				die("bench what?");
+			bench(row, num(&save));
 		} else if (!strcmp(t, "dump")) {
 			char *q = strtok_r(NULL, " \t\n", &save);
 

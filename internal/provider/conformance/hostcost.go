@@ -19,9 +19,9 @@ import (
 )
 
 // The host cost table: what one operation costs in user space, Go against
-// rdma-core's librxe, over the same fake rings (the harness's bench rows
-// and the Go benchmarks in uverbs/hostcost_test.go and
-// cq/hostcost_test.go). Rounds alternate C and Go; the table has the
+// rdma-core's librxe, libsiw and libmlx5 (hostcost_mlx5.go), over the same
+// fake rings (the harnesses' bench rows and the Go benchmarks in
+// uverbs/hostcost_test.go and cq/hostcost_test.go). Rounds alternate C and Go; the table has the
 // median of each. `make bench-host` runs it.
 
 // EnvBenchHost enables the host cost tests; EnvBenchHostOut names the
@@ -54,7 +54,12 @@ func HostCost(t *testing.T, u Setup, rows []CostRow, rounds int) {
 	if os.Getenv(EnvBenchHost) == "" {
 		t.Skipf("host cost table: set %s=1 (make bench-host)", EnvBenchHost)
 	}
-	h := Harness(t)
+	var h string
+	if strings.HasPrefix(u.Provider, "mlx5") {
+		h = HarnessMLX5(t)
+	} else {
+		h = Harness(t)
+	}
 	if f := flag.Lookup("test.benchtime"); f != nil {
 		f.Value.Set("300ms")
 	}

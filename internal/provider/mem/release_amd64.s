@@ -1,3 +1,5 @@
+//go:build !race
+
 #include "textflag.h"
 
 // func StoreRelease(p *atomic.Uint32, v uint32)

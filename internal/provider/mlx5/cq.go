@@ -297,7 +297,7 @@ again:
 		}
 		wc.ID = sq.wrid[idx]
 		wc.Status = status
-		sq.tail.Store(sq.wqeHead[idx] + 1)
+		mem.StoreRelease(&sq.tail, sq.wqeHead[idx]+1)
 
 	case cqeRespWrImm, cqeRespSend, cqeRespSendI, cqeRespSendIn:
 		srqnUIdx := e.srqnUIdx.get() & 0xffffff
@@ -336,7 +336,7 @@ again:
 			idx := uint32(ee.wqeCounter.get()) & (sq.wqeCnt - 1)
 			sq.acquire()
 			wc.ID = sq.wrid[idx]
-			sq.tail.Store(sq.wqeHead[idx] + 1)
+			mem.StoreRelease(&sq.tail, sq.wqeHead[idx]+1)
 			break
 		}
 		qp, srq, ok := q.respContext(cur, qpn, srqnUIdx, v1)
@@ -369,7 +369,7 @@ again:
 		rq.acquire()
 		t := rq.tail.Load()
 		wc.ID = rq.wrid[t&(rq.wqeCnt-1)]
-		rq.tail.Store(t + 1)
+		mem.StoreRelease(&rq.tail, t+1)
 	}
 	return cqOK
 }
@@ -482,7 +482,7 @@ func (q *cq) handleResponder(wc *provider.WC, e *cqe, off int, qp *qp, srq *srq)
 		t := rq.tail.Load()
 		idx := t & (rq.wqeCnt - 1)
 		wc.ID = rq.wrid[idx]
-		rq.tail.Store(t + 1)
+		mem.StoreRelease(&rq.tail, t+1)
 		switch {
 		case e.opOwn&inlineScatter32 != 0:
 			status = qp.copyToRecvWQE(idx, q.cqeBytes(off, int(wc.ByteLen)), int(wc.ByteLen))

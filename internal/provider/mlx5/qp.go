@@ -490,7 +490,7 @@ func (r *recvQueue) Flush() error {
 		return nil
 	}
 	head := r.head.Load() + r.pending
-	r.head.Store(head)
+	mem.StoreRelease(&r.head, head)
 	r.pending = 0
 	toDevice()
 	putBE32(r.qp.db.b, 4*doorbellRecvI, head&0xffff)

@@ -290,7 +290,7 @@ func (s *sendQueue) Flush() error {
 		return errNoDoorbell
 	}
 	nreq := s.pending
-	s.head.Store(s.head.Load() + nreq)
+	mem.StoreRelease(&s.head, s.head.Load()+nreq)
 	s.pending = 0
 	// The WQEs before the doorbell record, the record before the
 	// doorbell.

@@ -1,0 +1,69 @@
+package cq
+
+import (
+	"testing"
+
+	"github.com/purerdma/purerdma/internal/provider/conformance"
+	_ "github.com/purerdma/purerdma/internal/provider/mlx5" // registers the driver
+)
+
+// The mlx5 poll and arm rows of the host cost table: CQ.Poll and
+// ReqNotify through the real mlx5 provider (conformance.MLX5Host: its CQ
+// and QP made through one provider.Context with the mlx5 harness's
+// answers) against ibv_poll_cq and ibv_req_notify_cq through rdma-core's
+// libmlx5 (the mlx5 harness's bench command). The receive queue is full of
+// receives with ID 9; when the CQ holds fewer completions than a poll asks
+// for, the device writes receive-with-immediate CQEs into the whole ring,
+// with the timer stopped, on both sides.
+
+func hostPollMLX5(k int) func(b *testing.B) {
+	return func(b *testing.B) {
+		h := conformance.NewMLX5Host(b, conformance.MLX5BenchSetup)
+		h.FillRQ()
+		c := &CQ{ring: h.CQ}
+		wc := make([]WC, max(k, 1))[:k]
+		avail := uint32(0)
+		b.ReportAllocs()
+		for b.Loop() {
+			if avail < uint32(k) {
+				b.StopTimer()
+				h.Fill(h.Entries - avail)
+				avail = h.Entries
+				b.StartTimer()
+			}
+			if n, err := c.Poll(wc); n != k || err != nil {
+				b.Fatal(n, err)
+			}
+			avail -= uint32(k)
+		}
+		if k > 0 && (wc[0].ID != 9 || wc[0].Imm != 0x01020304 || wc[0].ByteLen != 4096) {
+			b.Fatalf("completion %+v", wc[0])
+		}
+	}
+}
+
+func hostArmMLX5(b *testing.B) {
+	h := conformance.NewMLX5Host(b, conformance.MLX5BenchSetup)
+	c := &CQ{ring: h.CQ}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := c.ReqNotify(false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestHostCostPollMLX5(t *testing.T) {
+	conformance.HostCost(t, conformance.MLX5BenchSetup, []conformance.CostRow{
+		{Name: "pollempty", What: "poll an empty CQ (one busy-wait turn)", Iters: 10000000, Go: hostPollMLX5(0)},
+		{Name: "poll1", What: "poll 1 completion", Iters: 2000000, Go: hostPollMLX5(1)},
+		{Name: "poll16", What: "poll 16 completions", Iters: 500000, Go: hostPollMLX5(16)},
+		{Name: "arm", What: "arm the CQ (doorbell record + UAR doorbell)", Iters: 10000000, Go: hostArmMLX5},
+	}, 5)
+}
+
+// The mlx5 rows as benchmarks, for profiling: go test -bench HostMLX5 ./cq.
+func BenchmarkHostMLX5PollEmpty(b *testing.B) { hostPollMLX5(0)(b) }
+func BenchmarkHostMLX5Poll1(b *testing.B)     { hostPollMLX5(1)(b) }
+func BenchmarkHostMLX5Poll16(b *testing.B)    { hostPollMLX5(16)(b) }
+func BenchmarkHostMLX5Arm(b *testing.B)       { hostArmMLX5(b) }
