@@ -271,6 +271,26 @@ void fake_create(const struct fake_setup *s)
 
 char line[1 << 16];
 
+char *next_command(char **save)
+{
+	while (fgets(line, sizeof(line), stdin)) {
+		char *t = strtok_r(line, " \t\n", save);
+
+		if (t && t[0] != '#')
+			return t;
+	}
+	return NULL;
+}
+
+char *word(char **save, const char *cmd)
+{
+	char *t = strtok_r(NULL, " \t\n", save);
+
+	if (!t)
+		die("%s what?", cmd);
+	return t;
+}
+
 uint64_t num(char **save)
 {
 	char *t = strtok_r(NULL, " \t\n", save);

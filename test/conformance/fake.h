@@ -91,7 +91,15 @@ extern char line[1 << 16];
 // pattern is the inline data source, the same bytes as the Go side's.
 extern uint8_t pattern[4096];
 
-// num reads the next number of the line strtok_r is splitting.
+// next_command reads the script up to its next command, passing over
+// empty lines and comments, and returns the command's word (save goes on
+// to the rest of its line), or NULL at the end of the script.
+char *next_command(char **save);
+
+// word reads the next word of the line, which cmd needs.
+char *word(char **save, const char *cmd);
+
+// num reads the next number of the line.
 uint64_t num(char **save);
 
 // How a UD QP's send lines fill the work request: rxe-ud names the

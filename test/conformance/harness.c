@@ -584,10 +584,7 @@ int main(void)
 
 	fake_init();
 
-	while (fgets(line, sizeof(line), stdin)) {
-		t = strtok_r(line, " \t\n", &save);
-		if (!t || t[0] == '#')
-			continue;
+	while ((t = next_command(&save))) {
 		if (!strcmp(t, "rxe") || !strcmp(t, "rxe-ud") || !strcmp(t, "siw")) {
 			prov = t[0] == 'r' ? PROV_RXE : PROV_SIW;
 			ud = !strcmp(t, "rxe-ud");
@@ -630,10 +627,8 @@ int main(void)
 		} else if (!strcmp(t, "cqe")) {
 			cqe(&save);
 		} else if (!strcmp(t, "bench")) {
-			char *row = strtok_r(NULL, " \t\n", &save);
+			char *row = word(&save, "bench");
 
-			if (!row)
-				die("bench what?");
 			bench(row, num(&save));
 		} else if (!strcmp(t, "arm")) {
 			if (ibv_req_notify_cq(verbs.cq, num(&save)))
@@ -641,10 +636,8 @@ int main(void)
 		} else if (!strcmp(t, "poll")) {
 			poll_cq(num(&save), NULL);
 		} else if (!strcmp(t, "dump")) {
-			char *q = strtok_r(NULL, " \t\n", &save);
+			char *q = word(&save, "dump");
 
-			if (!q)
-				die("dump what?");
 			dump(q, ring_named(q));
 		} else {
 			die("unknown command %s", t);

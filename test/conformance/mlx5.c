@@ -749,10 +749,7 @@ int main(int argc, char **argv)
 	fake_init();
 	setup_f = stderr;
 
-	while (fgets(line, sizeof(line), stdin)) {
-		t = strtok_r(line, " \t\n", &save);
-		if (!t || t[0] == '#')
-			continue;
+	while ((t = next_command(&save))) {
 		if (!strcmp(t, "mlx5") || !strcmp(t, "mlx5-ud")) {
 			ud = !strcmp(t, "mlx5-ud");
 			setup(&save);
@@ -784,11 +781,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(t, "poll")) {
 			poll_cq(num(&save), wc_flags);
 		} else if (!strcmp(t, "dump")) {
-			char *q = strtok_r(NULL, " \t\n", &save);
-
-			if (!q)
-				die("dump what?");
-			dump(q);
+			dump(word(&save, "dump"));
 		} else {
 			die("unknown command %s", t);
 		}
