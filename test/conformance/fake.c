@@ -300,6 +300,18 @@ uint64_t num(char **save)
 	return strtoull(t, NULL, 0);
 }
 
+void read_sizes(char **save, struct fake_sizes *z)
+{
+	z->sq = num(save);
+	z->rq = num(save);
+	z->srq = num(save);
+	z->cq = num(save);
+	z->max_send_sge = num(save);
+	z->max_recv_sge = num(save);
+	z->max_inline = num(save);
+	z->srq_max_sge = num(save);
+}
+
 static void next_line(void)
 {
 	if (!fgets(line, sizeof(line), stdin))

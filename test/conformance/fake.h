@@ -53,6 +53,17 @@ struct fake_device {
 	uint32_t abi_ver; // the provider's ABI version
 };
 
+// struct fake_sizes is what a setup line gives, in its order: the slots
+// of the SQ, the RQ (0: the QP receives from the SRQ), the SRQ (0: none)
+// and the CQ, then the QP's and the SRQ's limits.
+struct fake_sizes {
+	uint32_t sq, rq, srq, cq;
+	uint32_t max_send_sge, max_recv_sge, max_inline, srq_max_sge;
+};
+
+// read_sizes reads the numbers of a setup line.
+void read_sizes(char **save, struct fake_sizes *z);
+
 // struct fake_setup is what the harness's setup line asks for.
 struct fake_setup {
 	const struct fake_device *dev;

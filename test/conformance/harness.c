@@ -91,8 +91,9 @@ static uint32_t *kcursor(struct ring *r)
 	return &kput_cq;
 }
 
-// QP and SRQ limits the fake kernel grants.
-static uint32_t max_send_sge, max_recv_sge, max_inline, srq_max_sge;
+// The setup line's sizes: the slots of each queue and the QP and SRQ
+// limits the fake kernel grants.
+static struct fake_sizes sz;
 
 static long doorbells;
 
@@ -218,8 +219,8 @@ ssize_t kernel_write(const void *buf, size_t n)
 		struct ib_uverbs_create_qp_resp r = {
 			.qp_handle = 7, .qpn = 0x11,
 			.max_send_wr = sq.n - 1, .max_recv_wr = c->is_srq ? 0 : rq.n - 1,
-			.max_send_sge = max_send_sge, .max_recv_sge = max_recv_sge,
-			.max_inline_data = max_inline,
+			.max_send_sge = sz.max_send_sge, .max_recv_sge = sz.max_recv_sge,
+			.max_inline_data = sz.max_inline,
 		};
 
 		if (prov == PROV_RXE) {
@@ -243,7 +244,7 @@ ssize_t kernel_write(const void *buf, size_t n)
 	}
 	case IB_USER_VERBS_CMD_CREATE_SRQ: {
 		struct ib_uverbs_create_srq_resp r = {
-			.srq_handle = 3, .max_wr = srq.n - 1, .max_sge = srq_max_sge, .srqn = 0x21,
+			.srq_handle = 3, .max_wr = srq.n - 1, .max_sge = sz.srq_max_sge, .srqn = 0x21,
 		};
 
 		if (prov == PROV_RXE) {
@@ -369,54 +370,45 @@ static void cqe(char **save)
 
 static void setup(char **save)
 {
-	uint32_t sqn, rqn, srqn, cqn;
-
-	sqn = num(save);
-	rqn = num(save);
-	srqn = num(save);
-	cqn = num(save);
-	max_send_sge = num(save);
-	max_recv_sge = num(save);
-	max_inline = num(save);
-	srq_max_sge = num(save);
+	read_sizes(save, &sz);
 
 	if (prov == PROV_RXE) {
 		// Slot sizes as the kernel's rxe_qp.c and rxe_srq.c choose them:
 		// the WQE header and its SGEs (or inline data), rounded up to a
 		// power of two by the queue code.
 		uint32_t hdr = sizeof(struct rxe_queue_buf);
-		uint32_t sqdata = max_send_sge * sizeof(struct rxe_sge);
+		uint32_t sqdata = sz.max_send_sge * sizeof(struct rxe_sge);
 
-		if (max_inline > sqdata)
-			sqdata = max_inline;
-		ring_init(&sq, sqn, sizeof(struct rxe_send_wqe) + sqdata, hdr);
-		if (rqn)
-			ring_init(&rq, rqn, sizeof(struct rxe_recv_wqe) + max_recv_sge * sizeof(struct rxe_sge), hdr);
-		if (srqn)
-			ring_init(&srq, srqn, sizeof(struct rxe_recv_wqe) + srq_max_sge * sizeof(struct rxe_sge), hdr);
-		ring_init(&cq, cqn, sizeof(struct ib_uverbs_wc), hdr);
+		if (sz.max_inline > sqdata)
+			sqdata = sz.max_inline;
+		ring_init(&sq, sz.sq, sizeof(struct rxe_send_wqe) + sqdata, hdr);
+		if (sz.rq)
+			ring_init(&rq, sz.rq, sizeof(struct rxe_recv_wqe) + sz.max_recv_sge * sizeof(struct rxe_sge), hdr);
+		if (sz.srq)
+			ring_init(&srq, sz.srq, sizeof(struct rxe_recv_wqe) + sz.srq_max_sge * sizeof(struct rxe_sge), hdr);
+		ring_init(&cq, sz.cq, sizeof(struct ib_uverbs_wc), hdr);
 	} else {
-		ring_init(&sq, sqn, sizeof(struct siw_sqe), 0);
-		if (rqn)
-			ring_init(&rq, rqn, sizeof(struct siw_rqe), 0);
-		if (srqn)
-			ring_init(&srq, srqn, sizeof(struct siw_rqe), 0);
-		ring_init(&cq, cqn, sizeof(struct siw_cqe), 0);
+		ring_init(&sq, sz.sq, sizeof(struct siw_sqe), 0);
+		if (sz.rq)
+			ring_init(&rq, sz.rq, sizeof(struct siw_rqe), 0);
+		if (sz.srq)
+			ring_init(&srq, sz.srq, sizeof(struct siw_rqe), 0);
+		ring_init(&cq, sz.cq, sizeof(struct siw_cqe), 0);
 	}
 
 	static const struct fake_device rxe = { "rxe0", RDMA_DRIVER_RXE, IBV_NODE_CA, 2 };
 	static const struct fake_device siw = { "siw0", RDMA_DRIVER_SIW, IBV_NODE_RNIC, SIW_ABI_VERSION };
 	static const struct ibv_ah_attr aa = { .dlid = 1, .port_num = 1 };
-	struct ibv_srq_attr sa = { .max_wr = srqn - 1, .max_sge = srq_max_sge };
+	struct ibv_srq_attr sa = { .max_wr = sz.srq - 1, .max_sge = sz.srq_max_sge };
 	struct fake_setup fs = {
 		.dev = prov == PROV_RXE ? &rxe : &siw,
-		.cqe = cqn - 1,
+		.cqe = sz.cq - 1,
 		.ah = ud ? &aa : NULL,
-		.srq = srqn ? &sa : NULL,
-		.shared = !rqn,
-		.cap = { .max_send_wr = sqn - 1, .max_recv_wr = rqn ? rqn - 1 : 0,
-			 .max_send_sge = max_send_sge, .max_recv_sge = max_recv_sge,
-			 .max_inline_data = max_inline },
+		.srq = sz.srq ? &sa : NULL,
+		.shared = !sz.rq,
+		.cap = { .max_send_wr = sz.sq - 1, .max_recv_wr = sz.rq ? sz.rq - 1 : 0,
+			 .max_send_sge = sz.max_send_sge, .max_recv_sge = sz.max_recv_sge,
+			 .max_inline_data = sz.max_inline },
 		.qp_type = ud ? IBV_QPT_UD : IBV_QPT_RC,
 		// rxe refuses receives on a QP in RESET (rdma-core's
 		// rxe_post_recv).

@@ -692,27 +692,20 @@ static int by_offset(const void *a, const void *b)
 static void setup(char **save)
 {
 	static const struct fake_device dev = { "mlx5_0", RDMA_DRIVER_MLX5, IBV_NODE_CA, MLX5_IB_UVERBS_ABI_VERSION };
-	uint32_t sqn, rqn, srqn, cqn, max_send_sge, max_recv_sge, max_inline, srq_max_sge;
+	struct fake_sizes sz;
 
-	sqn = num(save);
-	rqn = num(save);
-	srqn = num(save);
-	cqn = num(save);
-	max_send_sge = num(save);
-	max_recv_sge = num(save);
-	max_inline = num(save);
-	srq_max_sge = num(save);
+	read_sizes(save, &sz);
 
-	struct ibv_srq_attr sa = { .max_wr = srqn, .max_sge = srq_max_sge };
+	struct ibv_srq_attr sa = { .max_wr = sz.srq, .max_sge = sz.srq_max_sge };
 	struct fake_setup fs = {
 		.dev = &dev,
-		.cqe = cqn,
+		.cqe = sz.cq,
 		.ah = ud ? &ud_ah : NULL,
-		.srq = srqn ? &sa : NULL,
-		.shared = !rqn,
-		.cap = { .max_send_wr = sqn, .max_recv_wr = rqn,
-			 .max_send_sge = max_send_sge, .max_recv_sge = max_recv_sge,
-			 .max_inline_data = max_inline },
+		.srq = sz.srq ? &sa : NULL,
+		.shared = !sz.rq,
+		.cap = { .max_send_wr = sz.sq, .max_recv_wr = sz.rq,
+			 .max_send_sge = sz.max_send_sge, .max_recv_sge = sz.max_recv_sge,
+			 .max_inline_data = sz.max_inline },
 		.qp_type = ud ? IBV_QPT_UD : IBV_QPT_RC,
 		// libmlx5 takes receives from INIT and sends from RTS on.
 		.state = IBV_QPS_RTS,
