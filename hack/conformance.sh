@@ -6,9 +6,10 @@
 #     own rxe and siw providers over a fake kernel;
 #   - .cache/conformance/harness-mlx5: test/conformance/mlx5.c, rdma-core's
 #     mlx5 provider over a fake kernel and device.
-# Each binary is rebuilt only when its source or the package version
-# changes (the sha256 of both is kept beside it). Prints the path of the
-# first; the second is beside it.
+# Both link test/conformance/fake.c, the fake kernel's plumbing they share.
+# Each binary is rebuilt only when its sources (its own, fake.c and
+# fake.h) or the package version change (the sha256 of them all is kept
+# beside it). Prints the path of the first; the second is beside it.
 set -eu
 cd "$(dirname "$0")/.."
 out=.cache/conformance
@@ -19,13 +20,16 @@ if ! dpkg -s libibverbs-dev >/dev/null 2>&1; then
 	apt-get install -y libibverbs-dev >&2
 fi
 version=$(dpkg -s libibverbs-dev | grep '^Version')
+shared="test/conformance/fake.c test/conformance/fake.h"
 
-# build NAME SOURCE PROVIDER-ARCHIVES...: link SOURCE into $out/NAME.
+# build NAME SOURCE PROVIDER-ARCHIVES...: link SOURCE and fake.c into
+# $out/NAME.
 build() {
 	name=$1
 	src=$2
 	shift 2
-	sum=$( (sha256sum "$src"; echo "$version") | sha256sum | cut -d' ' -f1)
+	# shellcheck disable=SC2086
+	sum=$( (sha256sum "$src" $shared; echo "$version") | sha256sum | cut -d' ' -f1)
 	if [ -x "$out/$name" ] && [ "$(cat "$out/$name.sum" 2>/dev/null)" = "$sum" ]; then
 		return 0
 	fi
@@ -42,7 +46,7 @@ build() {
 		libs="$libs -l$l"
 	done
 	# shellcheck disable=SC2046,SC2086
-	${CC:-gcc} -O2 -Wall -Werror -static -o "$out/$name.tmp" "$src" $wrap \
+	${CC:-gcc} -O2 -Wall -Werror -static -o "$out/$name.tmp" "$src" test/conformance/fake.c $wrap \
 		-Wl,--whole-archive $libs -Wl,--no-whole-archive \
 		$(pkg-config --static --libs libibverbs) 2>"$out/$name.log" || {
 		cat "$out/$name.log" >&2

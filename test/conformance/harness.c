@@ -23,6 +23,9 @@
 //   - mmap on it returns the harness's own queue memory, laid out as the
 //     kernel lays out the mapped queues; munmap of that memory does nothing.
 //
+// The wrapping, the discovery and the script reader are in fake.c, which
+// mlx5.c shares; this file has the rxe and siw answers and queues.
+//
 // The doorbell (a POST_SEND write with no work requests, for both
 // providers) is counted instead of executed.
 //
@@ -49,6 +52,10 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_rxe.h>
 #include <rdma/siw-abi.h>
+
+#include "fake.h"
+
+const char harness_name[] = "harness";
 
 // ---- the provider's view of the device -------------------------------
 
@@ -84,25 +91,11 @@ static uint32_t *kcursor(struct ring *r)
 	return &kput_cq;
 }
 
-// QP and SRQ limits the fake kernel grants.
-static uint32_t max_send_sge, max_recv_sge, max_inline, srq_max_sge;
+// The setup line's sizes: the slots of each queue and the QP and SRQ
+// limits the fake kernel grants.
+static struct fake_sizes sz;
 
-static int fake_fd = -1, async_fd = -1;
 static long doorbells;
-
-static uint8_t pattern[4096]; // inline data source, same bytes as the Go side
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "harness: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-	exit(2);
-}
 
 static void ring_init(struct ring *r, uint32_t n, uint32_t esz, size_t hdr)
 {
@@ -139,49 +132,10 @@ static uint8_t *slot(struct ring *r, uint32_t i)
 
 // ---- the fake kernel ---------------------------------------------------
 
-ssize_t __real_write(int fd, const void *buf, size_t n);
-int __real_ioctl(int fd, unsigned long req, void *arg);
-void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
-int __real_munmap(void *addr, size_t len);
-int __real_open(const char *path, int flags, mode_t mode);
-
-int __wrap_open(const char *path, int flags, ...)
-{
-	mode_t mode = 0;
-	va_list ap;
-
-	va_start(ap, flags);
-	if (flags & O_CREAT)
-		mode = va_arg(ap, mode_t);
-	va_end(ap);
-	if (strncmp(path, "/dev/infiniband/", 16) == 0) {
-		fake_fd = __real_open("/dev/null", O_RDWR | O_CLOEXEC, 0);
-		return fake_fd;
-	}
-	return __real_open(path, flags, mode);
-}
-
-int __wrap_ioctl(int fd, unsigned long req, ...)
-{
-	va_list ap;
-	void *arg;
-
-	va_start(ap, req);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	if (fd == fake_fd && fd >= 0) {
-		errno = ENOTTY; // no ioctl framework: libibverbs falls back to write
-		return -1;
-	}
-	return __real_ioctl(fd, req, arg);
-}
-
-void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+void *kernel_mmap(size_t len, off_t off)
 {
 	struct ring *r = NULL;
 
-	if (fd != fake_fd || fd < 0)
-		return __real_mmap(addr, len, prot, flags, fd, off);
 	switch (off) {
 	case KEY_CQ: r = &cq; break;
 	case KEY_RQ: r = &rq; break;
@@ -196,11 +150,9 @@ void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off
 	return r->buf;
 }
 
-int __wrap_munmap(void *addr, size_t len)
+int kernel_owns(const void *addr)
 {
-	if (addr == sq.buf || addr == rq.buf || addr == srq.buf || addr == cq.buf)
-		return 0;
-	return __real_munmap(addr, len);
+	return addr == sq.buf || addr == rq.buf || addr == srq.buf || addr == cq.buf;
 }
 
 static void put_resp(uint64_t to, const void *core, size_t core_len, const void *drv, size_t drv_len)
@@ -214,7 +166,7 @@ static void put_resp(uint64_t to, const void *core, size_t core_len, const void 
 
 // kernel_write answers the legacy and extended write commands the
 // providers send while the harness sets up its objects.
-static ssize_t kernel_write(const void *buf, size_t n)
+ssize_t kernel_write(const void *buf, size_t n)
 {
 	const struct ib_uverbs_cmd_hdr *h = buf;
 	const uint8_t *body = (const uint8_t *)buf + sizeof(*h);
@@ -267,8 +219,8 @@ static ssize_t kernel_write(const void *buf, size_t n)
 		struct ib_uverbs_create_qp_resp r = {
 			.qp_handle = 7, .qpn = 0x11,
 			.max_send_wr = sq.n - 1, .max_recv_wr = c->is_srq ? 0 : rq.n - 1,
-			.max_send_sge = max_send_sge, .max_recv_sge = max_recv_sge,
-			.max_inline_data = max_inline,
+			.max_send_sge = sz.max_send_sge, .max_recv_sge = sz.max_recv_sge,
+			.max_inline_data = sz.max_inline,
 		};
 
 		if (prov == PROV_RXE) {
@@ -292,7 +244,7 @@ static ssize_t kernel_write(const void *buf, size_t n)
 	}
 	case IB_USER_VERBS_CMD_CREATE_SRQ: {
 		struct ib_uverbs_create_srq_resp r = {
-			.srq_handle = 3, .max_wr = srq.n - 1, .max_sge = srq_max_sge, .srqn = 0x21,
+			.srq_handle = 3, .max_wr = srq.n - 1, .max_sge = sz.srq_max_sge, .srqn = 0x21,
 		};
 
 		if (prov == PROV_RXE) {
@@ -334,116 +286,14 @@ static ssize_t kernel_write(const void *buf, size_t n)
 	return n;
 }
 
-ssize_t __wrap_write(int fd, const void *buf, size_t n)
-{
-	if (fd == fake_fd && fd >= 0)
-		return kernel_write(buf, n);
-	return __real_write(fd, buf, n);
-}
-
-// struct verbs_sysfs_dev of rdma-core v44 (libibverbs/driver.h), which is
-// not installed: the fields up to the ones this file sets, in order.
-struct list_node_ { struct list_node_ *next, *prev; };
-struct sysfs_dev_ {
-	struct list_node_ entry;
-	void *provider_data;
-	const void *match;
-	unsigned int flags;
-	char sysfs_name[64];
-	dev_t sysfs_cdev;
-	char ibdev_name[64];
-	char ibdev_path[256];
-	char modalias[512];
-	uint64_t node_guid;
-	uint32_t driver_id;
-	enum ibv_node_type node_type;
-	int ibdev_idx;
-	uint32_t num_ports;
-	uint32_t abi_ver;
-	struct timespec time_created;
-};
-
-int __wrap_rdmacore44_0_find_sysfs_devs_nl(struct list_node_ *head)
-{
-	struct sysfs_dev_ *d = calloc(1, sizeof(*d));
-
-	if (!d)
-		return ENOMEM;
-	strcpy(d->sysfs_name, "uverbs0");
-	strcpy(d->ibdev_name, prov == PROV_RXE ? "rxe0" : "siw0");
-	snprintf(d->ibdev_path, sizeof(d->ibdev_path), "%s/class/infiniband/%s",
-		 getenv("SYSFS_PATH"), d->ibdev_name);
-	d->driver_id = prov == PROV_RXE ? RDMA_DRIVER_RXE : RDMA_DRIVER_SIW;
-	d->node_type = prov == PROV_RXE ? IBV_NODE_CA : IBV_NODE_RNIC;
-	d->num_ports = 1;
-	d->abi_ver = prov == PROV_RXE ? 2 : SIW_ABI_VERSION;
-	// list_add: at the head of the list.
-	d->entry.next = head->next;
-	d->entry.prev = head;
-	head->next->prev = &d->entry;
-	head->next = &d->entry;
-	return 0;
-}
-
-// sysfs_dir is the fake sysfs root, removed once the device is open.
-static char sysfs_dir[] = "/tmp/purerdma-conformance-XXXXXX";
-
-static void sysfs_path(char *path, size_t n, const char *rel)
-{
-	snprintf(path, n, "%s/%s", sysfs_dir, rel);
-}
-
-static void fake_sysfs(void)
-{
-	char path[256];
-	FILE *f;
-
-	if (!mkdtemp(sysfs_dir))
-		die("mkdtemp: %s", strerror(errno));
-	sysfs_path(path, sizeof(path), "class");
-	mkdir(path, 0700);
-	sysfs_path(path, sizeof(path), "class/infiniband_verbs");
-	mkdir(path, 0700);
-	sysfs_path(path, sizeof(path), "class/infiniband_verbs/abi_version");
-	f = fopen(path, "w");
-	if (!f)
-		die("%s: %s", path, strerror(errno));
-	fprintf(f, "%d\n", IB_USER_VERBS_ABI_VERSION);
-	fclose(f);
-	setenv("SYSFS_PATH", sysfs_dir, 1);
-}
-
-// rm_fake_sysfs removes the fake sysfs: libibverbs reads it only while it
-// lists the devices.
-static void rm_fake_sysfs(void)
-{
-	char path[256];
-
-	sysfs_path(path, sizeof(path), "class/infiniband_verbs/abi_version");
-	unlink(path);
-	sysfs_path(path, sizeof(path), "class/infiniband_verbs");
-	rmdir(path);
-	sysfs_path(path, sizeof(path), "class");
-	rmdir(path);
-	rmdir(sysfs_dir);
-}
-
 // ---- the script --------------------------------------------------------
-
-static struct ibv_context *ctx;
-static struct ibv_pd *pd;
-static struct ibv_cq *ibcq;
-static struct ibv_qp *qp;
-static struct ibv_srq *ibsrq;
-static struct ibv_ah *ah;
 
 static void hexdump(const char *what, struct ring *r, uint32_t i)
 {
 	const uint8_t *p = slot(r, i);
 
 	printf("slot %s %u ", what, i);
-	for (uint32_t k = 0; k < r->esz; k++)
-		printf("%02x", p[k]);
+	hex(stdout, p, r->esz);
 	printf("\n");
 }
 
@@ -473,111 +323,6 @@ static struct ring *ring_named(const char *s)
 	if (!strcmp(s, "cq")) return &cq;
 	die("no queue %s", s);
 	return NULL;
-}
-
-static uint64_t num(char **save)
-{
-	char *t = strtok_r(NULL, " \t\n", save);
-
-	if (!t)
-		die("short line");
-	return strtoull(t, NULL, 0);
-}
-
-static char line[1 << 16];
-
-static void next_line(void)
-{
-	if (!fgets(line, sizeof(line), stdin))
-		die("unexpected end of script");
-}
-
-#define MAXWR 4096
-#define MAXSGE 64
-static struct ibv_send_wr swr[MAXWR];
-static struct ibv_recv_wr rwr[MAXWR];
-static struct ibv_sge sges[MAXWR][MAXSGE];
-
-static void read_sges(char **save, int i, int *nsge, int inl)
-{
-	*nsge = num(save);
-	if (*nsge > MAXSGE)
-		die("too many SGEs");
-	for (int k = 0; k < *nsge; k++) {
-		uint64_t a = num(save);
-
-		if (inl)
-			a = (uint64_t)(uintptr_t)(pattern + a);
-		sges[i][k].addr = a;
-		sges[i][k].length = num(save);
-		sges[i][k].lkey = num(save);
-	}
-}
-
-static int post_send(int n)
-{
-	struct ibv_send_wr *bad = NULL;
-	int rc;
-
-	for (int i = 0; i < n; i++) {
-		char *save;
-		struct ibv_send_wr *w = &swr[i];
-
-		next_line();
-		if (strcmp(strtok_r(line, " \t\n", &save), "w"))
-			die("want a w line");
-		memset(w, 0, sizeof(*w));
-		w->wr_id = num(&save);
-		w->opcode = num(&save);
-		w->send_flags = num(&save);
-		w->imm_data = htonl(num(&save)); // host order in the script
-		if (w->opcode == IBV_WR_SEND_WITH_INV || w->opcode == IBV_WR_LOCAL_INV)
-			w->invalidate_rkey = ntohl(w->imm_data);
-		uint64_t raddr = num(&save);
-		uint32_t rkey = num(&save);
-		uint64_t cmp = num(&save), swap = num(&save);
-		uint32_t rqpn = num(&save), rqkey = num(&save);
-		if (w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || w->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
-			w->wr.atomic.remote_addr = raddr;
-			w->wr.atomic.rkey = rkey;
-			w->wr.atomic.compare_add = cmp;
-			w->wr.atomic.swap = swap;
-		} else if (ud && (w->opcode == IBV_WR_SEND || w->opcode == IBV_WR_SEND_WITH_IMM)) {
-			w->wr.ud.ah = ah;
-			w->wr.ud.remote_qpn = rqpn;
-			w->wr.ud.remote_qkey = rqkey;
-		} else {
-			w->wr.rdma.remote_addr = raddr;
-			w->wr.rdma.rkey = rkey;
-		}
-		read_sges(&save, i, &w->num_sge, w->send_flags & IBV_SEND_INLINE);
-		w->sg_list = sges[i];
-		w->next = i + 1 < n ? &swr[i + 1] : NULL;
-	}
-	rc = ibv_post_send(qp, &swr[0], &bad);
-	return rc ? (int)(bad ? bad - swr : -1) : n;
-}
-
-static int post_recv(int n, int shared)
-{
-	struct ibv_recv_wr *bad = NULL;
-	int rc;
-
-	for (int i = 0; i < n; i++) {
-		char *save;
-		struct ibv_recv_wr *w = &rwr[i];
-
-		next_line();
-		if (strcmp(strtok_r(line, " \t\n", &save), "r"))
-			die("want an r line");
-		memset(w, 0, sizeof(*w));
-		w->wr_id = num(&save);
-		read_sges(&save, i, &w->num_sge, 0);
-		w->sg_list = sges[i];
-		w->next = i + 1 < n ? &rwr[i + 1] : NULL;
-	}
-	rc = shared ? ibv_post_srq_recv(ibsrq, &rwr[0], &bad) : ibv_post_recv(qp, &rwr[0], &bad);
-	return rc ? (int)(bad ? bad - rwr : -1) : n;
 }
 
 // cqe writes a completion into the CQ ring as the kernel would, and
@@ -623,111 +368,54 @@ static void cqe(char **save)
 	}
 }
 
-static void poll(int n)
-{
-	struct ibv_wc wc[MAXWR];
-	int got;
-
-	if (n > MAXWR)
-		die("poll of %d", n);
-	memset(wc, 0, sizeof(wc));
-	got = ibv_poll_cq(ibcq, n, wc);
-	printf("polled %d\n", got);
-	for (int i = 0; i < got; i++) {
-		uint32_t imm = wc[i].imm_data;
-
-		if (wc[i].wc_flags & IBV_WC_WITH_IMM)
-			imm = ntohl(imm);
-		printf("wc %llu %u %u %u %u %u %u %u %u %u %u %u %u\n",
-		       (unsigned long long)wc[i].wr_id, wc[i].status, wc[i].opcode,
-		       wc[i].vendor_err, wc[i].byte_len, imm, wc[i].qp_num,
-		       wc[i].src_qp, wc[i].wc_flags, wc[i].pkey_index, wc[i].slid,
-		       wc[i].sl, wc[i].dlid_path_bits);
-	}
-}
-
 static void setup(char **save)
 {
-	struct ibv_device **list;
-	int n;
-	uint32_t sqn, rqn, srqn, cqn;
-
-	sqn = num(save);
-	rqn = num(save);
-	srqn = num(save);
-	cqn = num(save);
-	max_send_sge = num(save);
-	max_recv_sge = num(save);
-	max_inline = num(save);
-	srq_max_sge = num(save);
+	read_sizes(save, &sz);
 
 	if (prov == PROV_RXE) {
 		// Slot sizes as the kernel's rxe_qp.c and rxe_srq.c choose them:
 		// the WQE header and its SGEs (or inline data), rounded up to a
 		// power of two by the queue code.
 		uint32_t hdr = sizeof(struct rxe_queue_buf);
-		uint32_t sqdata = max_send_sge * sizeof(struct rxe_sge);
+		uint32_t sqdata = sz.max_send_sge * sizeof(struct rxe_sge);
 
-		if (max_inline > sqdata)
-			sqdata = max_inline;
-		ring_init(&sq, sqn, sizeof(struct rxe_send_wqe) + sqdata, hdr);
-		if (rqn)
-			ring_init(&rq, rqn, sizeof(struct rxe_recv_wqe) + max_recv_sge * sizeof(struct rxe_sge), hdr);
-		if (srqn)
-			ring_init(&srq, srqn, sizeof(struct rxe_recv_wqe) + srq_max_sge * sizeof(struct rxe_sge), hdr);
-		ring_init(&cq, cqn, sizeof(struct ib_uverbs_wc), hdr);
+		if (sz.max_inline > sqdata)
+			sqdata = sz.max_inline;
+		ring_init(&sq, sz.sq, sizeof(struct rxe_send_wqe) + sqdata, hdr);
+		if (sz.rq)
+			ring_init(&rq, sz.rq, sizeof(struct rxe_recv_wqe) + sz.max_recv_sge * sizeof(struct rxe_sge), hdr);
+		if (sz.srq)
+			ring_init(&srq, sz.srq, sizeof(struct rxe_recv_wqe) + sz.srq_max_sge * sizeof(struct rxe_sge), hdr);
+		ring_init(&cq, sz.cq, sizeof(struct ib_uverbs_wc), hdr);
 	} else {
-		ring_init(&sq, sqn, sizeof(struct siw_sqe), 0);
-		if (rqn)
-			ring_init(&rq, rqn, sizeof(struct siw_rqe), 0);
-		if (srqn)
-			ring_init(&srq, srqn, sizeof(struct siw_rqe), 0);
-		ring_init(&cq, cqn, sizeof(struct siw_cqe), 0);
+		ring_init(&sq, sz.sq, sizeof(struct siw_sqe), 0);
+		if (sz.rq)
+			ring_init(&rq, sz.rq, sizeof(struct siw_rqe), 0);
+		if (sz.srq)
+			ring_init(&srq, sz.srq, sizeof(struct siw_rqe), 0);
+		ring_init(&cq, sz.cq, sizeof(struct siw_cqe), 0);
 	}
 
-	fake_sysfs();
-	list = ibv_get_device_list(&n);
-	rm_fake_sysfs();
-	if (!list || n != 1)
-		die("ibv_get_device_list: %d devices (%s)", n, strerror(errno));
-	ctx = ibv_open_device(list[0]);
-	if (!ctx)
-		die("ibv_open_device: %s", strerror(errno));
-	pd = ibv_alloc_pd(ctx);
-	if (!pd)
-		die("ibv_alloc_pd: %s", strerror(errno));
-	ibcq = ibv_create_cq(ctx, cqn - 1, NULL, NULL, 0);
-	if (!ibcq)
-		die("ibv_create_cq: %s", strerror(errno));
-	if (ud) {
-		struct ibv_ah_attr aa = { .dlid = 1, .port_num = 1 };
-
-		ah = ibv_create_ah(pd, &aa);
-		if (!ah)
-			die("ibv_create_ah: %s", strerror(errno));
-	}
-	if (srqn) {
-		struct ibv_srq_init_attr sa = { .attr = { .max_wr = srqn - 1, .max_sge = srq_max_sge } };
-
-		ibsrq = ibv_create_srq(pd, &sa);
-		if (!ibsrq)
-			die("ibv_create_srq: %s", strerror(errno));
-	}
-	struct ibv_qp_init_attr qa = {
-		.send_cq = ibcq, .recv_cq = ibcq, .srq = rqn ? NULL : ibsrq,
-		.cap = { .max_send_wr = sqn - 1, .max_recv_wr = rqn ? rqn - 1 : 0,
-			 .max_send_sge = max_send_sge, .max_recv_sge = max_recv_sge,
-			 .max_inline_data = max_inline },
+	static const struct fake_device rxe = { "rxe0", RDMA_DRIVER_RXE, IBV_NODE_CA, 2 };
+	static const struct fake_device siw = { "siw0", RDMA_DRIVER_SIW, IBV_NODE_RNIC, SIW_ABI_VERSION };
+	static const struct ibv_ah_attr aa = { .dlid = 1, .port_num = 1 };
+	struct ibv_srq_attr sa = { .max_wr = sz.srq - 1, .max_sge = sz.srq_max_sge };
+	struct fake_setup fs = {
+		.dev = prov == PROV_RXE ? &rxe : &siw,
+		.cqe = sz.cq - 1,
+		.ah = ud ? &aa : NULL,
+		.srq = sz.srq ? &sa : NULL,
+		.shared = !sz.rq,
+		.cap = { .max_send_wr = sz.sq - 1, .max_recv_wr = sz.rq ? sz.rq - 1 : 0,
+			 .max_send_sge = sz.max_send_sge, .max_recv_sge = sz.max_recv_sge,
+			 .max_inline_data = sz.max_inline },
 		.qp_type = ud ? IBV_QPT_UD : IBV_QPT_RC,
+		// rxe refuses receives on a QP in RESET (rdma-core's
+		// rxe_post_recv).
+		.state = IBV_QPS_INIT,
 	};
-	qp = ibv_create_qp(pd, &qa);
-	if (!qp)
-		die("ibv_create_qp: %s", strerror(errno));
-	// rxe refuses receives on a QP in RESET (rdma-core's rxe_post_recv).
-	struct ibv_qp_attr ma = { .qp_state = IBV_QPS_INIT };
-	if (ibv_modify_qp(qp, &ma, IBV_QP_STATE))
-		die("ibv_modify_qp: %s", strerror(errno));
-	ibv_free_device_list(list);
+
+	fake_create(&fs);
 	printf("ready\n");
 }
 
@@ -836,14 +524,14 @@ static void bench(const char *row, long iters)
 
 		for (i = 0; i < iters; i++) {
 			one.wr_id = i;
-			if (ibv_post_send(qp, &one, &bad))
+			if (ibv_post_send(verbs.qp, &one, &bad))
 				die("post send");
 			if (i % 256 == 255)
 				take_sq();
 		}
 	} else if (!strcmp(row, "send16")) {
 		for (i = 0; i < iters; i++) {
-			if (ibv_post_send(qp, &w[0], &bad))
+			if (ibv_post_send(verbs.qp, &w[0], &bad))
 				die("post send");
 			if (i % 16 == 15)
 				take_sq();
@@ -851,24 +539,24 @@ static void bench(const char *row, long iters)
 	} else if (!strcmp(row, "recv1")) {
 		for (i = 0; i < iters; i++) {
 			rw.wr_id = i;
-			if (ibv_post_recv(qp, &rw, &rbad))
+			if (ibv_post_recv(verbs.qp, &rw, &rbad))
 				die("post recv");
 			if (i % 256 == 255)
 				take_rq();
 		}
 	} else if (!strcmp(row, "pollempty")) {
 		for (i = 0; i < iters; i++)
-			if (ibv_poll_cq(ibcq, 1, wc) != 0)
+			if (ibv_poll_cq(verbs.cq, 1, wc) != 0)
 				die("poll of an empty CQ");
 	} else if (!strcmp(row, "poll1") || !strcmp(row, "poll16")) {
 		int k = row[4] == '1' && row[5] == '6' ? 16 : 1;
 
 		for (i = 0; i < iters; i++) {
-			int got = ibv_poll_cq(ibcq, k, wc);
+			int got = ibv_poll_cq(verbs.cq, k, wc);
 
 			if (got < k) {
 				refill();
-				if (ibv_poll_cq(ibcq, k - got, wc + got) != k - got)
+				if (ibv_poll_cq(verbs.cq, k - got, wc + got) != k - got)
 					die("poll after refill");
 			}
 		}
@@ -886,15 +574,9 @@ int main(void)
 	char *save, *t;
 	int ops = 0;
 
-	for (size_t i = 0; i < sizeof(pattern); i++)
-		pattern[i] = (uint8_t)(i * 7 + 3);
-	async_fd = __real_open("/dev/null", O_RDONLY | O_CLOEXEC, 0);
-	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	fake_init();
 
-	while (fgets(line, sizeof(line), stdin)) {
-		t = strtok_r(line, " \t\n", &save);
-		if (!t || t[0] == '#')
-			continue;
+	while ((t = next_command(&save))) {
 		if (!strcmp(t, "rxe") || !strcmp(t, "rxe-ud") || !strcmp(t, "siw")) {
 			prov = t[0] == 'r' ? PROV_RXE : PROV_SIW;
 			ud = !strcmp(t, "rxe-ud");
@@ -902,7 +584,7 @@ int main(void)
 		} else if (!strcmp(t, "send")) {
 			int n = num(&save);
 			long db = doorbells;
-			int got = post_send(n);
+			int got = post_send(n, ud ? UD_SENDS : UD_NONE);
 
 			printf("op %d send %d %d db %ld\n", ops++, n, got, doorbells - db);
 		} else if (!strcmp(t, "recv") || !strcmp(t, "srecv")) {
@@ -937,21 +619,17 @@ int main(void)
 		} else if (!strcmp(t, "cqe")) {
 			cqe(&save);
 		} else if (!strcmp(t, "bench")) {
-			char *row = strtok_r(NULL, " \t\n", &save);
+			char *row = word(&save, "bench");
 
-			if (!row)
-				die("bench what?");
 			bench(row, num(&save));
 		} else if (!strcmp(t, "arm")) {
-			if (ibv_req_notify_cq(ibcq, num(&save)))
+			if (ibv_req_notify_cq(verbs.cq, num(&save)))
 				die("ibv_req_notify_cq: %s", strerror(errno));
 		} else if (!strcmp(t, "poll")) {
-			poll(num(&save));
+			poll_cq(num(&save), NULL);
 		} else if (!strcmp(t, "dump")) {
-			char *q = strtok_r(NULL, " \t\n", &save);
+			char *q = word(&save, "dump");
 
-			if (!q)
-				die("dump what?");
 			dump(q, ring_named(q));
 		} else {
 			die("unknown command %s", t);

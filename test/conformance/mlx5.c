@@ -9,7 +9,7 @@
 // layouts of mlx5dv.h, rdma-core v44).
 //
 // The fake kernel sits under libibverbs with the linker's --wrap, as in
-// harness.c: netlink discovery returns one device with RDMA_DRIVER_MLX5,
+// harness.c and with the plumbing of fake.c they share: netlink discovery returns one device with RDMA_DRIVER_MLX5,
 // open("/dev/infiniband/...") gives a descriptor of /dev/null, ioctl on it
 // fails with ENOTTY (so every command is a write), and write on it is the
 // command handler below. Unlike rxe and siw, libmlx5 allocates its queues
@@ -47,6 +47,10 @@
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/mlx5-abi.h>
+
+#include "fake.h"
+
+const char harness_name[] = "mlx5 harness";
 
 // ---- the fake device's fixed answers -----------------------------------
 
@@ -94,33 +98,6 @@ static const struct ibv_ah_attr ud_ah = {
 	.port_num = 1,
 };
 
-static int verbose;
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "mlx5 harness: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-	exit(2);
-}
-
-static void trace(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!verbose)
-		return;
-	va_start(ap, fmt);
-	fprintf(stderr, "mlx5 harness: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-}
-
 // ---- what the fake kernel learnt from the create commands ------------
 
 struct uar_map {
@@ -154,17 +131,6 @@ static struct {
 static char *setup_out;
 static size_t setup_len;
 static FILE *setup_f;
-
-static int fake_fd = -1, async_fd = -1;
-
-// hex prints n bytes in memory order.
-static void hex(FILE *f, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%02x", b[i]);
-}
 
 // page_offset replaces an address field of a request copy by its offset
 // within its page: the addresses differ between processes.
@@ -204,51 +170,11 @@ static uint32_t pow2(uint32_t v)
 
 // ---- the fake kernel ---------------------------------------------------
 
-ssize_t __real_write(int fd, const void *buf, size_t n);
-int __real_ioctl(int fd, unsigned long req, void *arg);
-void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
-int __real_munmap(void *addr, size_t len);
-int __real_open(const char *path, int flags, mode_t mode);
-
-int __wrap_open(const char *path, int flags, ...)
-{
-	mode_t mode = 0;
-	va_list ap;
-
-	va_start(ap, flags);
-	if (flags & O_CREAT)
-		mode = va_arg(ap, mode_t);
-	va_end(ap);
-	if (strncmp(path, "/dev/infiniband/", 16) == 0) {
-		fake_fd = __real_open("/dev/null", O_RDWR | O_CLOEXEC, 0);
-		return fake_fd;
-	}
-	return __real_open(path, flags, mode);
-}
-
-int __wrap_ioctl(int fd, unsigned long req, ...)
-{
-	va_list ap;
-	void *arg;
-
-	va_start(ap, req);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	if (fd == fake_fd && fd >= 0) {
-		trace("ioctl %#lx refused", req);
-		errno = ENOTTY; // no ioctl framework: libibverbs falls back to write
-		return -1;
-	}
-	return __real_ioctl(fd, req, arg);
-}
-
 // mmap of the command fd gives a UAR page: plain zeroed memory.
-void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+void *kernel_mmap(size_t len, off_t off)
 {
 	uint8_t *p;
 
-	if (fd != fake_fd || fd < 0)
-		return __real_mmap(addr, len, prot, flags, fd, off);
 	trace("mmap %zu bytes at %#lx", len, (long)off);
 	if (len != PAGE || nuars == (int)(sizeof(uars) / sizeof(uars[0]))) {
 		errno = EINVAL;
@@ -262,12 +188,12 @@ void *__wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off
 	return p;
 }
 
-int __wrap_munmap(void *addr, size_t len)
+int kernel_owns(const void *addr)
 {
 	for (int i = 0; i < nuars; i++)
 		if (addr == uars[i].page)
-			return 0;
-	return __real_munmap(addr, len);
+			return 1;
+	return 0;
 }
 
 // A command: the write's core request and driver request, and where the
@@ -520,7 +446,7 @@ static void create_qp(struct cmd *c)
 }
 
 // kernel_write answers the commands libibverbs and libmlx5 send.
-static ssize_t kernel_write(const void *buf, size_t n)
+ssize_t kernel_write(const void *buf, size_t n)
 {
 	const struct ib_uverbs_cmd_hdr *h = buf;
 	uint32_t op = h->command & IB_USER_VERBS_CMD_COMMAND_MASK;
@@ -635,218 +561,9 @@ static ssize_t kernel_write(const void *buf, size_t n)
 	return n;
 }
 
-ssize_t __wrap_write(int fd, const void *buf, size_t n)
-{
-	if (fd == fake_fd && fd >= 0)
-		return kernel_write(buf, n);
-	return __real_write(fd, buf, n);
-}
-
-// struct verbs_sysfs_dev of rdma-core v44 (libibverbs/driver.h), which is
-// not installed: the fields up to the ones this file sets, in order.
-struct list_node_ { struct list_node_ *next, *prev; };
-struct sysfs_dev_ {
-	struct list_node_ entry;
-	void *provider_data;
-	const void *match;
-	unsigned int flags;
-	char sysfs_name[64];
-	dev_t sysfs_cdev;
-	char ibdev_name[64];
-	char ibdev_path[256];
-	char modalias[512];
-	uint64_t node_guid;
-	uint32_t driver_id;
-	enum ibv_node_type node_type;
-	int ibdev_idx;
-	uint32_t num_ports;
-	uint32_t abi_ver;
-	struct timespec time_created;
-};
-
-int __wrap_rdmacore44_0_find_sysfs_devs_nl(struct list_node_ *head)
-{
-	struct sysfs_dev_ *d = calloc(1, sizeof(*d));
-
-	if (!d)
-		return ENOMEM;
-	strcpy(d->sysfs_name, "uverbs0");
-	strcpy(d->ibdev_name, "mlx5_0");
-	snprintf(d->ibdev_path, sizeof(d->ibdev_path), "%s/class/infiniband/%s",
-		 getenv("SYSFS_PATH"), d->ibdev_name);
-	d->driver_id = RDMA_DRIVER_MLX5;
-	d->node_type = IBV_NODE_CA;
-	d->num_ports = 1;
-	d->abi_ver = MLX5_IB_UVERBS_ABI_VERSION;
-	d->entry.next = head->next;
-	d->entry.prev = head;
-	head->next->prev = &d->entry;
-	head->next = &d->entry;
-	return 0;
-}
-
-// The fake sysfs root, removed once the device list is read.
-static char sysfs_dir[] = "/tmp/purerdma-conformance-XXXXXX";
-
-static void sysfs_path(char *path, size_t n, const char *rel)
-{
-	snprintf(path, n, "%s/%s", sysfs_dir, rel);
-}
-
-static void fake_sysfs(void)
-{
-	char path[256];
-	FILE *f;
-
-	if (!mkdtemp(sysfs_dir))
-		die("mkdtemp: %s", strerror(errno));
-	sysfs_path(path, sizeof(path), "class");
-	mkdir(path, 0700);
-	sysfs_path(path, sizeof(path), "class/infiniband_verbs");
-	mkdir(path, 0700);
-	sysfs_path(path, sizeof(path), "class/infiniband_verbs/abi_version");
-	f = fopen(path, "w");
-	if (!f)
-		die("%s: %s", path, strerror(errno));
-	fprintf(f, "%d\n", IB_USER_VERBS_ABI_VERSION);
-	fclose(f);
-	setenv("SYSFS_PATH", sysfs_dir, 1);
-}
-
-static void rm_fake_sysfs(void)
-{
-	char path[256];
-
-	sysfs_path(path, sizeof(path), "class/infiniband_verbs/abi_version");
-	unlink(path);
-	sysfs_path(path, sizeof(path), "class/infiniband_verbs");
-	rmdir(path);
-	sysfs_path(path, sizeof(path), "class");
-	rmdir(path);
-	rmdir(sysfs_dir);
-	unsetenv("SYSFS_PATH");
-}
-
 // ---- the script --------------------------------------------------------
 
-static struct ibv_context *ctx;
-static struct ibv_pd *pd;
-static struct ibv_cq *ibcq;
-static struct ibv_qp *ibqp;
-static struct ibv_srq *ibsrq;
-static struct ibv_ah *ah;
 static int ud;
-
-static uint8_t pattern[4096]; // inline data source, same bytes as the Go side
-
-static uint64_t num(char **save)
-{
-	char *t = strtok_r(NULL, " \t\n", save);
-
-	if (!t)
-		die("short line");
-	return strtoull(t, NULL, 0);
-}
-
-static char line[1 << 16];
-
-static void next_line(void)
-{
-	if (!fgets(line, sizeof(line), stdin))
-		die("unexpected end of script");
-}
-
-#define MAXWR 4096
-#define MAXSGE 64
-static struct ibv_send_wr swr[MAXWR];
-static struct ibv_recv_wr rwr[MAXWR];
-static struct ibv_sge sges[MAXWR][MAXSGE];
-
-static void read_sges(char **save, int i, int *nsge, int inl)
-{
-	*nsge = num(save);
-	if (*nsge > MAXSGE)
-		die("too many SGEs");
-	for (int k = 0; k < *nsge; k++) {
-		uint64_t a = num(save);
-
-		if (inl)
-			a = (uint64_t)(uintptr_t)(pattern + a);
-		sges[i][k].addr = a;
-		sges[i][k].length = num(save);
-		sges[i][k].lkey = num(save);
-	}
-}
-
-static int post_send(int n)
-{
-	struct ibv_send_wr *bad = NULL;
-	int rc;
-
-	if (n > MAXWR)
-		die("send of %d", n);
-	for (int i = 0; i < n; i++) {
-		char *save;
-		struct ibv_send_wr *w = &swr[i];
-
-		next_line();
-		if (strcmp(strtok_r(line, " \t\n", &save), "w"))
-			die("want a w line");
-		memset(w, 0, sizeof(*w));
-		w->wr_id = num(&save);
-		w->opcode = num(&save);
-		w->send_flags = num(&save);
-		w->imm_data = htonl(num(&save)); // host order in the script
-		if (w->opcode == IBV_WR_SEND_WITH_INV || w->opcode == IBV_WR_LOCAL_INV)
-			w->invalidate_rkey = ntohl(w->imm_data);
-		uint64_t raddr = num(&save);
-		uint32_t rkey = num(&save);
-		uint64_t cmp = num(&save), swap = num(&save);
-		uint32_t rqpn = num(&save), rqkey = num(&save);
-		if (w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || w->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
-			w->wr.atomic.remote_addr = raddr;
-			w->wr.atomic.rkey = rkey;
-			w->wr.atomic.compare_add = cmp;
-			w->wr.atomic.swap = swap;
-		} else if (ud) {
-			w->wr.ud.ah = ah;
-			w->wr.ud.remote_qpn = rqpn;
-			w->wr.ud.remote_qkey = rqkey;
-		} else {
-			w->wr.rdma.remote_addr = raddr;
-			w->wr.rdma.rkey = rkey;
-		}
-		read_sges(&save, i, &w->num_sge, w->send_flags & IBV_SEND_INLINE);
-		w->sg_list = sges[i];
-		w->next = i + 1 < n ? &swr[i + 1] : NULL;
-	}
-	rc = ibv_post_send(ibqp, &swr[0], &bad);
-	return rc ? (int)(bad ? bad - swr : -1) : n;
-}
-
-static int post_recv(int n, int shared)
-{
-	struct ibv_recv_wr *bad = NULL;
-	int rc;
-
-	if (n > MAXWR)
-		die("recv of %d", n);
-	for (int i = 0; i < n; i++) {
-		char *save;
-		struct ibv_recv_wr *w = &rwr[i];
-
-		next_line();
-		if (strcmp(strtok_r(line, " \t\n", &save), "r"))
-			die("want an r line");
-		memset(w, 0, sizeof(*w));
-		w->wr_id = num(&save);
-		read_sges(&save, i, &w->num_sge, 0);
-		w->sg_list = sges[i];
-		w->next = i + 1 < n ? &rwr[i + 1] : NULL;
-	}
-	rc = shared ? ibv_post_srq_recv(ibsrq, &rwr[0], &bad) : ibv_post_recv(ibqp, &rwr[0], &bad);
-	return rc ? (int)(bad ? bad - rwr : -1) : n;
-}
 
 static int unhex(char c)
 {
@@ -888,40 +605,24 @@ enum {
 	IB_WC_IP_CSUM_OK_ = 1 << 3,
 };
 
-static void poll(int n)
+// wc_flags gives a completion's flags as the kernel's struct ib_uverbs_wc
+// numbers them, which provider.WC keeps: libibverbs swaps the bits of
+// IBV_WC_IP_CSUM_OK and IBV_WC_WITH_INV.
+static uint32_t wc_flags(const struct ibv_wc *wc)
 {
-	static struct ibv_wc wc[MAXWR];
-	int got;
+	uint32_t flags = 0;
 
-	if (n > MAXWR)
-		die("poll of %d", n);
-	memset(wc, 0, sizeof(wc));
-	got = ibv_poll_cq(ibcq, n, wc);
-	printf("polled %d\n", got);
-	for (int i = 0; i < got; i++) {
-		uint32_t imm = wc[i].imm_data, flags = 0;
-
-		if (wc[i].wc_flags & IBV_WC_WITH_IMM)
-			imm = ntohl(imm);
-		// The flags as the kernel's struct ib_uverbs_wc numbers them,
-		// which provider.WC keeps: libibverbs swaps the bits of
-		// IBV_WC_IP_CSUM_OK and IBV_WC_WITH_INV.
-		if (wc[i].wc_flags & IBV_WC_GRH)
-			flags |= IB_WC_GRH_;
-		if (wc[i].wc_flags & IBV_WC_WITH_IMM)
-			flags |= IB_WC_WITH_IMM_;
-		if (wc[i].wc_flags & IBV_WC_WITH_INV)
-			flags |= IB_WC_WITH_INVALIDATE_;
-		if (wc[i].wc_flags & IBV_WC_IP_CSUM_OK)
-			flags |= IB_WC_IP_CSUM_OK_;
-		if (wc[i].wc_flags & ~(IBV_WC_GRH | IBV_WC_WITH_IMM | IBV_WC_WITH_INV | IBV_WC_IP_CSUM_OK))
-			die("wc_flags %#x", wc[i].wc_flags);
-		printf("wc %llu %u %u %u %u %u %u %u %u %u %u %u %u\n",
-		       (unsigned long long)wc[i].wr_id, wc[i].status, wc[i].opcode,
-		       wc[i].vendor_err, wc[i].byte_len, imm, wc[i].qp_num,
-		       wc[i].src_qp, flags, wc[i].pkey_index, wc[i].slid,
-		       wc[i].sl, wc[i].dlid_path_bits);
-	}
+	if (wc->wc_flags & IBV_WC_GRH)
+		flags |= IB_WC_GRH_;
+	if (wc->wc_flags & IBV_WC_WITH_IMM)
+		flags |= IB_WC_WITH_IMM_;
+	if (wc->wc_flags & IBV_WC_WITH_INV)
+		flags |= IB_WC_WITH_INVALIDATE_;
+	if (wc->wc_flags & IBV_WC_IP_CSUM_OK)
+		flags |= IB_WC_IP_CSUM_OK_;
+	if (wc->wc_flags & ~(IBV_WC_GRH | IBV_WC_WITH_IMM | IBV_WC_WITH_INV | IBV_WC_IP_CSUM_OK))
+		die("wc_flags %#x", wc->wc_flags);
+	return flags;
 }
 
 static void slot(const char *q, uint32_t i, const uint8_t *p, size_t n)
@@ -990,69 +691,30 @@ static int by_offset(const void *a, const void *b)
 
 static void setup(char **save)
 {
-	struct ibv_device **list;
-	int n;
-	uint32_t sqn, rqn, srqn, cqn, max_send_sge, max_recv_sge, max_inline, srq_max_sge;
+	static const struct fake_device dev = { "mlx5_0", RDMA_DRIVER_MLX5, IBV_NODE_CA, MLX5_IB_UVERBS_ABI_VERSION };
+	struct fake_sizes sz;
 
-	sqn = num(save);
-	rqn = num(save);
-	srqn = num(save);
-	cqn = num(save);
-	max_send_sge = num(save);
-	max_recv_sge = num(save);
-	max_inline = num(save);
-	srq_max_sge = num(save);
+	read_sizes(save, &sz);
+
+	struct ibv_srq_attr sa = { .max_wr = sz.srq, .max_sge = sz.srq_max_sge };
+	struct fake_setup fs = {
+		.dev = &dev,
+		.cqe = sz.cq,
+		.ah = ud ? &ud_ah : NULL,
+		.srq = sz.srq ? &sa : NULL,
+		.shared = !sz.rq,
+		.cap = { .max_send_wr = sz.sq, .max_recv_wr = sz.rq,
+			 .max_send_sge = sz.max_send_sge, .max_recv_sge = sz.max_recv_sge,
+			 .max_inline_data = sz.max_inline },
+		.qp_type = ud ? IBV_QPT_UD : IBV_QPT_RC,
+		// libmlx5 takes receives from INIT and sends from RTS on.
+		.state = IBV_QPS_RTS,
+	};
 
 	setup_f = open_memstream(&setup_out, &setup_len);
 	if (!setup_f)
 		die("open_memstream: %s", strerror(errno));
-	fake_sysfs();
-	list = ibv_get_device_list(&n);
-	rm_fake_sysfs();
-	if (!list || n != 1)
-		die("ibv_get_device_list: %d devices (%s)", n, strerror(errno));
-	ctx = ibv_open_device(list[0]);
-	if (!ctx)
-		die("ibv_open_device: %s", strerror(errno));
-	ibv_free_device_list(list);
-	pd = ibv_alloc_pd(ctx);
-	if (!pd)
-		die("ibv_alloc_pd: %s", strerror(errno));
-	ibcq = ibv_create_cq(ctx, cqn, NULL, NULL, 0);
-	if (!ibcq)
-		die("ibv_create_cq: %s", strerror(errno));
-	if (ud) {
-		struct ibv_ah_attr aa = ud_ah;
-
-		ah = ibv_create_ah(pd, &aa);
-		if (!ah)
-			die("ibv_create_ah: %s", strerror(errno));
-	}
-	if (srqn) {
-		struct ibv_srq_init_attr sa = { .attr = { .max_wr = srqn, .max_sge = srq_max_sge } };
-
-		ibsrq = ibv_create_srq(pd, &sa);
-		if (!ibsrq)
-			die("ibv_create_srq: %s", strerror(errno));
-	}
-	struct ibv_qp_init_attr qa = {
-		.send_cq = ibcq, .recv_cq = ibcq, .srq = rqn ? NULL : ibsrq,
-		.cap = { .max_send_wr = sqn, .max_recv_wr = rqn,
-			 .max_send_sge = max_send_sge, .max_recv_sge = max_recv_sge,
-			 .max_inline_data = max_inline },
-		.qp_type = ud ? IBV_QPT_UD : IBV_QPT_RC,
-	};
-	ibqp = ibv_create_qp(pd, &qa);
-	if (!ibqp)
-		die("ibv_create_qp: %s", strerror(errno));
-	// libmlx5 takes receives from INIT and sends from RTS on.
-	static const enum ibv_qp_state states[] = { IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS };
-	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
-		struct ibv_qp_attr ma = { .qp_state = states[i] };
-
-		if (ibv_modify_qp(ibqp, &ma, IBV_QP_STATE))
-			die("ibv_modify_qp: %s", strerror(errno));
-	}
+	fake_create(&fs);
 	// The pages mapped, in order of offset (which ones, not when), the
 	// order device_view reads them in.
 	qsort(uars, nuars, sizeof(uars[0]), by_offset);
@@ -1096,7 +758,7 @@ static void bench_restart(void)
 	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
 		struct ibv_qp_attr ma = { .qp_state = states[i] };
 
-		if (ibv_modify_qp(ibqp, &ma, IBV_QP_STATE))
+		if (ibv_modify_qp(verbs.qp, &ma, IBV_QP_STATE))
 			die("bench: ibv_modify_qp: %s", strerror(errno));
 	}
 }
@@ -1143,7 +805,7 @@ static void bench(const char *row, long iters)
 		t0 = bench_now();
 		for (i = 0; i < iters; i++) {
 			first->wr_id = i;
-			if (ibv_post_send(ibqp, first, &bad))
+			if (ibv_post_send(verbs.qp, first, &bad))
 				die("bench: post send");
 			posts += k;
 			if (posts % BENCH_CHUNK == 0) {
@@ -1157,7 +819,7 @@ static void bench(const char *row, long iters)
 		t0 = bench_now();
 		for (i = 0; i < iters; i++) {
 			rw.wr_id = i;
-			if (ibv_post_recv(ibqp, &rw, &rbad))
+			if (ibv_post_recv(verbs.qp, &rw, &rbad))
 				die("bench: post recv");
 			if (i % BENCH_CHUNK == BENCH_CHUNK - 1) {
 				t += bench_now() - t0;
@@ -1169,14 +831,14 @@ static void bench(const char *row, long iters)
 	} else if (!strcmp(row, "arm")) {
 		t0 = bench_now();
 		for (i = 0; i < iters; i++)
-			if (ibv_req_notify_cq(ibcq, 0))
+			if (ibv_req_notify_cq(verbs.cq, 0))
 				die("bench: arm");
 		t += bench_now() - t0;
 	} else if (!strcmp(row, "pollempty") || !strcmp(row, "poll1") || !strcmp(row, "poll16")) {
 		int k = !strcmp(row, "poll16") ? 16 : !strcmp(row, "poll1");
 		uint32_t avail = 0;
 
-		while (!ibv_post_recv(ibqp, &rw, &rbad))
+		while (!ibv_post_recv(verbs.qp, &rw, &rbad))
 			;
 		t0 = bench_now();
 		for (i = 0; i < iters; i++) {
@@ -1186,14 +848,14 @@ static void bench(const char *row, long iters)
 				avail = cq.n;
 				t0 = bench_now();
 			}
-			if (ibv_poll_cq(ibcq, k ? k : 1, wc) != k)
+			if (ibv_poll_cq(verbs.cq, k ? k : 1, wc) != k)
 				die("bench: poll of %d", k);
 			avail -= k;
 		}
 		t += bench_now() - t0;
 		if (k && (wc[0].wr_id != 9 || ntohl(wc[0].imm_data) != 0x01020304 || wc[0].byte_len != 4096))
 			die("bench: poll: wrong completion");
-		while (ibv_poll_cq(ibcq, 16, wc) > 0)
+		while (ibv_poll_cq(verbs.cq, 16, wc) > 0)
 			;
 	} else {
 		die("bench: no row %s", row);
@@ -1214,26 +876,20 @@ int main(int argc, char **argv)
 	// /proc/cpuinfo to decide it (it changes timing only).
 	clearenv();
 	setenv("MLX5_STALL_CQ_POLL", "0", 1);
-	for (size_t i = 0; i < sizeof(pattern); i++)
-		pattern[i] = (uint8_t)(i * 7 + 3);
-	async_fd = __real_open("/dev/null", O_RDONLY | O_CLOEXEC, 0);
-	setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+	fake_init();
 	setup_f = stderr;
 
-	while (fgets(line, sizeof(line), stdin)) {
-		t = strtok_r(line, " \t\n", &save);
-		if (!t || t[0] == '#')
-			continue;
+	while ((t = next_command(&save))) {
 		if (!strcmp(t, "mlx5") || !strcmp(t, "mlx5-ud")) {
 			ud = !strcmp(t, "mlx5-ud");
 			setup(&save);
 			continue;
 		}
-		if (!ctx)
+		if (!verbs.ctx)
 			die("%s before the setup line", t);
 		if (!strcmp(t, "send")) {
 			int n = num(&save);
-			int got = post_send(n);
+			int got = post_send(n, ud ? UD_ALL : UD_NONE);
 
 			printf("op %d send %d %d\n", ops++, n, got);
 		} else if (!strcmp(t, "recv") || !strcmp(t, "srecv")) {
@@ -1247,13 +903,13 @@ int main(int argc, char **argv)
 		} else if (!strcmp(t, "modify")) {
 			struct ibv_qp_attr ma = { .qp_state = num(&save) };
 
-			if (ibv_modify_qp(ibqp, &ma, IBV_QP_STATE))
+			if (ibv_modify_qp(verbs.qp, &ma, IBV_QP_STATE))
 				die("ibv_modify_qp: %s", strerror(errno));
 		} else if (!strcmp(t, "arm")) {
-			if (ibv_req_notify_cq(ibcq, num(&save)))
+			if (ibv_req_notify_cq(verbs.cq, num(&save)))
 				die("ibv_req_notify_cq: %s", strerror(errno));
 		} else if (!strcmp(t, "poll")) {
-			poll(num(&save));
+			poll_cq(num(&save), wc_flags);
 		} else if (!strcmp(t, "bench")) { // host cost
 			char *row = strtok_r(NULL, " \t\n", &save);
 
@@ -1261,11 +917,7 @@ int main(int argc, char **argv)
 				die("bench what?");
 			bench(row, num(&save));
 		} else if (!strcmp(t, "dump")) {
-			char *q = strtok_r(NULL, " \t\n", &save);
-
-			if (!q)
-				die("dump what?");
-			dump(q);
+			dump(word(&save, "dump"));
 		} else {
 			die("unknown command %s", t);
 		}

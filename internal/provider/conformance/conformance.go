@@ -566,3 +566,28 @@ func (r *Bytes) U32() uint32 {
 
 // U64 returns the next eight bytes, little-endian.
 func (r *Bytes) U64() uint64 { return uint64(r.U32()) | uint64(r.U32())<<32 }
+
+// SGEs returns up to max gather entries of any address and key; their
+// lengths are shifted right by shift, which lets a caller keep the total
+// below a limit one side checks and the other does not.
+func (r *Bytes) SGEs(max int, shift uint) []provider.SGE {
+	var sge []provider.SGE
+	for range r.N(max + 1) {
+		sge = append(sge, provider.SGE{Addr: r.U64(), Length: r.U32() >> shift, LKey: r.U32()})
+	}
+	return sge
+}
+
+// InlineSGEs returns up to three pieces of Pattern, max bytes at most in
+// all, each starting in the first len(Pattern)-room bytes (the Addr of an
+// inline entry is its offset in Pattern).
+func (r *Bytes) InlineSGEs(max, room int) []provider.SGE {
+	var sge []provider.SGE
+	left := max
+	for range r.N(4) {
+		n := r.N(left + 1)
+		sge = append(sge, provider.SGE{Addr: uint64(r.N(len(Pattern) - room)), Length: uint32(n)})
+		left -= n
+	}
+	return sge
+}

@@ -226,6 +226,21 @@ func CreateQP(driverID uint32, dev provider.Device, init provider.QPInit, resp [
 	return p.Finish(resp)
 }
 
+// CreateSRQ is CreateQP for an SRQ.
+func CreateSRQ(driverID uint32, dev provider.Device, init provider.SRQInit, resp []byte) (provider.RQ, error) {
+	ctx, err := newContext(driverID, dev)
+	if err != nil {
+		return nil, err
+	}
+	asked := init
+	p, err := ctx.CreateSRQ(&asked, nil)
+	if err != nil {
+		return nil, err
+	}
+	asked = init // the kernel's answer
+	return p.Finish(resp)
+}
+
 func newContext(driverID uint32, dev provider.Device) (provider.Context, error) {
 	d, ok := provider.Lookup(driverID)
 	if !ok {

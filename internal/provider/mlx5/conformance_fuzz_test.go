@@ -52,11 +52,7 @@ func fuzzScript(data []byte) *conformance.Script {
 				maxSGE = u.SRQMaxSGE
 			}
 			for range 1 + r.N(12) {
-				var sge []provider.SGE
-				for range r.N(int(maxSGE) + 1) {
-					sge = append(sge, provider.SGE{Addr: r.U64(), Length: r.U32() >> 2, LKey: r.U32()})
-				}
-				wrs = append(wrs, provider.RecvWR{ID: id, SGE: sge})
+				wrs = append(wrs, provider.RecvWR{ID: id, SGE: r.SGEs(int(maxSGE), 2)})
 				id++
 			}
 			if u.RQ > 0 {
@@ -175,16 +171,9 @@ func fuzzSend(r *conformance.Bytes, id uint64, c *scripter) provider.SendWR {
 		return w
 	}
 	if w.Flags&abi.IB_SEND_INLINE != 0 {
-		left := int(c.inlineMax)
-		for range r.N(4) {
-			n := r.N(left + 1)
-			w.SGE = append(w.SGE, provider.SGE{Addr: uint64(r.N(len(conformance.Pattern) - 256)), Length: uint32(n)})
-			left -= n
-		}
+		w.SGE = r.InlineSGEs(int(c.inlineMax), 256)
 		return w
 	}
-	for range r.N(int(u.MaxSendSGE) + 1) {
-		w.SGE = append(w.SGE, provider.SGE{Addr: r.U64(), Length: r.U32() >> 2, LKey: r.U32()})
-	}
+	w.SGE = r.SGEs(int(u.MaxSendSGE), 2)
 	return w
 }

@@ -69,13 +69,9 @@ func fuzzScript(data []byte) *conformance.Script {
 			n := 1 + r.N(12)
 			var wrs []provider.RecvWR
 			for range n {
-				var sge []provider.SGE
-				for range r.N(maxSGE + 1) {
-					// Totals below 4 GiB: our Put refuses more, librxe
-					// wraps its int sum (docs/conformance.md).
-					sge = append(sge, provider.SGE{Addr: r.U64(), Length: r.U32() >> 4, LKey: r.U32()})
-				}
-				wrs = append(wrs, provider.RecvWR{ID: id, SGE: sge})
+				// Totals below 4 GiB: our Put refuses more, librxe
+				// wraps its int sum (docs/conformance.md).
+				wrs = append(wrs, provider.RecvWR{ID: id, SGE: r.SGEs(maxSGE, 4)})
 				id++
 			}
 			s.Ops = append(s.Ops, conformance.Op{Kind: kind, Recv: wrs})
@@ -140,18 +136,11 @@ func fuzzSend(r *conformance.Bytes, id uint64) provider.SendWR {
 		return w
 	}
 	if w.Flags&abi.IB_SEND_INLINE != 0 {
-		left := int(confSetup.MaxInline)
-		for range r.N(4) {
-			n := r.N(left + 1)
-			w.SGE = append(w.SGE, provider.SGE{Addr: uint64(r.N(len(conformance.Pattern) - 64)), Length: uint32(n)})
-			left -= n
-		}
+		w.SGE = r.InlineSGEs(int(confSetup.MaxInline), 64)
 		return w
 	}
-	for range r.N(int(confSetup.MaxSendSGE) + 1) {
-		// Lengths small enough that the total stays below 2^31, which
-		// our Put refuses and librxe does not check.
-		w.SGE = append(w.SGE, provider.SGE{Addr: r.U64(), Length: r.U32() >> 4, LKey: r.U32()})
-	}
+	// Lengths small enough that the total stays below 2^31, which our Put
+	// refuses and librxe does not check.
+	w.SGE = r.SGEs(int(confSetup.MaxSendSGE), 4)
 	return w
 }

@@ -115,16 +115,9 @@ func fuzzSend(r *conformance.Bytes, id uint64) provider.SendWR {
 		w.RKey = w.Imm // libsiw takes the STag from wr.rdma.rkey
 	}
 	if w.Flags&abi.IB_SEND_INLINE != 0 {
-		left := int(confSetup.MaxInline)
-		for range r.N(4) {
-			n := r.N(left + 1)
-			w.SGE = append(w.SGE, provider.SGE{Addr: uint64(r.N(len(conformance.Pattern) - 64)), Length: uint32(n)})
-			left -= n
-		}
+		w.SGE = r.InlineSGEs(int(confSetup.MaxInline), 64)
 		return w
 	}
-	for range r.N(int(confSetup.MaxSendSGE) + 1) {
-		w.SGE = append(w.SGE, provider.SGE{Addr: r.U64(), Length: r.U32(), LKey: r.U32()})
-	}
+	w.SGE = r.SGEs(int(confSetup.MaxSendSGE), 0)
 	return w
 }

@@ -6,42 +6,24 @@ import (
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/provider/conformance"
 )
 
-// The tests make queues as uverbs does, through the driver's context and
-// both halves of each create; init is what the caller asked for and also
-// what the kernel granted.
+// The tests make queues as uverbs does (see package conformance): through
+// the driver's context and both halves of each create; init is what the
+// caller asked for and also what the kernel granted.
 
 func createCQ(dev provider.Device, resp []byte) (provider.CQ, error) {
-	ctx, _ := driver{}.NewContext(dev)
-	p, err := ctx.CreateCQ(&provider.CQInit{}, nil)
-	if err != nil {
-		return nil, err
-	}
-	return p.Finish(resp)
+	return conformance.CreateCQ(abi.RDMA_DRIVER_SIW, dev, resp)
 }
 
 func createQP(dev provider.Device, init provider.QPInit, resp []byte) (provider.SQ, provider.RQ, error) {
-	ctx, _ := driver{}.NewContext(dev)
-	asked := init
-	p, err := ctx.CreateQP(&asked, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	asked = init // the kernel's answer
-	q, err := p.Finish(resp)
+	q, err := conformance.CreateQP(abi.RDMA_DRIVER_SIW, dev, init, resp)
 	return q.SQ, q.RQ, err
 }
 
 func createSRQ(dev provider.Device, init provider.SRQInit, resp []byte) (provider.RQ, error) {
-	ctx, _ := driver{}.NewContext(dev)
-	asked := init
-	p, err := ctx.CreateSRQ(&asked, nil)
-	if err != nil {
-		return nil, err
-	}
-	asked = init
-	return p.Finish(resp)
+	return conformance.CreateSRQ(abi.RDMA_DRIVER_SIW, dev, init, resp)
 }
 
 // TestFirstHalves checks that the first halves ask for what the caller
