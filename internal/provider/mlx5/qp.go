@@ -181,6 +181,7 @@ func (c *context) CreateQP(init *provider.QPInit, req []byte) (provider.Pending[
 	}
 	q := &qp{ctx: c, typ: init.Type, uidx: -1}
 	q.sq.qp, q.rq.qp = q, q
+	q.sq.ud = init.Type == abi.IB_UVERBS_QPT_UD
 	var ok bool
 	if q.sendCQ, ok = init.SendCQ.(*cq); !ok {
 		return nil, fmt.Errorf("mlx5: send CQ: %w", errNotMine)
@@ -298,6 +299,7 @@ func (p *pendingQP) Finish(resp []byte) (provider.Queues, error) {
 	if init.SigAll {
 		q.sq.sigBits = ctrlCQUpdate
 	}
+	q.sq.setFMCESE()
 	init.MaxSendWR = q.sq.maxPost
 	init.MaxRecvWR = q.rq.maxPost
 	init.MaxRecvSGE = uint32(q.rq.maxGS)
