@@ -95,10 +95,12 @@ func (s *sendQueue) Put(wr *provider.SendWR) error {
 	// The checks of _mlx5_post_send, before any write, as one condition
 	// here (a call per request costs more than the checks); refusal
 	// finds which failed, in libmlx5's order.
-	if s.blocked() || int(wr.Opcode) >= len(mlx5Opcode) ||
-		s.head.Load()-s.tail.Load()+s.pending >= s.maxPost || len(wr.SGE) > s.maxGS ||
+	// The tail moves under a concurrent Poll: read it once, so that
+	// refusal sees the queue as full as the check did.
+	full := s.head.Load()-s.tail.Load()+s.pending >= s.maxPost
+	if s.blocked() || int(wr.Opcode) >= len(mlx5Opcode) || full || len(wr.SGE) > s.maxGS ||
 		wr.Opcode == abi.IB_UVERBS_WR_BIND_MW || wr.Opcode == abi.IB_UVERBS_WR_LOCAL_INV || wr.AH == nil && s.ud {
-		return s.refusal(wr)
+		return s.refusal(wr, full)
 	}
 	idx := s.curPost & (s.wqeCnt - 1)
 	ctrlOff := s.off + int(idx)<<sendWQEShift
@@ -123,14 +125,14 @@ func (s *sendQueue) blocked() bool {
 
 // refusal is the error of a request Put refuses before writing anything:
 // the first check of _mlx5_post_send's that it fails.
-func (s *sendQueue) refusal(wr *provider.SendWR) error {
+func (s *sendQueue) refusal(wr *provider.SendWR, full bool) error {
 	q := s.qp
 	switch {
 	case q.gone:
 		return errSQClosed
 	case int(wr.Opcode) >= len(mlx5Opcode):
 		return errSQOpcode
-	case s.head.Load()-s.tail.Load()+s.pending >= s.maxPost:
+	case full:
 		return errSQFull
 	case q.stateKnown && !q.sendReady:
 		return errSQState
