@@ -350,6 +350,7 @@ func (q *qp) closeHalf(send bool) error {
 		return nil
 	}
 	q.gone = true
+	q.sq.blocked = true
 	c := q.ctx
 	q.lockCQs()
 	q.recvCQ.clean(q.rsn, q.srq)
@@ -456,6 +457,7 @@ func (s *sendQueue) Modified(state uint32) {
 	case abi.IB_QPS_RTS:
 		q.sendReady = true
 	}
+	q.sq.blocked = !q.sendReady
 }
 
 // The receive queue's errors, made once: Put allocates nothing.

@@ -33,8 +33,12 @@ type sendQueue struct {
 	// fence is the fence the next request gets without asking
 	// (libmlx5's fm_cache): a memory window bind sets it for the next.
 	fence   uint8
-	sigBits uint8              // ctrlCQUpdate when every request is signaled
-	ud      bool               // the QP is UD: every send needs an address handle
+	sigBits uint8 // ctrlCQUpdate when every request is signaled
+	ud      bool  // the QP is UD: every send needs an address handle
+	// blocked is q.gone || q.stateKnown && !q.sendReady, kept by
+	// closeHalf and Modified (under both of the QP's locks), so that
+	// Put's check of the QP's state is one load.
+	blocked bool
 	fmCESE  [fmFlags + 1]uint8 // fm_ce_se by send flags (setFMCESE)
 
 	// What post_send_db rings with: whether the batch had inline data,
@@ -98,7 +102,7 @@ func (s *sendQueue) Put(wr *provider.SendWR) error {
 	// The tail moves under a concurrent Poll: read it once, so that
 	// refusal sees the queue as full as the check did.
 	full := s.head.Load()-s.tail.Load()+s.pending >= s.maxPost
-	if s.blocked() || int(wr.Opcode) >= len(mlx5Opcode) || full || len(wr.SGE) > s.maxGS ||
+	if s.blocked || int(wr.Opcode) >= len(mlx5Opcode) || full || len(wr.SGE) > s.maxGS ||
 		wr.Opcode == abi.IB_UVERBS_WR_BIND_MW || wr.Opcode == abi.IB_UVERBS_WR_LOCAL_INV || wr.AH == nil && s.ud {
 		return s.refusal(wr, full)
 	}
@@ -115,12 +119,6 @@ func (s *sendQueue) Put(wr *provider.SendWR) error {
 	}
 	s.finishCtrl(wr, ctrl, idx, size)
 	return nil
-}
-
-// blocked reports whether the QP is gone or not in a state to send.
-func (s *sendQueue) blocked() bool {
-	q := s.qp
-	return q.gone || q.stateKnown && !q.sendReady
 }
 
 // refusal is the error of a request Put refuses before writing anything:
