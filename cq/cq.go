@@ -18,10 +18,15 @@ import (
 // one (verbs.CQOf), without exporting it.
 type ringLink = verbs.Link[provider.CQ]
 
+// lockLink gives uverbs the CQ's lock (verbs.CQLockOf), which a QP's
+// driver takes when it cleans the QP's completions out of the ring.
+type lockLink = verbs.LockLink
+
 // CQ is a completion queue. Poll, ReqNotify and Close may be called from
 // several goroutines.
 type CQ struct {
 	ringLink
+	lockLink
 	ctx     *uverbs.Context
 	core    *verbs.Context
 	ch      *Channel
@@ -117,6 +122,7 @@ func (c *CQ) create(cqe, vector int, chFD int32) error {
 	c.cqe.Store(int64(init.Granted)) // as the driver left it
 	c.ring = ring
 	c.ringLink = verbs.NewLink(ring)
+	c.lockLink = verbs.NewLockLink(&c.life)
 	return nil
 }
 

@@ -110,6 +110,8 @@ func (pd *PD) CreateQP(init QPInit) (*QP, error) {
 		SigAll:     init.SigAll,
 		SendCQ:     verbs.CQOf(init.SendCQ),
 		RecvCQ:     verbs.CQOf(init.RecvCQ),
+		SendCQLock: verbs.CQLockOf(init.SendCQ),
+		RecvCQLock: verbs.CQLockOf(init.RecvCQ),
 	}
 	if init.SRQ != nil {
 		pinit.SRQ, pinit.SRQQueue = true, init.SRQ.rq

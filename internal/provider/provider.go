@@ -282,6 +282,14 @@ type QPInit struct {
 	// WQEs and tables.
 	SendCQ, RecvCQ CQ
 	SRQQueue       RQ
+	// SendCQLock and RecvCQLock are the locks of the public CQs behind
+	// SendCQ and RecvCQ, the ones every call of their CQ methods is
+	// made under. A driver that changes a CQ's ring from a QP's method
+	// (mlx5: a move to RESET, or the QP's destruction, removes the QP's
+	// completions from its CQs) takes them there, always after the QP's
+	// own locks; nil when the caller has no public CQ (a driver's own
+	// tests), which then calls nothing of the CQ concurrently.
+	SendCQLock, RecvCQLock sync.Locker
 }
 
 // SRQInit describes a new SRQ to its driver, as QPInit does a QP.

@@ -1,6 +1,10 @@
 package verbs
 
-import "github.com/purerdma/purerdma/internal/provider"
+import (
+	"sync"
+
+	"github.com/purerdma/purerdma/internal/provider"
+)
 
 // Link ties a public object to its core: a *uverbs.Context to its
 // *Context, a *uverbs.PD to its *PD. cq and mr need those cores, but
@@ -56,6 +60,26 @@ func PDOf[P owner[*PD, T], T any](p P) *PD { return coreOf[*PD](p) }
 func CQOf(cq any) provider.CQ {
 	if o, ok := cq.(interface{ verbsCore() provider.CQ }); ok {
 		return o.verbsCore()
+	}
+	return nil
+}
+
+// LockLink gives uverbs the lock of a public CQ, which a QP's driver takes
+// when it changes the CQ's ring from the QP's side (provider.QPInit's
+// SendCQLock). A *cq.CQ embeds one next to its Link[provider.CQ], under an
+// unexported alias, as it does the Link.
+type LockLink struct{ l sync.Locker }
+
+// NewLockLink returns the link to l.
+func NewLockLink(l sync.Locker) LockLink { return LockLink{l} }
+
+func (l *LockLink) verbsLock() sync.Locker { return l.l }
+
+// CQLockOf returns the lock behind a CQ a QP is being created with, nil if
+// cq does not embed a LockLink.
+func CQLockOf(cq any) sync.Locker {
+	if o, ok := cq.(interface{ verbsLock() sync.Locker }); ok {
+		return o.verbsLock()
 	}
 	return nil
 }

@@ -67,12 +67,12 @@ func bswapWord(v uint32) []byte {
 func TestConcurrentPostPoll(t *testing.T) {
 	const n = 3000
 	c := openCtx(t, newFakeDev(t), ucontextResp(true))
-	q := newQP(t, c, qpOpts{sendWR: 32, sendSGE: 1, qpn: 0x42, sigAll: true, sendCQ: newCQ(t, c, 15, 3)})
+	var sendMu, cqMu sync.Mutex // the caller's locks
+	q := newQP(t, c, qpOpts{sendWR: 32, sendSGE: 1, qpn: 0x42, sigAll: true, sendCQ: newCQ(t, c, 15, 3), cqLock: &cqMu})
 	h := &fakeHCA{q: q, done: make(chan struct{})}
 	go h.run(t, n)
 	var wg sync.WaitGroup
 	wg.Add(2)
-	var sendMu, cqMu sync.Mutex // the caller's locks
 	go func() {
 		defer wg.Done()
 		wr := provider.SendWR{Opcode: abi.IB_UVERBS_WR_SEND, Flags: abi.IB_SEND_SIGNALED, SGE: []provider.SGE{sge1}}
@@ -124,4 +124,69 @@ func TestConcurrentPostPoll(t *testing.T) {
 		t.Error("not idle after every completion")
 	}
 	sendMu.Unlock()
+}
+
+// TestConcurrentResetPoll moves a QP to RESET, under its send lock only,
+// while another goroutine polls its CQ under the CQ's lock: the cleaning
+// takes the CQ's lock through QPInit's SendCQLock (the CQ has none of its
+// own), which the race detector checks, and every CQE is either polled or
+// cleaned, never both.
+func TestConcurrentResetPoll(t *testing.T) {
+	const rounds = 300
+	c := openCtx(t, newFakeDev(t), ucontextResp(true))
+	var sendMu, cqMu sync.Mutex
+	q := newQP(t, c, qpOpts{sendWR: 32, sendSGE: 1, qpn: 0x42, sendCQ: newCQ(t, c, 15, 3), cqLock: &cqMu})
+	cq := q.sendCQ
+	size := cq.mask + 1
+	var polled int
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		wc := make([]provider.WC, 4)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			cqMu.Lock()
+			polled += cq.Poll(wc)
+			cqMu.Unlock()
+			runtime.Gosched()
+		}
+	}()
+	prod, written := uint32(0), 0
+	for r := 0; r < rounds; r++ {
+		// The device: three completions, where the ring has room.
+		cqMu.Lock()
+		for k := 0; k < 3 && prod-cq.consIndex < size; k++ {
+			off := int(prod&cq.mask) * 64
+			e := mem.At[cqe](cq.buf, off)
+			e.srqnUIdx.set(q.rsn)
+			e.sopDropQPN.set(opSend<<24 | q.qpn)
+			var tail [4]byte
+			tail[3] = cqeReq << 4
+			if prod&size != 0 {
+				tail[3] |= 1
+			}
+			mem.Uint32(cq.buf, off+60).Store(binary.NativeEndian.Uint32(tail[:]))
+			prod++
+			written++
+		}
+		cqMu.Unlock()
+		sendMu.Lock()
+		q.sq.Modified(abi.IB_QPS_RESET)
+		sendMu.Unlock()
+	}
+	close(stop)
+	<-done
+	cqMu.Lock()
+	defer cqMu.Unlock()
+	if cq.consIndex != prod {
+		t.Errorf("consumer index %d after %d CQEs", cq.consIndex, prod)
+	}
+	if polled > written {
+		t.Errorf("polled %d of %d CQEs", polled, written)
+	}
 }

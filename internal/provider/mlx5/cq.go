@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
-	"sync"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
@@ -20,10 +19,9 @@ import (
 type cq struct {
 	ctx *context
 
-	// mu is libmlx5's cq->lock: Poll, Take, Release and Arm take it, and
-	// so does the cleaning of a destroyed QP's CQEs, which runs outside
-	// the caller's CQ lock.
-	mu        sync.Mutex
+	// libmlx5's cq->lock is the public CQ's: every method runs under
+	// it, and so does the cleaning of a QP's CQEs (qp.lockCQs), which
+	// takes it through provider.QPInit's SendCQLock and RecvCQLock.
 	buf       []byte
 	mask      uint32 // entries - 1: the kernel's cqe
 	consIndex uint32
@@ -114,8 +112,6 @@ func (q *cq) free() {
 
 // Close frees the ring after the kernel CQ is gone.
 func (q *cq) Close() error {
-	q.mu.Lock()
-	defer q.mu.Unlock()
 	if q.closed {
 		return nil
 	}
@@ -167,8 +163,6 @@ func (q *cq) updateConsIndex() {
 // known) ends the poll; it is consumed, and the completions before it are
 // returned (libmlx5 returns an error and drops them).
 func (q *cq) Poll(wc []provider.WC) int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
 	var cur cursor
 	n := 0
 	for n < len(wc) {
@@ -183,16 +177,12 @@ func (q *cq) Poll(wc []provider.WC) int {
 
 // Take reads one completion and keeps its slot until Release.
 func (q *cq) Take(wc *provider.WC) bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
 	var cur cursor
 	return q.pollOne(&cur, wc) == cqOK
 }
 
 // Release hands back the slots of the completions Take read.
 func (q *cq) Release() {
-	q.mu.Lock()
-	defer q.mu.Unlock()
 	q.updateConsIndex()
 }
 
@@ -206,7 +196,6 @@ func (q *cq) Arm(solicitedOnly bool) bool {
 	if uar == nil {
 		return false
 	}
-	q.mu.Lock()
 	sn := q.armSN & 3
 	ci := q.consIndex & 0xffffff
 	cmd := uint32(cqDBReqNot)
@@ -216,7 +205,6 @@ func (q *cq) Arm(solicitedOnly bool) bool {
 	word := sn<<28 | cmd | ci
 	binary.BigEndian.PutUint32(q.db.b[4*cqArmDB:], word)
 	doorbell := uint64(word)<<32 | uint64(q.cqn)
-	q.mu.Unlock()
 	// The doorbell record is written before the doorbell rings.
 	mmio.FlushWrites()
 	mmio.Write64(uar, cqDoorbell, bigEndian64(doorbell))
@@ -230,9 +218,7 @@ func (q *cq) Arm(solicitedOnly bool) bool {
 // (provider.EventCounter), under the CQ's lock, for every completion event
 // it reads for the CQ, as ibv_get_cq_event calls the driver's cq_event.
 func (q *cq) Event() {
-	q.mu.Lock()
 	q.armSN++
-	q.mu.Unlock()
 }
 
 // bigEndian64 returns the native word whose bytes in memory are v in
@@ -635,7 +621,7 @@ func errStatus(synd uint8) uint32 {
 
 // clean removes the CQEs of a destroyed QP (or of the SRQ it received
 // from) from the ring, moving the later ones down over them, as
-// __mlx5_cq_clean; its caller holds q.mu. rsn is the QP's user index with
+// __mlx5_cq_clean; its caller holds the CQ's lock (qp.lockCQs). rsn is the QP's user index with
 // CQE version 1, its number otherwise.
 func (q *cq) clean(rsn uint32, srq *srq) {
 	if q == nil || q.closed {

@@ -30,9 +30,12 @@
 //
 // Locking follows package provider: each queue's methods run under the
 // caller's lock of that queue. What libmlx5 guards with locks of its own
-// that span queues is guarded here the same way: the CQ has a mutex that
-// Poll and the cleaning of a destroyed QP's CQEs share (cq->lock), an SRQ
-// one that Put and Poll share (srq->lock, since polling frees SRQ WQEs),
+// that span queues is guarded with the caller's locks where it can be:
+// libmlx5's cq->lock, which Poll and the cleaning of a QP's CQEs (at RESET
+// and at destruction) share, is the public CQ's lock, which the QP takes
+// through provider.QPInit's SendCQLock and RecvCQLock (after its own
+// locks, see docs/concurrency.md), so Poll, Take, Release, Arm and Event
+// take no lock of their own. An SRQ has a mutex that Put and Poll share (srq->lock, since polling frees SRQ WQEs),
 // and a bfreg that QPs share takes a mutex around the doorbell write and
 // the swap of its BlueFlame halves (the bfreg spinlock libmlx5 takes
 // unless the bfreg belongs to one QP, or is bfreg 0, which never does

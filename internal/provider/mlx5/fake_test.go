@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/purerdma/purerdma/internal/abi"
@@ -170,6 +171,7 @@ type qpOpts struct {
 	qpn               uint32
 	bfreg             uint32 // the static bfreg CREATE_QP's response names
 	sendCQ, recvCQ    *cq
+	cqLock            sync.Locker // both CQs' lock, as the public CQ's
 	noCleanup         bool
 	wantReq, wantInit func(t *testing.T, req []byte, init *provider.QPInit)
 }
@@ -191,6 +193,7 @@ func newQP(t *testing.T, c *context, o qpOpts) *qp {
 		Type: o.typ, MaxSendWR: o.sendWR, MaxRecvWR: o.recvWR,
 		MaxSendSGE: o.sendSGE, MaxRecvSGE: o.recvSGE, MaxInline: o.inline,
 		SigAll: o.sigAll, SendCQ: o.sendCQ, RecvCQ: o.recvCQ,
+		SendCQLock: o.cqLock, RecvCQLock: o.cqLock,
 	}
 	if o.srq != nil {
 		init.SRQ, init.SRQQueue = true, o.srq

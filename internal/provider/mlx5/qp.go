@@ -32,6 +32,13 @@ type qp struct {
 	recvCQ *cq
 	srq    *srq
 
+	// sendCQLock and recvCQLock are the public CQs' locks
+	// (provider.QPInit), under which their Poll, Take, Release, Arm and
+	// Event run: libmlx5's cq->lock, which mlx5_lock_cqs takes to clean
+	// the QP's CQEs out of the rings. noLock when the caller has none.
+	sendCQLock sync.Locker
+	recvCQLock sync.Locker
+
 	maxInline int
 	sq        sendQueue
 	rq        recvQueue
@@ -174,6 +181,7 @@ func (c *context) CreateQP(init *provider.QPInit, req []byte) (provider.Pending[
 	}
 	q := &qp{ctx: c, typ: init.Type, uidx: -1}
 	q.sq.qp, q.rq.qp = q, q
+	q.sq.ud = init.Type == abi.IB_UVERBS_QPT_UD
 	var ok bool
 	if q.sendCQ, ok = init.SendCQ.(*cq); !ok {
 		return nil, fmt.Errorf("mlx5: send CQ: %w", errNotMine)
@@ -181,6 +189,7 @@ func (c *context) CreateQP(init *provider.QPInit, req []byte) (provider.Pending[
 	if q.recvCQ, ok = init.RecvCQ.(*cq); !ok {
 		return nil, fmt.Errorf("mlx5: receive CQ: %w", errNotMine)
 	}
+	q.sendCQLock, q.recvCQLock = orNoLock(init.SendCQLock), orNoLock(init.RecvCQLock)
 	if init.SRQ {
 		if q.srq, ok = init.SRQQueue.(*srq); !ok {
 			return nil, fmt.Errorf("mlx5: SRQ: %w", errNotMine)
@@ -290,6 +299,7 @@ func (p *pendingQP) Finish(resp []byte) (provider.Queues, error) {
 	if init.SigAll {
 		q.sq.sigBits = ctrlCQUpdate
 	}
+	q.sq.setFMCESE()
 	init.MaxSendWR = q.sq.maxPost
 	init.MaxRecvWR = q.rq.maxPost
 	init.MaxRecvSGE = uint32(q.rq.maxGS)
@@ -340,6 +350,7 @@ func (q *qp) closeHalf(send bool) error {
 		return nil
 	}
 	q.gone = true
+	q.sq.blocked = true
 	c := q.ctx
 	q.lockCQs()
 	q.recvCQ.clean(q.rsn, q.srq)
@@ -368,18 +379,19 @@ func (q *qp) closeHalf(send bool) error {
 }
 
 // lockCQs takes the locks of the QP's CQs in CQ number order
-// (mlx5_lock_cqs).
+// (mlx5_lock_cqs). They are the public CQs' locks, taken after the QP's
+// own (docs/concurrency.md).
 func (q *qp) lockCQs() {
 	s, r := q.sendCQ, q.recvCQ
 	switch {
 	case s == r:
-		s.mu.Lock()
+		q.sendCQLock.Lock()
 	case s.cqn < r.cqn:
-		s.mu.Lock()
-		r.mu.Lock()
+		q.sendCQLock.Lock()
+		q.recvCQLock.Lock()
 	default:
-		r.mu.Lock()
-		s.mu.Lock()
+		q.recvCQLock.Lock()
+		q.sendCQLock.Lock()
 	}
 }
 
@@ -387,14 +399,28 @@ func (q *qp) unlockCQs() {
 	s, r := q.sendCQ, q.recvCQ
 	switch {
 	case s == r:
-		s.mu.Unlock()
+		q.sendCQLock.Unlock()
 	case s.cqn < r.cqn:
-		r.mu.Unlock()
-		s.mu.Unlock()
+		q.recvCQLock.Unlock()
+		q.sendCQLock.Unlock()
 	default:
-		s.mu.Unlock()
-		r.mu.Unlock()
+		q.sendCQLock.Unlock()
+		q.recvCQLock.Unlock()
 	}
+}
+
+// noLock stands for the CQ lock of a caller without public CQs, which
+// calls nothing of the CQs concurrently with the QP.
+type noLock struct{}
+
+func (noLock) Lock()   {}
+func (noLock) Unlock() {}
+
+func orNoLock(l sync.Locker) sync.Locker {
+	if l == nil {
+		return noLock{}
+	}
+	return l
 }
 
 // Modified tells the QP that MODIFY_QP moved it to state (IB_QPS_*), as
@@ -412,14 +438,12 @@ func (s *sendQueue) Modified(state uint32) {
 	q.stateKnown = true
 	switch state {
 	case abi.IB_QPS_RESET:
-		q.recvCQ.mu.Lock()
+		q.lockCQs()
 		q.recvCQ.clean(q.rsn, q.srq)
-		q.recvCQ.mu.Unlock()
 		if q.sendCQ != q.recvCQ {
-			q.sendCQ.mu.Lock()
 			q.sendCQ.clean(q.rsn, nil)
-			q.sendCQ.mu.Unlock()
 		}
+		q.unlockCQs()
 		q.sq.head.Store(0)
 		q.sq.tail.Store(0)
 		q.rq.head.Store(0)
@@ -433,6 +457,7 @@ func (s *sendQueue) Modified(state uint32) {
 	case abi.IB_QPS_RTS:
 		q.sendReady = true
 	}
+	q.sq.blocked = !q.sendReady
 }
 
 // The receive queue's errors, made once: Put allocates nothing.

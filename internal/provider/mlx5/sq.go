@@ -34,6 +34,12 @@ type sendQueue struct {
 	// (libmlx5's fm_cache): a memory window bind sets it for the next.
 	fence   uint8
 	sigBits uint8 // ctrlCQUpdate when every request is signaled
+	ud      bool  // the QP is UD: every send needs an address handle
+	// blocked is q.gone || q.stateKnown && !q.sendReady, kept by
+	// closeHalf and Modified (under both of the QP's locks), so that
+	// Put's check of the QP's state is one load.
+	blocked bool
+	fmCESE  [fmFlags + 1]uint8 // fm_ce_se by send flags (setFMCESE)
 
 	// What post_send_db rings with: whether the batch had inline data,
 	// and the control segment and size (in 16-byte units) of the last
@@ -85,88 +91,125 @@ func (s *sendQueue) acquire() { s.head.Load() }
 // segment of UD sends, then the data as inline data or data segments,
 // wrapping to the start of the queue where it runs past the end. It
 // checks, and writes, in the order _mlx5_post_send does, so that a request
-// refused half-way leaves the same bytes behind.
+// refused half-way leaves the same bytes behind: the checks come before
+// any write; the control segment's first words, the transport
+// segment and the data come next, and a refusal there (too much inline
+// data, TSO data) leaves them; the opcode, size and wr_id come last.
 func (s *sendQueue) Put(wr *provider.SendWR) error {
-	q := s.qp
-	if q.gone {
-		return errSQClosed
+	// The checks of _mlx5_post_send, before any write, as one condition
+	// here (a call per request costs more than the checks); refusal
+	// finds which failed, in libmlx5's order.
+	// The tail moves under a concurrent Poll: read it once, so that
+	// refusal sees the queue as full as the check did.
+	full := s.head.Load()-s.tail.Load()+s.pending >= s.maxPost
+	if s.blocked || int(wr.Opcode) >= len(mlx5Opcode) || full || len(wr.SGE) > s.maxGS ||
+		wr.Opcode == abi.IB_UVERBS_WR_BIND_MW || wr.Opcode == abi.IB_UVERBS_WR_LOCAL_INV || wr.AH == nil && s.ud {
+		return s.refusal(wr, full)
 	}
-	if int(wr.Opcode) >= len(mlx5Opcode) {
-		return errSQOpcode
-	}
-	if s.head.Load()-s.tail.Load()+s.pending >= s.maxPost {
-		return errSQFull
-	}
-	if q.stateKnown && !q.sendReady {
-		return errSQState
-	}
-	if len(wr.SGE) > s.maxGS {
-		return errSQSGEs
-	}
-	switch wr.Opcode {
-	case abi.IB_UVERBS_WR_BIND_MW, abi.IB_UVERBS_WR_LOCAL_INV:
-		// libmlx5 builds a UMR WQE; not implemented.
-		return errSQMW
-	}
-	if q.typ == abi.IB_UVERBS_QPT_UD && wr.AH == nil {
-		return errSQNoAH
-	}
-	fence := s.fence
-	if wr.Flags&abi.IB_SEND_FENCE != 0 {
-		fence = ctrlFence
-	}
-	s.fence = 0
-
 	idx := s.curPost & (s.wqeCnt - 1)
 	ctrlOff := s.off + int(idx)<<sendWQEShift
 	s.lastCtrl = ctrlOff
-	ctrl := mem.At[ctrlSeg](q.buf, ctrlOff)
-	// libmlx5 clears the word of the signature and fm_ce_se, then sets
-	// the immediate and fm_ce_se; the rest it sets at the end.
+	ctrl := mem.At[ctrlSeg](s.qp.buf, ctrlOff)
+	s.startCtrl(wr, ctrl)
+	seg, size := s.putTransport(wr, ctrlOff+segSize)
+	size, err := s.putData(wr, seg, size)
+	s.lastSize = size
+	if err != nil {
+		return err
+	}
+	s.finishCtrl(wr, ctrl, idx, size)
+	return nil
+}
+
+// refusal is the error of a request Put refuses before writing anything:
+// the first check of _mlx5_post_send's that it fails.
+func (s *sendQueue) refusal(wr *provider.SendWR, full bool) error {
+	q := s.qp
+	switch {
+	case q.gone:
+		return errSQClosed
+	case int(wr.Opcode) >= len(mlx5Opcode):
+		return errSQOpcode
+	case full:
+		return errSQFull
+	case q.stateKnown && !q.sendReady:
+		return errSQState
+	case len(wr.SGE) > s.maxGS:
+		return errSQSGEs
+	case wr.Opcode == abi.IB_UVERBS_WR_BIND_MW, wr.Opcode == abi.IB_UVERBS_WR_LOCAL_INV:
+		// libmlx5 builds a UMR WQE; not implemented.
+		return errSQMW
+	default: // a UD send without an address handle
+		return errSQNoAH
+	}
+}
+
+// startCtrl writes what libmlx5 writes of the control segment first: it
+// clears the word of the signature and fm_ce_se, then sets the immediate
+// and fm_ce_se (with the fence a bind left, unless wr asks for one).
+func (s *sendQueue) startCtrl(wr *provider.SendWR, ctrl *ctrlSeg) {
+	fm := s.fmCESE[wr.Flags&fmFlags]
+	if wr.Flags&abi.IB_SEND_FENCE == 0 {
+		fm |= s.fence
+	}
+	s.fence = 0
 	ctrl.signature = 0
 	ctrl.dciStream = be16{}
 	ctrl.fmCESE = 0
 	ctrl.imm.set(sendImm(wr))
-	fm := s.sigBits | fence
-	if wr.Flags&abi.IB_SEND_SIGNALED != 0 {
-		fm |= ctrlCQUpdate
-	}
-	if wr.Flags&abi.IB_SEND_SOLICITED != 0 {
-		fm |= ctrlSolicited
-	}
 	ctrl.fmCESE = fm
+}
 
-	seg := ctrlOff + segSize
-	size := 1
-	qend := s.end()
-	atomic := false
+// fmFlags are the send flags that set bits of fm_ce_se.
+const fmFlags = abi.IB_SEND_FENCE | abi.IB_SEND_SIGNALED | abi.IB_SEND_SOLICITED
+
+// setFMCESE fills the QP's table of fm_ce_se by send flags, a per-QP
+// invariant of what _mlx5_post_send computes per request: the QP's
+// signal-all bit, a fence, a completion, a solicited event.
+func (s *sendQueue) setFMCESE() {
+	for f := range s.fmCESE {
+		fm := s.sigBits
+		if f&abi.IB_SEND_FENCE != 0 {
+			fm |= ctrlFence
+		}
+		if f&abi.IB_SEND_SIGNALED != 0 {
+			fm |= ctrlCQUpdate
+		}
+		if f&abi.IB_SEND_SOLICITED != 0 {
+			fm |= ctrlSolicited
+		}
+		s.fmCESE[f] = fm
+	}
+}
+
+// putTransport writes the segments between the control segment and the
+// data at seg: remote address (RDMA on RC and UC, atomics on RC), atomic
+// (RC) or datagram (UD). It returns where the data goes and the WQE's size
+// so far in 16-byte units.
+func (s *sendQueue) putTransport(wr *provider.SendWR, seg int) (int, int) {
+	q := s.qp
 	switch q.typ {
 	case abi.IB_UVERBS_QPT_RC:
 		switch wr.Opcode {
 		case abi.IB_UVERBS_WR_RDMA_READ, abi.IB_UVERBS_WR_RDMA_WRITE, abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
 			setRaddrSeg(q.buf, seg, wr.RemoteAddr, wr.RKey)
-			seg += segSize
-			size++
+			return seg + segSize, 2
 		case abi.IB_UVERBS_WR_ATOMIC_CMP_AND_SWP, abi.IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
-			atomic = true
 			setRaddrSeg(q.buf, seg, wr.RemoteAddr, wr.RKey)
-			seg += segSize
-			a := mem.At[atomicSeg](q.buf, seg)
+			a := mem.At[atomicSeg](q.buf, seg+segSize)
 			if wr.Opcode == abi.IB_UVERBS_WR_ATOMIC_CMP_AND_SWP {
 				a.swapAdd.set(wr.Swap)
 				a.compare.set(wr.CompareAdd)
 			} else {
 				a.swapAdd.set(wr.CompareAdd)
 			}
-			seg += segSize
-			size += 2
+			return seg + 2*segSize, 3
 		}
 	case abi.IB_UVERBS_QPT_UC:
 		switch wr.Opcode {
 		case abi.IB_UVERBS_WR_RDMA_WRITE, abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
 			setRaddrSeg(q.buf, seg, wr.RemoteAddr, wr.RKey)
-			seg += segSize
-			size++
+			return seg + segSize, 2
 		}
 	case abi.IB_UVERBS_QPT_UD:
 		d := mem.At[av](q.buf, seg)
@@ -174,54 +217,65 @@ func (s *sendQueue) Put(wr *provider.SendWR) error {
 		d.dqpDCT.set(wr.RemoteQPN | extendedUDAV)
 		d.qkey.set(wr.RemoteQKey)
 		seg += avSize
-		size += avSize / segSize
-		if seg == qend {
+		if seg == s.end() {
 			seg = s.off
 		}
+		return seg, 1 + avSize/segSize
 	}
+	return seg, 1
+}
 
+// putData writes wr's data at seg, as inline data or as data segments,
+// and returns the WQE's size grown by it; on a refusal, the size before
+// the data, which is what libmlx5 leaves for the doorbell.
+func (s *sendQueue) putData(wr *provider.SendWR, seg, size int) (int, error) {
 	if wr.Flags&abi.IB_SEND_INLINE != 0 && len(wr.SGE) != 0 {
-		sz, ok := s.putInline(wr, seg, qend)
+		sz, ok := s.putInline(wr, seg, s.end())
 		if !ok {
-			s.lastSize = size
-			return errSQInline
+			return size, errSQInline
 		}
 		s.inl = true
-		size += sz
-	} else {
-		dp := seg
-		for i := range wr.SGE {
-			sg := &wr.SGE[i]
-			if dp == qend {
-				dp = s.off
-			}
-			if sg.Length == 0 {
-				continue
-			}
-			length := sg.Length
-			switch {
-			case atomic:
-				length = 8
-			case wr.Opcode == abi.IB_UVERBS_WR_TSO:
-				// Only raw packet QPs have a TSO budget; the rest
-				// refuse any TSO data.
-				s.lastSize = size
-				return errSQTSO
-			}
-			setDataSeg(q.buf, dp, length, sg.LKey, sg.Addr)
-			dp += segSize
-			size++
-		}
+		return size + sz, nil
 	}
+	q := s.qp
+	// An atomic's data segment is the 8 bytes of the original value.
+	atomic := q.typ == abi.IB_UVERBS_QPT_RC &&
+		(wr.Opcode == abi.IB_UVERBS_WR_ATOMIC_CMP_AND_SWP || wr.Opcode == abi.IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD)
+	qend := s.end()
+	dp := seg
+	for i := range wr.SGE {
+		sg := &wr.SGE[i]
+		if dp == qend {
+			dp = s.off
+		}
+		if sg.Length == 0 {
+			continue
+		}
+		length := sg.Length
+		switch {
+		case atomic:
+			length = 8
+		case wr.Opcode == abi.IB_UVERBS_WR_TSO:
+			// Only raw packet QPs have a TSO budget; the rest
+			// refuse any TSO data.
+			return size, errSQTSO
+		}
+		setDataSeg(q.buf, dp, length, sg.LKey, sg.Addr)
+		dp += segSize
+		size++
+	}
+	return size, nil
+}
 
+// finishCtrl completes the control segment (opcode, WQE counter, size and
+// QP number) and records the request's wr_id and place in the queue.
+func (s *sendQueue) finishCtrl(wr *provider.SendWR, ctrl *ctrlSeg, idx uint32, size int) {
 	ctrl.opmodIdxOpcode.set((s.curPost&0xffff)<<8 | uint32(mlx5Opcode[wr.Opcode]))
-	ctrl.qpnDS.set(uint32(size) | q.qpn<<8)
+	ctrl.qpnDS.set(uint32(size) | s.qp.qpn<<8)
 	s.wrid[idx] = wr.ID
 	s.wqeHead[idx] = s.head.Load() + s.pending
 	s.curPost += uint32((size*segSize + sendWQEBB - 1) / sendWQEBB)
 	s.pending++
-	s.lastSize = size
-	return nil
 }
 
 // putInline copies the SGEs' bytes after an inline segment header at seg,
