@@ -64,6 +64,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
 #include <librpma.h>
@@ -380,6 +381,21 @@ region_client(const char *ex, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * settle sleeps RPMAEXAMPLES_SETTLE_MS milliseconds, if set: on siw the
+ * server's first read can reach the client before the client's kernel has
+ * finished its side of the iWARP connection, which loses the connection
+ * (librpma's own example 06 does the same); the tests set it there only.
+ */
+static void
+settle(void)
+{
+	const char *ms = getenv("RPMAEXAMPLES_SETTLE_MS");
+
+	if (ms)
+		usleep(atoi(ms) * 1000);
+}
+
 static int
 multi(int server, int argc, char **argv)
 {
@@ -405,6 +421,7 @@ multi(int server, int argc, char **argv)
 			size_t size;
 
 			conn = accept_one(ep, NULL, NULL, 0, NULL, 0, NULL);
+			settle();
 			remote(conn, &src);
 			CHECK(rpma_mr_remote_get_size(src, &size));
 			if (size > NAME)
