@@ -29,6 +29,13 @@ ssize_t kernel_write(const void *buf, size_t n);
 // the memory, or MAP_FAILED with errno set.
 void *kernel_mmap(size_t len, off_t off);
 
+// kernel_ioctl, if a harness sets it, answers the ioctls on the command
+// fd (the whole request and its argument); it returns 0, or -1 with errno
+// set. Left NULL, every ioctl fails with ENOTTY: libibverbs then takes
+// the kernel for one without the ioctl framework and writes every
+// command.
+extern int (*kernel_ioctl)(unsigned long req, void *arg);
+
 // kernel_owns reports whether addr is memory kernel_mmap returned, which
 // munmap then leaves alone.
 int kernel_owns(const void *addr);

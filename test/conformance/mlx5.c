@@ -11,7 +11,8 @@
 // The fake kernel sits under libibverbs with the linker's --wrap, as in
 // harness.c and with the plumbing of fake.c they share: netlink discovery returns one device with RDMA_DRIVER_MLX5,
 // open("/dev/infiniband/...") gives a descriptor of /dev/null, ioctl on it
-// fails with ENOTTY (so every command is a write), and write on it is the
+// fails with ENOTTY (so every command is a write; in the mlx5dyn setups
+// all but the UAR object's methods, see uar_ioctl), and write on it is the
 // command handler below. Unlike rxe and siw, libmlx5 allocates its queues
 // and doorbell records itself and tells the kernel their addresses in the
 // driver part of each create command; the fake kernel (and the fake device
@@ -47,6 +48,9 @@
 #include <rdma/ib_user_ioctl_verbs.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/mlx5-abi.h>
+#include <rdma/mlx5_user_ioctl_cmds.h>
+#include <rdma/mlx5_user_ioctl_verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "fake.h"
 
@@ -79,6 +83,19 @@ enum {
 	// the second register of the second UAR page, which has a BlueFlame
 	// buffer.
 	QP_BFREG = 5,
+	// Dynamic UARs (the mlx5dyn setups). Linux (6.1, 6.12:
+	// mlx5_ib_alloc_ucontext) skips the static UARs altogether for a
+	// library that asks for MLX5_LIB_CAP_DYN_UAR, so tot_bfregs and
+	// num_dyn_bfregs are both 0. Each MLX5_IB_METHOD_UAR_OBJ_ALLOC then
+	// inserts an mmap entry of one page into the context's range, which
+	// starts at page offset 9 << 16 (MLX5_IB_MMAP_OFFSET_START), and
+	// turns its page offset into the mmap offset the command number 9
+	// in bits 8-15 and the index's low byte in bits 0-7, in pages
+	// (mlx5_entry_to_mmap_offset); the page id is the firmware's UAR
+	// index, any number: here they count up from DYN_PAGE_ID.
+	DYN_MMAP_CMD = 9,
+	DYN_PAGE_ID = 0x40,
+	DYN_HANDLE = 0x10,
 };
 
 // The address handle of mlx5-ud (an InfiniBand port: no CREATE_AH).
@@ -107,6 +124,11 @@ struct uar_map {
 };
 static struct uar_map uars[64];
 static int nuars;
+
+// dyn: the kernel hands out no static UARs (the mlx5dyn setups); ndyn
+// counts the UAR objects allocated.
+static int dyn;
+static uint32_t ndyn;
 
 // The queues, as the create commands describe them.
 static struct {
@@ -291,7 +313,7 @@ static void get_context(struct cmd *c)
 	struct mlx5_ib_alloc_ucontext_resp d = {
 		.qp_tab_size = QP_TAB_SIZE,
 		.bf_reg_size = BF_REG_SIZE,
-		.tot_bfregs = TOT_BFREGS,
+		.tot_bfregs = dyn ? 0 : TOT_BFREGS,
 		.cache_line_size = CACHE_LINE,
 		.max_sq_desc_sz = MAX_SQ_DESC,
 		.max_rq_desc_sz = MAX_RQ_DESC,
@@ -424,7 +446,10 @@ static void create_qp(struct cmd *c)
 		.max_send_sge = q->max_send_sge, .max_recv_sge = q->max_recv_sge,
 		.max_inline_data = q->max_inline_data,
 	};
-	struct mlx5_ib_create_qp_resp dr = { .bfreg_index = QP_BFREG };
+	// With dynamic UARs CREATE_QP names the library's page and the
+	// kernel answers MLX5_IB_INVALID_BFREG (bit 31; mlx5_ib.h), which
+	// the library must not use.
+	struct mlx5_ib_create_qp_resp dr = { .bfreg_index = dyn ? 1u << 31 : QP_BFREG };
 	static const size_t addrs[] = { 0, 8, 40 };
 
 	if (c->ex)
@@ -443,6 +468,69 @@ static void create_qp(struct cmd *c)
 	fprintf(setup_f, "cap qp %u %u %u %u %u\n", q->max_send_wr, q->max_recv_wr,
 		q->max_send_sge, q->max_recv_sge, q->max_inline_data);
 	record_cmd("qp", c->drv, c->drv_in, addrs, 3);
+}
+
+// attr finds attribute id of an ioctl, or dies: libmlx5 sends each
+// attribute the method takes.
+static struct ib_uverbs_attr *attr(struct ib_uverbs_ioctl_hdr *h, uint16_t id)
+{
+	for (int i = 0; i < h->num_attrs; i++)
+		if (h->attrs[i].attr_id == id)
+			return &h->attrs[i];
+	die("UAR ioctl without attribute %#x", id);
+}
+
+// put_out writes v to an output attribute: the pointer it carries, as
+// many bytes as it says (little-endian, the host's order).
+static void put_out(struct ib_uverbs_attr *a, uint64_t v)
+{
+	if (a->len > 8)
+		die("UAR ioctl: output attribute %#x of %u bytes", a->attr_id, a->len);
+	memcpy((void *)(uintptr_t)a->data, &v, a->len);
+	a->flags |= UVERBS_ATTR_F_VALID_OUTPUT;
+}
+
+// uar_ioctl is the fake kernel's ioctl in the mlx5dyn setups: it answers
+// the UAR object's alloc and destroy methods, as the mlx5 driver does,
+// and fails everything else with ENOTTY, so that libibverbs keeps
+// writing its commands (an ioctl of the generic objects would otherwise
+// go through the ioctl path, which this fake kernel does not answer).
+// libmlx5 runs the UAR methods with execute_ioctl, which has no write
+// fallback.
+static int uar_ioctl(unsigned long req, void *arg)
+{
+	struct ib_uverbs_ioctl_hdr *h = arg;
+
+	if (req != RDMA_VERBS_IOCTL || h->object_id != MLX5_IB_OBJECT_UAR) {
+		trace("ioctl %#lx refused", req);
+		errno = ENOTTY;
+		return -1;
+	}
+	if (h->length != sizeof(*h) + h->num_attrs * sizeof(h->attrs[0]))
+		die("UAR ioctl: length %u for %u attributes", h->length, h->num_attrs);
+	switch (h->method_id) {
+	case MLX5_IB_METHOD_UAR_OBJ_ALLOC: {
+		uint64_t type = attr(h, MLX5_IB_ATTR_UAR_OBJ_ALLOC_TYPE)->data;
+		uint64_t off = ((uint64_t)(ndyn >> 8) << 16 | DYN_MMAP_CMD << 8 | (ndyn & 0xff)) * PAGE;
+		uint32_t page_id = DYN_PAGE_ID + ndyn;
+
+		if (type != MLX5_IB_UAPI_UAR_ALLOC_TYPE_BF && type != MLX5_IB_UAPI_UAR_ALLOC_TYPE_NC)
+			die("UAR ioctl: alloc type %llu", (unsigned long long)type);
+		attr(h, MLX5_IB_ATTR_UAR_OBJ_ALLOC_HANDLE)->data = DYN_HANDLE + ndyn;
+		put_out(attr(h, MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_OFFSET), off);
+		put_out(attr(h, MLX5_IB_ATTR_UAR_OBJ_ALLOC_MMAP_LENGTH), PAGE);
+		put_out(attr(h, MLX5_IB_ATTR_UAR_OBJ_ALLOC_PAGE_ID), page_id);
+		fprintf(setup_f, "uaralloc %llu -> 0x%llx %u %u\n", (unsigned long long)type,
+			(unsigned long long)off, PAGE, page_id);
+		ndyn++;
+		return 0;
+	}
+	case MLX5_IB_METHOD_UAR_OBJ_DESTROY:
+		fprintf(setup_f, "uarfree 0x%llx\n",
+			(unsigned long long)attr(h, MLX5_IB_ATTR_UAR_OBJ_DESTROY_HANDLE)->data);
+		return 0;
+	}
+	die("UAR ioctl: method %#x", h->method_id);
 }
 
 // kernel_write answers the commands libibverbs and libmlx5 send.
@@ -880,8 +968,10 @@ int main(int argc, char **argv)
 	setup_f = stderr;
 
 	while ((t = next_command(&save))) {
-		if (!strcmp(t, "mlx5") || !strcmp(t, "mlx5-ud")) {
-			ud = !strcmp(t, "mlx5-ud");
+		if (!strcmp(t, "mlx5") || !strcmp(t, "mlx5-ud") || !strcmp(t, "mlx5dyn") || !strcmp(t, "mlx5dyn-ud")) {
+			ud = !!strstr(t, "-ud");
+			dyn = !strncmp(t, "mlx5dyn", 7);
+			kernel_ioctl = dyn ? uar_ioctl : NULL;
 			setup(&save);
 			continue;
 		}

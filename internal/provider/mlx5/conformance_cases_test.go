@@ -416,8 +416,23 @@ type confScript struct {
 	skip string
 }
 
-// confScripts is the table of scripted cases.
+// confScripts is the table of scripted cases: each on the static UARs
+// of its setup, then again (Dyn...) on dynamic UARs.
 func confScripts() []confScript {
+	cases := staticScripts()
+	for _, c := range staticScripts() {
+		c.name = "Dyn" + c.name
+		c.s.Provider = dynOf(c.s.Provider)
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+// dynOf returns the dynamic UAR variant of a setup's provider word.
+func dynOf(p string) string { return strings.Replace(p, "mlx5", "mlx5dyn", 1) }
+
+// staticScripts is the table of scripted cases on the static setups.
+func staticScripts() []confScript {
 	return []confScript{
 		{name: "Send", s: sendScript(rcSetup, sendCases(false, rcSetup.MaxInline)).script()},
 		{name: "UDSend", s: sendScript(udSetup, sendCases(true, udSetup.MaxInline)).script()},

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/purerdma/purerdma/internal/provider"
 )
 
 // The fake kernel's and device's fixed answers, the same as the C
@@ -34,6 +36,10 @@ const (
 	confSRQN        = 0x21
 	confQPN         = 0xabc
 	confQPBFReg     = 5
+	invalidBFReg    = 1 << 31 // MLX5_IB_INVALID_BFREG: CREATE_QP's answer with dynamic UARs
+	dynMmapCmd      = 9       // MLX5_IB_MMAP_OFFSET_START: the mmap command of the UAR objects' entries
+	dynPageID       = 0x40    // the first dynamic UAR's page id (the firmware's UAR index)
+	dynHandle       = 0x10    // the first UAR object's handle
 	confCQHandle    = 2
 	confSRQHandle   = 3
 	confQPHandle    = 7
@@ -42,13 +48,17 @@ const (
 )
 
 // contextResp is the driver response to GET_CONTEXT (struct
-// mlx5_ib_alloc_ucontext_resp), cut or padded to n bytes.
-func contextResp(n int) []byte {
+// mlx5_ib_alloc_ucontext_resp), cut or padded to n bytes. dyn: the
+// kernel's answer to MLX5_LIB_CAP_DYN_UAR, no static UARs (tot_bfregs
+// and num_dyn_bfregs 0).
+func contextResp(n int, dyn bool) []byte {
 	b := make([]byte, max(n, ctxRespLength))
 	le := binary.LittleEndian
 	le.PutUint32(b[0:], ctxQPTabSize)
 	le.PutUint32(b[4:], ctxBFRegSize)
-	le.PutUint32(b[8:], ctxTotBFRegs)
+	if !dyn {
+		le.PutUint32(b[8:], ctxTotBFRegs)
+	}
 	le.PutUint32(b[12:], ctxCacheLine)
 	le.PutUint16(b[16:], ctxMaxSQDesc)
 	le.PutUint16(b[18:], ctxMaxRQDesc)
@@ -81,10 +91,42 @@ type uarPage struct {
 // fakeDevice is the Go side's provider.Device: Mmap of the command file
 // hands out fresh page-aligned anonymous pages in place of the device's
 // UAR pages, as the C harness's mmap does. Doorbell, the kernel's POST_SEND
-// doorbell, is counted: mlx5 never rings it.
+// doorbell, is counted: mlx5 never rings it. It is a provider.UARDevice
+// too, answering the UAR object's methods as the harness's uar_ioctl
+// does (in the static setups the driver must not call them: an
+// allocation shows as a uaralloc record the harness does not have).
 type fakeDevice struct {
 	pages     []uarPage // in mapping order
 	doorbells int
+	nuar      uint32   // UAR objects allocated
+	records   []string // uaralloc records not yet in the transcript
+}
+
+// AllocUAR answers MLX5_IB_METHOD_UAR_OBJ_ALLOC as the harness does: the
+// n-th object's page is at the mmap offset of the n-th entry of the
+// driver's range (mlx5_entry_to_mmap_offset) and has page id
+// dynPageID+n.
+func (d *fakeDevice) AllocUAR(allocType uint32) (provider.UAR, error) {
+	n := d.nuar
+	off := (uint64(n>>8)<<16 | dynMmapCmd<<8 | uint64(n&0xff)) * pageSize
+	u := provider.UAR{Handle: dynHandle + n, MmapOffset: off, Length: pageSize, PageID: dynPageID + n}
+	d.records = append(d.records, fmt.Sprintf("uaralloc %d -> 0x%x %d %d", allocType, off, u.Length, u.PageID))
+	d.nuar++
+	return u, nil
+}
+
+// FreeUAR answers MLX5_IB_METHOD_UAR_OBJ_DESTROY.
+func (d *fakeDevice) FreeUAR(handle uint32) error {
+	d.records = append(d.records, fmt.Sprintf("uarfree 0x%x", handle))
+	return nil
+}
+
+// flush returns the records of the UAR methods called since the last
+// flush.
+func (d *fakeDevice) flush() []string {
+	r := d.records
+	d.records = nil
+	return r
 }
 
 func (d *fakeDevice) Mmap(offset uint64, size int) ([]byte, error) {

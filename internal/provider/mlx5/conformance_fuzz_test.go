@@ -34,6 +34,9 @@ func FuzzConformance(f *testing.F) {
 func fuzzScript(data []byte) *conformance.Script {
 	r := conformance.NewBytes(data)
 	u := []conformance.Setup{rcSetup, srqSetup, udSetup}[r.N(3)]
+	if r.N(2) == 1 {
+		u.Provider = dynOf(u.Provider) // the same, on dynamic UARs
+	}
 	c := newScripter(u)
 	id := uint64(1)
 	for r.Left() && len(c.s.Ops) < 64 {

@@ -125,7 +125,7 @@ type sqReq struct {
 
 // newScripter computes the queue geometry libmlx5 gives the setup.
 func newScripter(u conformance.Setup) *scripter {
-	c := &scripter{s: conformance.Script{Setup: u}, ud: u.Provider == "mlx5-ud", staged: effect{srq: -1}}
+	c := &scripter{s: conformance.Script{Setup: u}, ud: isUD(u.Provider), staged: effect{srq: -1}}
 	// Send WQEs: the largest of any opcode the QP type has (RC: a
 	// memory window bind, 192 bytes; UD: control and datagram
 	// segments, 64), then data segments or inline data; in basic

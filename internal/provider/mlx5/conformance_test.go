@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -79,6 +80,7 @@ func newGoSide(t testing.TB, u conformance.Setup) *goSide {
 		t.Fatal("no driver registered for RDMA_DRIVER_MLX5")
 	}
 	g := &goSide{dev: &fakeDevice{}}
+	ud, dyn := isUD(u.Provider), isDyn(u.Provider)
 	var closers []func() error
 	t.Cleanup(func() {
 		for i := len(closers) - 1; i >= 0; i-- {
@@ -107,8 +109,9 @@ func newGoSide(t testing.TB, u conformance.Setup) *goSide {
 		t.Errorf("GET_CONTEXT asks for DEVX, which the kernel refuses to a process without CAP_NET_RAW")
 	}
 	setup = append(setup, "cmd context "+hex.EncodeToString(req))
-	must("Opened", ctx.Opened(contextResp(out)))
+	must("Opened", ctx.Opened(contextResp(out, dyn)))
 	closers = append(closers, ctx.Close)
+	setup = append(setup, g.dev.flush()...)
 
 	cqInit := provider.CQInit{CQE: u.CQ}
 	in, out = ctx.Udata(abi.IB_USER_VERBS_CMD_CREATE_CQ)
@@ -131,7 +134,7 @@ func newGoSide(t testing.TB, u conformance.Setup) *goSide {
 	closers = append(closers, cq.Close)
 	g.CQ = cq
 
-	if u.Provider == "mlx5-ud" {
+	if ud {
 		_, out = ctx.Udata(abi.IB_USER_VERBS_CMD_CREATE_AH)
 		g.ah, err = ctx.NewAH(&confAH, make([]byte, out))
 		must("NewAH", err)
@@ -166,7 +169,7 @@ func newGoSide(t testing.TB, u conformance.Setup) *goSide {
 	qpInit := provider.QPInit{Type: abi.IB_UVERBS_QPT_RC, MaxSendWR: u.SQ, MaxRecvWR: u.RQ,
 		MaxSendSGE: u.MaxSendSGE, MaxRecvSGE: u.MaxRecvSGE, MaxInline: u.MaxInline,
 		SendCQ: cq, RecvCQ: cq}
-	if u.Provider == "mlx5-ud" {
+	if ud {
 		qpInit.Type = abi.IB_UVERBS_QPT_UD
 	}
 	if u.RQ == 0 && srq != nil {
@@ -176,6 +179,7 @@ func newGoSide(t testing.TB, u conformance.Setup) *goSide {
 	req = make([]byte, in)
 	pqp, err := ctx.CreateQP(&qpInit, req)
 	must("CreateQP", err)
+	setup = append(setup, g.dev.flush()...)
 	setup = append(setup, fmt.Sprintf("cap qp %d %d %d %d %d", qpInit.MaxSendWR, qpInit.MaxRecvWR,
 		qpInit.MaxSendSGE, qpInit.MaxRecvSGE, qpInit.MaxInline), "cmd qp "+hex.EncodeToString(pageOffsets(req, 0, 8, 40)))
 	if in < 28 {
@@ -191,7 +195,11 @@ func newGoSide(t testing.TB, u conformance.Setup) *goSide {
 	g.qp.db = at(le64(req, 8), 8)
 	g.hasQP = true
 	qpInit.Handle, qpInit.QPNum = confQPHandle, confQPN
-	queues, err := pqp.Finish(objResp(out, confQPBFReg))
+	bfreg := uint32(confQPBFReg)
+	if dyn {
+		bfreg = invalidBFReg
+	}
+	queues, err := pqp.Finish(objResp(out, bfreg))
 	must("QP Finish", err)
 	closers = append(closers, queues.SQ.Close)
 	if queues.RQ != nil {
@@ -217,6 +225,14 @@ func newGoSide(t testing.TB, u conformance.Setup) *goSide {
 	g.Out = append(append([]string{"ready"}, setup...), g.view()...)
 	return g
 }
+
+// isUD reports whether a setup line's provider word names a UD QP
+// (mlx5-ud, mlx5dyn-ud).
+func isUD(p string) bool { return strings.HasSuffix(p, "-ud") }
+
+// isDyn reports whether it names the dynamic UAR variant (mlx5dyn,
+// mlx5dyn-ud): a kernel that hands out no static UARs at GET_CONTEXT.
+func isDyn(p string) bool { return strings.HasPrefix(p, "mlx5dyn") }
 
 // cqe is the device writing b into its next CQ entry: op_own last, with
 // the owner bit of its pass over the ring.
@@ -292,8 +308,12 @@ func check(t *testing.T, s *conformance.Script) {
 	t.Helper()
 	h := conformance.HarnessMLX5(t)
 	cLines := conformance.RunC(t, h, s)
+	if isDyn(s.Provider) && !slices.ContainsFunc(cLines, func(l string) bool { return strings.HasPrefix(l, "uaralloc ") }) {
+		// libmlx5 took the static path: the variant compares nothing new.
+		t.Fatal("mlx5dyn: libmlx5 allocated no UAR object")
+	}
 	goLines := newGoSide(t, s.Setup).Run(t, s)
-	conformance.Report(t, conformance.DiffLines("mlx5", goLines, cLines, newNamer(cLines, s.Provider == "mlx5-ud"), nil))
+	conformance.Report(t, conformance.DiffLines("mlx5", goLines, cLines, newNamer(cLines, isUD(s.Provider)), nil))
 }
 
 // Field tables of the driver requests (little-endian, struct
