@@ -119,7 +119,7 @@ var Pattern = func() []byte {
 
 // Setup is a script's first line.
 type Setup struct {
-	Provider                                     string // "rxe", "rxe-ud", "siw", "mlx5" or "mlx5-ud"
+	Provider                                     string // "rxe", "rxe-ud", "siw", "mlx5", "mlx5-ud", "mlx5dyn" or "mlx5dyn-ud"
 	SQ, RQ, SRQ, CQ                              uint32 // slots
 	MaxSendSGE, MaxRecvSGE, MaxInline, SRQMaxSGE uint32
 }
