@@ -175,3 +175,15 @@ func Next(t testing.TB, ctx context.Context, q *rpma.CQ) cq.WC {
 	}
 	return wc[0]
 }
+
+// FlushedTwice reports whether w repeats the completion just before it,
+// prev, in the shape siw's flush gives a read (docs/faults.md, "Reads
+// completed twice on siw"): the same ID, both WR_FLUSH_ERR, one right
+// after the other. siw_sq_flush (Linux 6.1 to 6.12 at least) completes
+// the reads of the ORQ, then the transmitter's current request if it is
+// still QUEUED, which a read is once siw_activate_tx_from_sq has copied it
+// into the ORQ but before it went out. The caller checks that the
+// operation was a read and the device siw.
+func FlushedTwice(prev, w cq.WC) bool {
+	return prev.ID == w.ID && prev.Status == cq.WRFlushErr && w.Status == cq.WRFlushErr
+}

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/rpmatest"
 	"github.com/purerdma/purerdma/rpma"
 )
 
@@ -120,12 +121,10 @@ func stream(t *testing.T, c *rpma.Conn, local *rpma.MR, remote *rpma.RemoteMR, f
 			prev := last
 			last = w
 			if !inFlight[w.ID] {
-				// siw's flush completes a read that was both in its ORQ
-				// and the transmitter's current request twice, both
-				// flushed, one right after the other (docs/faults.md,
-				// "Reads completed twice on siw"); reads have even IDs.
-				// Only that shape is let through, and only on siw.
-				if strand && w.ID%2 == 0 && prev.ID == w.ID && w.Status == cq.WRFlushErr && prev.Status == cq.WRFlushErr {
+				// siw's flush completes a read twice
+				// (rpmatest.FlushedTwice); reads have even IDs. Only that
+				// shape is let through, and only on siw.
+				if strand && w.ID%2 == 0 && rpmatest.FlushedTwice(prev, w) {
 					o.doubled++
 					continue
 				}

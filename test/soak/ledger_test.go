@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/rpmatest"
 )
 
 // ledger accounts for the operations posted to one queue (a send queue
@@ -86,13 +87,9 @@ func (l *ledger) complete(w cq.WC) (op opInfo, ok bool) {
 	op, ok = l.inFlight[w.ID]
 	if !ok {
 		d, twice := l.done[w.ID]
-		// siw_sq_flush (Linux 6.1 to 6.12 at least) completes the reads
-		// of the ORQ, then the transmitter's current request if it is
-		// QUEUED, which a read is after siw_activate_tx_from_sq copied it
-		// into the ORQ but before it went out: the same read twice, both
-		// flushed, one right after the other. Only that shape is let
-		// through.
-		if twice && l.doubleFlush && last == w.ID && w.Status == cq.WRFlushErr && d.status == cq.WRFlushErr &&
+		// siw's flush completes a read twice; only that shape is let
+		// through (rpmatest.FlushedTwice).
+		if twice && l.doubleFlush && last == w.ID && rpmatest.FlushedTwice(cq.WC{ID: w.ID, Status: d.status}, w) &&
 			(d.op.kind == opRead || d.op.kind == opFlush) {
 			l.doubled++
 			return op, false
