@@ -8,6 +8,7 @@ import (
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/mem"
+	"github.com/purerdma/purerdma/internal/provider/mmio"
 )
 
 // qp is a queue pair: one buffer in user memory holding the receive queue
@@ -517,7 +518,7 @@ func (r *recvQueue) Flush() error {
 	head := r.head.Load() + r.pending
 	mem.StoreRelease(&r.head, head)
 	r.pending = 0
-	toDevice()
+	mmio.ToDevice()
 	putBE32(r.qp.db.b, 4*doorbellRecvI, head&0xffff)
 	return nil
 }

@@ -348,7 +348,7 @@ func (s *sendQueue) Flush() error {
 	s.pending = 0
 	// The WQEs before the doorbell record, the record before the
 	// doorbell.
-	toDevice()
+	mmio.ToDevice()
 	putBE32(q.db.b, 4*doorbellSendI, s.curPost&0xffff)
 	if bf.needLock {
 		bf.mu.Lock()
@@ -405,10 +405,6 @@ func (s *sendQueue) Idle() bool { return s.head.Load() == s.tail.Load() }
 
 // Close closes the send half of the QP.
 func (s *sendQueue) Close() error { return s.qp.closeHalf(true) }
-
-// toDevice is the barrier between writing queue memory and telling the
-// device about it.
-func toDevice() { mmio.ToDevice() }
 
 // putBE32 stores a big-endian word, as one store.
 func putBE32(b []byte, off int, v uint32) { binary.BigEndian.PutUint32(b[off:], v) }

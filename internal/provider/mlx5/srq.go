@@ -7,6 +7,7 @@ import (
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/mem"
+	"github.com/purerdma/purerdma/internal/provider/mmio"
 )
 
 // srq is a shared receive queue (libmlx5's struct mlx5_srq, without tag
@@ -221,7 +222,7 @@ func (s *srq) Flush() error {
 	}
 	s.counter += s.pending
 	s.pending = 0
-	toDevice()
+	mmio.ToDevice()
 	putBE32(s.db.b, 0, uint32(s.counter))
 	return nil
 }
@@ -293,7 +294,7 @@ func (s *srq) repost(ind int) {
 	}
 	s.head = int(s.next(s.head).nextWQEIndex.get())
 	s.counter++
-	toDevice()
+	mmio.ToDevice()
 	putBE32(s.db.b, 0, uint32(s.counter))
 }
 
