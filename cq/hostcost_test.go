@@ -4,8 +4,9 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider/conformance"
+	"github.com/purerdma/purerdma/internal/provider/rxe"
+	"github.com/purerdma/purerdma/internal/provider/siw"
 )
 
 // The poll rows of the host cost table (make bench-host,
@@ -24,7 +25,7 @@ func hostCQ(tb testing.TB) (*CQ, func(), func()) {
 	var resp [16]byte // struct rxe_create_cq_resp: mi (offset u64, size u32, pad)
 	binary.NativeEndian.PutUint64(resp[0:], 1<<12)
 	binary.NativeEndian.PutUint32(resp[8:], uint32(len(buf)))
-	ring, err := conformance.CreateCQ(abi.RDMA_DRIVER_RXE, dev, resp[:])
+	ring, err := conformance.CreateCQ(rxe.Driver(), dev, resp[:])
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func hostCQSiw(tb testing.TB) (*CQ, func(), func()) {
 	binary.NativeEndian.PutUint32(resp[0:], 2)
 	binary.NativeEndian.PutUint32(resp[4:], uint32(n))
 	binary.NativeEndian.PutUint64(resp[8:], 1<<12)
-	ring, err := conformance.CreateCQ(abi.RDMA_DRIVER_SIW, dev, resp[:])
+	ring, err := conformance.CreateCQ(siw.Driver(), dev, resp[:])
 	if err != nil {
 		tb.Fatal(err)
 	}

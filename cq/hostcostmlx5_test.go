@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/purerdma/purerdma/internal/provider/conformance"
-	_ "github.com/purerdma/purerdma/internal/provider/mlx5" // registers the driver
 )
 
 // The mlx5 poll and arm rows of the host cost table: CQ.Poll and

@@ -9,6 +9,8 @@ import (
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider/conformance"
 	"github.com/purerdma/purerdma/internal/provider/mem"
+	"github.com/purerdma/purerdma/internal/provider/rxe"
+	"github.com/purerdma/purerdma/internal/provider/siw"
 )
 
 // iterRing is a CQ on a real provider over a Go ring, with the fake
@@ -29,7 +31,7 @@ func newIterRxe(t *testing.T) *iterRing {
 	var resp [16]byte
 	mem.At[abi.MMInfo](resp[:], 0).Offset = 1 << 12
 	mem.At[abi.MMInfo](resp[:], 0).Size = uint32(len(buf))
-	ring, err := conformance.CreateCQ(abi.RDMA_DRIVER_RXE, dev, resp[:])
+	ring, err := conformance.CreateCQ(rxe.Driver(), dev, resp[:])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +57,7 @@ func newIterSiw(t *testing.T) *iterRing {
 	dev := &conformance.FakeDevice{Maps: map[uint64][]byte{1 << 12: buf}}
 	var resp [16]byte // struct siw_uresp_create_cq: cq_id, num_cqe, cq_key
 	resp[0], resp[4], resp[9] = 2, n, 1<<12>>8
-	ring, err := conformance.CreateCQ(abi.RDMA_DRIVER_SIW, dev, resp[:])
+	ring, err := conformance.CreateCQ(siw.Driver(), dev, resp[:])
 	if err != nil {
 		t.Fatal(err)
 	}

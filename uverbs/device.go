@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
-	"strings"
+
+	"github.com/purerdma/purerdma/internal/provider/drivers"
 )
 
 // Device is an RDMA device as the kernel lists it, before it is opened.
@@ -95,11 +96,4 @@ func DeviceByName(name string) (Device, error) {
 
 // driverFromName guesses the driver from a device name the way libibverbs
 // matches software providers when netlink cannot say: by prefix.
-func driverFromName(name string) Driver {
-	for d, prefix := range driverNames {
-		if prefix != "" && strings.HasPrefix(name, prefix) {
-			return d
-		}
-	}
-	return DriverUnknown
-}
+func driverFromName(name string) Driver { return Driver(drivers.FromDeviceName(name)) }

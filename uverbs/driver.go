@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider/drivers"
 )
 
 // Driver identifies the kernel driver behind a device (enum
@@ -34,21 +35,9 @@ const (
 	DriverERDMA     Driver = abi.RDMA_DRIVER_ERDMA
 )
 
-// driverNames holds the names rdma-core gives its providers, which are
-// also the prefixes of the software drivers' default device names.
-var driverNames = map[Driver]string{
-	DriverMLX5: "mlx5", DriverMLX4: "mlx4", DriverCXGB3: "cxgb3",
-	DriverCXGB4: "cxgb4", DriverMTHCA: "mthca", DriverBNXTRE: "bnxt_re",
-	DriverOCRDMA: "ocrdma", DriverNES: "nes", DriverIRDMA: "irdma",
-	DriverVMWPVRDMA: "vmw_pvrdma", DriverQEDR: "qedr", DriverHNS: "hns",
-	DriverUSNIC: "usnic", DriverRXE: "rxe", DriverHFI1: "hfi1",
-	DriverQIB: "qib", DriverEFA: "efa", DriverSIW: "siw",
-	DriverERDMA: "erdma",
-}
-
 // String returns rdma-core's provider name for d, e.g. "rxe".
 func (d Driver) String() string {
-	if s, ok := driverNames[d]; ok {
+	if s := drivers.Name(uint32(d)); s != "" {
 		return s
 	}
 	return fmt.Sprintf("Driver(%d)", uint32(d))

@@ -7,6 +7,8 @@ import (
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/conformance"
+	"github.com/purerdma/purerdma/internal/provider/rxe"
+	"github.com/purerdma/purerdma/internal/provider/siw"
 )
 
 // The send and receive rows of the host cost table (make bench-host,
@@ -28,14 +30,14 @@ func hostQP(tb testing.TB) (*QP, *conformance.FakeDevice, func(), func()) {
 	binary.NativeEndian.PutUint32(resp[8:], uint32(len(rqBuf)))
 	binary.NativeEndian.PutUint64(resp[16:], 2<<12)
 	binary.NativeEndian.PutUint32(resp[24:], uint32(len(sqBuf)))
-	qp := hostQPOn(tb, abi.RDMA_DRIVER_RXE, dev, resp[:], u)
+	qp := hostQPOn(tb, rxe.Driver(), dev, resp[:], u)
 	qp.cap.MaxSendWR, qp.cap.MaxRecvWR = int(u.SQ-1), int(u.RQ-1)
 	return qp, dev, func() { kernelTake(sqBuf) }, func() { kernelTake(rqBuf) }
 }
 
 // hostQPOn makes the QP on the driver's queues from its CREATE_QP
 // response.
-func hostQPOn(tb testing.TB, driver uint32, dev *conformance.FakeDevice, resp []byte, u conformance.Setup) *QP {
+func hostQPOn(tb testing.TB, driver provider.Driver, dev *conformance.FakeDevice, resp []byte, u conformance.Setup) *QP {
 	tb.Helper()
 	q, err := conformance.CreateQP(driver, dev, provider.QPInit{Handle: 7, QPNum: 0x11, Type: abi.IB_UVERBS_QPT_RC,
 		MaxSendWR: u.SQ, MaxRecvWR: u.RQ, MaxSendSGE: u.MaxSendSGE, MaxRecvSGE: u.MaxRecvSGE,
@@ -132,7 +134,7 @@ func hostQPSiw(tb testing.TB) (*QP, *conformance.FakeDevice, func(), func()) {
 	binary.NativeEndian.PutUint32(resp[8:], u.RQ)
 	binary.NativeEndian.PutUint64(resp[16:], 2<<12)
 	binary.NativeEndian.PutUint64(resp[24:], 1<<12)
-	qp := hostQPOn(tb, abi.RDMA_DRIVER_SIW, dev, resp[:], u)
+	qp := hostQPOn(tb, siw.Driver(), dev, resp[:], u)
 	return qp, dev, func() { conformance.SiwTake(sqBuf, 120) }, func() { conformance.SiwTake(rqBuf, 112) }
 }
 

@@ -5,7 +5,6 @@ import (
 
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/conformance"
-	_ "github.com/purerdma/purerdma/internal/provider/mlx5" // registers the driver
 )
 
 // The mlx5 send and receive rows of the host cost table: PostSend and

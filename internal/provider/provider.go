@@ -2,8 +2,8 @@
 // (rdma-core's providers/<name>) supplies to purerdma: the sizes of its
 // private command data, and the data path on the queues the kernel maps
 // into the process. Each driver lives in a package of its own below this
-// one and registers itself by the RDMA_DRIVER_* id the kernel reports, so a
-// new driver is a new package and one import line in uverbs.
+// one; internal/provider/drivers lists them by the RDMA_DRIVER_* id the
+// kernel reports, so a new driver is a new package and one line there.
 //
 // Drivers only ever see memory owned by purerdma's objects (the queues they
 // mapped and the request copies below), never the caller's: that keeps the
@@ -13,7 +13,6 @@ package provider
 
 import (
 	"errors"
-	"fmt"
 	"sync"
 )
 
@@ -425,28 +424,4 @@ type CQ interface {
 	Arm(solicitedOnly bool) bool
 	// Close unmaps the queue.
 	Close() error
-}
-
-var (
-	mu      sync.RWMutex
-	drivers = map[uint32]Driver{}
-)
-
-// Register makes d the driver for the kernel driver id (RDMA_DRIVER_*).
-// Drivers call it from init.
-func Register(id uint32, d Driver) {
-	mu.Lock()
-	defer mu.Unlock()
-	if _, dup := drivers[id]; dup {
-		panic(fmt.Sprintf("provider: driver id %d registered twice", id))
-	}
-	drivers[id] = d
-}
-
-// Lookup returns the driver for a kernel driver id.
-func Lookup(id uint32) (Driver, bool) {
-	mu.RLock()
-	defer mu.RUnlock()
-	d, ok := drivers[id]
-	return d, ok
 }

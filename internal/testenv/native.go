@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider/drivers"
 	"github.com/purerdma/purerdma/internal/rdmanl"
 )
 
@@ -23,18 +23,6 @@ import (
 // IPv4 address of that network device. Anything missing is an error,
 // which Devices turns into a failure: a native run is asked for, so a
 // device it cannot use is not a reason to skip.
-
-// nativeDriverNames are rdma-core's provider names of the drivers' IDs,
-// for Dev.Driver. uverbs has the same table, but testenv cannot import
-// uverbs: uverbs' own tests import testenv.
-var nativeDriverNames = map[uint32]string{
-	abi.RDMA_DRIVER_MLX5: "mlx5", abi.RDMA_DRIVER_MLX4: "mlx4",
-	abi.RDMA_DRIVER_CXGB4: "cxgb4", abi.RDMA_DRIVER_BNXT_RE: "bnxt_re",
-	abi.RDMA_DRIVER_IRDMA: "irdma", abi.RDMA_DRIVER_QEDR: "qedr",
-	abi.RDMA_DRIVER_HNS: "hns", abi.RDMA_DRIVER_RXE: "rxe",
-	abi.RDMA_DRIVER_EFA: "efa", abi.RDMA_DRIVER_SIW: "siw",
-	abi.RDMA_DRIVER_ERDMA: "erdma",
-}
 
 // sysClassIB lists the host's RDMA devices.
 var sysClassIB = "/sys/class/infiniband" // tests point it elsewhere
@@ -134,12 +122,12 @@ const portActive = 4
 func describeNative(c *rdmanl.Conn, nd rdmanl.Device, p rdmanl.Port) (Dev, error) {
 	d := Dev{Name: nd.Name, Netdev: p.NetdevName}
 	if cd, err := c.Chardev(nd.Index, "uverbs"); err == nil {
-		d.Driver = nativeDriverNames[cd.DriverID]
+		d.Driver = drivers.Name(cd.DriverID)
 	}
 	if d.Driver == "" {
 		// A kernel that does not report the ID: the default names of
 		// the drivers' devices start with the provider's name.
-		d.Driver = strings.TrimRight(nd.Name, "0123456789_")
+		d.Driver = drivers.Name(drivers.FromDeviceName(nd.Name))
 	}
 	switch {
 	case nd.NodeType == 4 || nd.Protocol == "iw": // RDMA_NODE_RNIC

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/provider/drivers"
 	"github.com/purerdma/purerdma/internal/ucmd"
 )
 
@@ -24,6 +26,9 @@ type object struct {
 type Context struct {
 	Name   string
 	Driver provider.Driver // nil when purerdma has no provider for the device
+	// DriverID is the device's kernel driver (RDMA_DRIVER_*), which
+	// NeedDriver names when it has no provider.
+	DriverID uint32
 	// Provider is the driver's state for this context (nil with Driver):
 	// uverbs.Open starts and finishes it around GET_CONTEXT, and Close
 	// closes it after the objects and before the command file.
@@ -46,12 +51,13 @@ type Context struct {
 // provider for the driver. The caller still owns file if it fails.
 func NewContext(name string, file *os.File, driverID uint32) (*Context, error) {
 	c := &Context{
-		Name: name,
-		FD:   ucmd.NewFD(int(file.Fd()), driverID),
-		file: file,
-		objs: map[uint64]object{},
+		Name:     name,
+		DriverID: driverID,
+		FD:       ucmd.NewFD(int(file.Fd()), driverID),
+		file:     file,
+		objs:     map[uint64]object{},
 	}
-	if d, ok := provider.Lookup(driverID); ok {
+	if d, ok := drivers.Provider(driverID); ok {
 		p, err := d.NewContext(c)
 		if err != nil {
 			return nil, Public(err)
@@ -76,10 +82,12 @@ func (c *Context) Udata(cmd uint32) (in, out int) {
 	return c.Provider.Udata(cmd)
 }
 
-// NeedDriver returns ErrNoProvider unless the context has a driver.
+// NeedDriver returns ErrNoProvider, naming the device's driver, unless
+// the context has a driver.
 func (c *Context) NeedDriver(what string) error {
 	if c.Provider == nil {
-		return fmt.Errorf("%s on %s: %w", what, c.Name, ErrNoProvider)
+		return fmt.Errorf("%s on %s: no Go provider for kernel driver %s (purerdma has %s): %w",
+			what, c.Name, drivers.Label(c.DriverID), strings.Join(drivers.WithProvider(), ", "), ErrNoProvider)
 	}
 	return nil
 }

@@ -195,11 +195,11 @@ func (d *FakeDevice) Munmap([]byte) error { return nil }
 // Doorbell counts.
 func (d *FakeDevice) Doorbell(uint32) error { d.Doorbells++; return nil }
 
-// CreateCQ makes the CQ of the driver with id driverID on dev from its
+// CreateCQ makes the CQ of driver d on dev from its
 // CREATE_CQ response, through a context of the driver and both halves of
 // the create, as uverbs does (the drivers here send no request data).
-func CreateCQ(driverID uint32, dev provider.Device, resp []byte) (provider.CQ, error) {
-	ctx, err := newContext(driverID, dev)
+func CreateCQ(d provider.Driver, dev provider.Device, resp []byte) (provider.CQ, error) {
+	ctx, err := d.NewContext(dev)
 	if err != nil {
 		return nil, err
 	}
@@ -212,8 +212,8 @@ func CreateCQ(driverID uint32, dev provider.Device, resp []byte) (provider.CQ, e
 
 // CreateQP is CreateCQ for a QP; init is both what was asked for and
 // what the kernel granted.
-func CreateQP(driverID uint32, dev provider.Device, init provider.QPInit, resp []byte) (provider.Queues, error) {
-	ctx, err := newContext(driverID, dev)
+func CreateQP(d provider.Driver, dev provider.Device, init provider.QPInit, resp []byte) (provider.Queues, error) {
+	ctx, err := d.NewContext(dev)
 	if err != nil {
 		return provider.Queues{}, err
 	}
@@ -227,8 +227,8 @@ func CreateQP(driverID uint32, dev provider.Device, init provider.QPInit, resp [
 }
 
 // CreateSRQ is CreateQP for an SRQ.
-func CreateSRQ(driverID uint32, dev provider.Device, init provider.SRQInit, resp []byte) (provider.RQ, error) {
-	ctx, err := newContext(driverID, dev)
+func CreateSRQ(d provider.Driver, dev provider.Device, init provider.SRQInit, resp []byte) (provider.RQ, error) {
+	ctx, err := d.NewContext(dev)
 	if err != nil {
 		return nil, err
 	}
@@ -239,14 +239,6 @@ func CreateSRQ(driverID uint32, dev provider.Device, init provider.SRQInit, resp
 	}
 	asked = init // the kernel's answer
 	return p.Finish(resp)
-}
-
-func newContext(driverID uint32, dev provider.Device) (provider.Context, error) {
-	d, ok := provider.Lookup(driverID)
-	if !ok {
-		return nil, fmt.Errorf("no provider for driver %d", driverID)
-	}
-	return d.NewContext(dev)
 }
 
 // SiwTake plays the kernel taking every element of a siw work queue of

@@ -11,6 +11,7 @@ import (
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/mem"
+	"github.com/purerdma/purerdma/internal/provider/mlx5"
 )
 
 // The mlx5 rows of the host cost table. The C side is the mlx5 harness's
@@ -94,10 +95,7 @@ func NewMLX5Host(tb testing.TB, u Setup) *MLX5Host {
 }
 
 func newMLX5Host(tb testing.TB, u Setup) (*MLX5Host, error) {
-	d, ok := provider.Lookup(abi.RDMA_DRIVER_MLX5)
-	if !ok {
-		return nil, errors.New("no mlx5 driver registered")
-	}
+	d := mlx5.Driver()
 	dev := &MLX5Device{}
 	var closers []func() error
 	tb.Cleanup(func() {

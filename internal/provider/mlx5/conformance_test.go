@@ -13,6 +13,7 @@ import (
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/conformance"
 	"github.com/purerdma/purerdma/internal/provider/mem"
+	"github.com/purerdma/purerdma/internal/provider/mlx5"
 	_ "github.com/purerdma/purerdma/internal/provider/mlx5" // registers the driver
 )
 
@@ -75,10 +76,7 @@ func le64(b []byte, off int) uint64 { return binary.LittleEndian.Uint64(b[off:])
 // harness's fake kernel does, and records what the harness records.
 func newGoSide(t testing.TB, u conformance.Setup) *goSide {
 	t.Helper()
-	d, ok := provider.Lookup(abi.RDMA_DRIVER_MLX5)
-	if !ok {
-		t.Fatal("no driver registered for RDMA_DRIVER_MLX5")
-	}
+	d := mlx5.Driver()
 	g := &goSide{dev: &fakeDevice{}}
 	ud, dyn := isUD(u.Provider), isDyn(u.Provider)
 	var closers []func() error

@@ -12,13 +12,6 @@ import (
 	"github.com/purerdma/purerdma/internal/provider/mem"
 )
 
-func TestRegistered(t *testing.T) {
-	d, ok := provider.Lookup(abi.RDMA_DRIVER_MLX5)
-	if !ok || d.Name() != "mlx5" {
-		t.Fatalf("driver for RDMA_DRIVER_MLX5: %v %v", d, ok)
-	}
-}
-
 func TestDriverDataSizes(t *testing.T) {
 	for _, tc := range []struct {
 		name string

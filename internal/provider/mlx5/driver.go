@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 )
 
-func init() { provider.Register(abi.RDMA_DRIVER_MLX5, driver{}) }
+// Driver returns mlx5's provider; internal/provider/drivers lists it.
+func Driver() provider.Driver { return driver{} }
 
 // Sizes of the driver data (include/uapi/rdma/mlx5-abi.h), checked against
 // the abi structs in the tests.

@@ -3,7 +3,6 @@ package rxe
 import (
 	"testing"
 
-	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/conformance"
 )
@@ -13,16 +12,16 @@ import (
 // caller asked for and also what the kernel granted.
 
 func createCQ(dev provider.Device, resp []byte) (provider.CQ, error) {
-	return conformance.CreateCQ(abi.RDMA_DRIVER_RXE, dev, resp)
+	return conformance.CreateCQ(driver{}, dev, resp)
 }
 
 func createQP(dev provider.Device, init provider.QPInit, resp []byte) (provider.SQ, provider.RQ, error) {
-	q, err := conformance.CreateQP(abi.RDMA_DRIVER_RXE, dev, init, resp)
+	q, err := conformance.CreateQP(driver{}, dev, init, resp)
 	return q.SQ, q.RQ, err
 }
 
 func createSRQ(dev provider.Device, init provider.SRQInit, resp []byte) (provider.RQ, error) {
-	return conformance.CreateSRQ(abi.RDMA_DRIVER_RXE, dev, init, resp)
+	return conformance.CreateSRQ(driver{}, dev, init, resp)
 }
 
 // TestFirstHalves checks that the first halves ask for what the caller

@@ -8,7 +8,8 @@ import (
 	"github.com/purerdma/purerdma/internal/provider"
 )
 
-func init() { provider.Register(abi.RDMA_DRIVER_RXE, driver{}) }
+// Driver returns rxe's provider; internal/provider/drivers lists it.
+func Driver() provider.Driver { return driver{} }
 
 // Sizes of the driver responses (include/uapi/rdma/rdma_user_rxe.h),
 // checked against the abi structs in the tests.

@@ -11,13 +11,6 @@ import (
 	"github.com/purerdma/purerdma/internal/provider"
 )
 
-func TestRegistered(t *testing.T) {
-	d, ok := provider.Lookup(abi.RDMA_DRIVER_RXE)
-	if !ok || d.Name() != "rxe" {
-		t.Fatalf("Lookup(RDMA_DRIVER_RXE) = %v, %v", d, ok)
-	}
-}
-
 // The layout constants must match the abi structs, which are checked
 // against the C headers in package abi.
 func TestSizes(t *testing.T) {

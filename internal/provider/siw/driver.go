@@ -9,7 +9,8 @@ import (
 	"github.com/purerdma/purerdma/internal/provider/mem"
 )
 
-func init() { provider.Register(abi.RDMA_DRIVER_SIW, driver{}) }
+// Driver returns siw's provider; internal/provider/drivers lists it.
+func Driver() provider.Driver { return driver{} }
 
 // Sizes of the siw ABI structs (siw-abi.h), checked against encoding/binary
 // in the tests: the package does not import unsafe.

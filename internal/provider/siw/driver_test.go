@@ -39,13 +39,6 @@ func TestSizes(t *testing.T) {
 	}
 }
 
-func TestRegistered(t *testing.T) {
-	d, ok := provider.Lookup(abi.RDMA_DRIVER_SIW)
-	if !ok || d.Name() != "siw" {
-		t.Fatalf("Lookup(RDMA_DRIVER_SIW) = %v, %v", d, ok)
-	}
-}
-
 func TestUdata(t *testing.T) {
 	for _, c := range []struct {
 		cmd     uint32
