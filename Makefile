@@ -62,7 +62,7 @@ abi-generate:
 ## against them.
 .PHONY: conformance
 conformance:
-	h=$$(sh hack/conformance.sh) && PURERDMA_CONFORMANCE_C=$(CURDIR)/$$h \
+	h=$$(GO=$(GO) sh hack/conformance.sh) && PURERDMA_CONFORMANCE_C=$(CURDIR)/$$h \
 		PURERDMA_CONFORMANCE_MLX5=$(CURDIR)/$$(dirname $$h)/harness-mlx5 CGO_ENABLED=0 \
 		$(GO) test $(TESTFLAGS) -count=1 -run 'Conformance' ./internal/provider/...
 

@@ -1,8 +1,11 @@
 #!/bin/sh
 # abicheck.sh SERIES... checks internal/abi's generated tables against the
 # RDMA headers of each kernel series (hack/abigen -check). The headers come
-# from Debian's linux-source-SERIES, installed with apt-get when absent (as
-# hack/vm does to build siw); only the files the probe reads are extracted,
+# from Debian's linux-source-SERIES, installed when absent (as hack/vm does
+# to build siw) through the repository's one apt path, `go run ./hack/vm
+# apt install`, which refreshes the package lists once when the install
+# fails: lists a few months old may not know a newer series yet, or name
+# a version the mirror has dropped. Only the files the probe reads are extracted,
 # once per package version, into .cache/abi/SERIES/ (ignored by git).
 # ABIGEN_GENERATE=1 writes the tables from the first series instead.
 # With a cross gcc for arm64 and its kernel headers (gcc-aarch64-linux-gnu,
@@ -20,7 +23,7 @@ headers() {
 	tarball=/usr/src/$pkg.tar.xz
 	if ! [ -f "$tarball" ]; then
 		echo "abicheck: installing $pkg" >&2
-		apt-get install -y --no-install-recommends "$pkg" xz-utils >&2
+		$GO run ./hack/vm apt install "$pkg" xz-utils >&2
 	fi
 	version=$(dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null || echo unknown)
 	dir=.cache/abi/$series

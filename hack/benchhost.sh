@@ -1,14 +1,16 @@
 #!/bin/sh
 # benchhost.sh: the host cost table, Go against rdma-core's librxe, libsiw
 # and libmlx5 over the same fake memory (docs/benchmarks-host.md, "Against
-# C"). Builds the C harnesses (hack/conformance.sh), runs the
+# C"). Builds the C harnesses (hack/conformance.sh, which installs
+# libibverbs-dev, gcc and pkg-config through `go run ./hack/vm apt
+# install` when they are missing), runs the
 # TestHostCost* tests of uverbs and cq (rounds alternate C and Go;
 # medians), and writes the table between the markers in
 # docs/benchmarks-host.md. GO names the go command.
 set -eu
 go=${GO:-go}
 cd "$(dirname "$0")/.."
-h=$(sh hack/conformance.sh)
+h=$(GO="$go" sh hack/conformance.sh)
 rows=$(mktemp)
 trap 'rm -f "$rows"' EXIT
 PURERDMA_BENCH_HOST=1 PURERDMA_BENCH_HOST_OUT="$rows" PURERDMA_CONFORMANCE_C="$PWD/$h" CGO_ENABLED=0 \

@@ -1,7 +1,10 @@
 #!/bin/sh
 # conformance.sh: build the C harnesses of the conformance tests from
-# Debian's static libibverbs-dev (rdma-core 44), which it installs with
-# apt-get if dpkg says it is missing:
+# Debian's static libibverbs-dev (rdma-core 44), which it installs, with
+# gcc and pkg-config, when dpkg says they are missing, through the
+# repository's one apt path (`go run ./hack/vm apt install`: it refreshes
+# stale package lists once when the install fails; GO names the go
+# command):
 #   - .cache/conformance/harness: test/conformance/harness.c, rdma-core's
 #     own rxe and siw providers over a fake kernel;
 #   - .cache/conformance/harness-mlx5: test/conformance/mlx5.c, rdma-core's
@@ -11,14 +14,14 @@
 # fake.h) or the package version change (the sha256 of them all is kept
 # beside it). Prints the path of the first; the second is beside it.
 set -eu
+GO=${GO:-go}
 cd "$(dirname "$0")/.."
 out=.cache/conformance
 mkdir -p "$out"
 
-if ! dpkg -s libibverbs-dev >/dev/null 2>&1; then
-	echo "conformance: installing libibverbs-dev" >&2
-	apt-get install -y libibverbs-dev >&2
-fi
+# vm apt install installs only what dpkg does not list as installed, and
+# prints nothing on stdout, which is this script's answer.
+$GO run ./hack/vm apt install libibverbs-dev gcc libc6-dev pkg-config >&2
 version=$(dpkg -s libibverbs-dev | grep '^Version')
 shared="test/conformance/fake.c test/conformance/fake.h"
 

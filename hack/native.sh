@@ -11,7 +11,8 @@
 #   DEV=mlx5_0        the devices to test, comma-separated; by default the
 #                     first mlx5 device whose port 1 is up with an IPv4
 #                     address, else every device that is
-#   INSTALL=1         install missing packages with apt-get (sudo when not root)
+#   INSTALL=1         install missing packages (go run ./hack/vm apt install:
+#                     sudo when not root, the lists refreshed once on a miss)
 #   TESTFLAGS=...     passed to go test, e.g. TESTFLAGS='-run Pingpong'
 #   BENCH=0           leave out the rperf/perftest comparison
 #   BENCHFLAGS=...    benchcmp compare's flags (default: 3 rounds of 64 B, 4 KiB, 64 KiB)
@@ -147,7 +148,7 @@ describe() {
 	fi
 }
 
-command -v ip >/dev/null 2>&1 || die "the ip command (iproute2) is missing: sudo apt-get install iproute2"
+command -v ip >/dev/null 2>&1 || die "the ip command (iproute2) is missing: go run ./hack/vm apt install iproute2"
 
 devs=()
 if [ -n "$DEV" ]; then
@@ -213,11 +214,6 @@ done
 command -v "$GO" >/dev/null 2>&1 || die "no go command ($GO): install Go (go.mod names the version) or give GO=/path/to/go"
 command -v dpkg-query >/dev/null 2>&1 || die "dpkg-query is missing: the checks below know Debian's and Ubuntu's packages only"
 
-# sudo, when not root, for what needs root.
-asroot() {
-	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
-}
-
 installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q ' installed$'
 }
@@ -229,7 +225,7 @@ missing=()
 peers=1
 for p in $debs; do
 	installed "$p" && continue
-	if [ "$p" = librpma-dev ] && ! apt-cache policy librpma-dev 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+	if [ "$p" = librpma-dev ] && [ -z "$("$GO" run ./hack/vm apt candidate librpma-dev 2>/dev/null)" ]; then
 		# Ubuntu 22.04 has no librpma: its tests against C librpma skip.
 		say "librpma-dev is not packaged for this release: the tests against C librpma (the C test peers) will skip"
 		peers=0
@@ -241,14 +237,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 	if [ "$INSTALL" != 1 ]; then
 		die "missing packages: ${missing[*]}
   Install them with
-    sudo apt-get install --no-install-recommends ${missing[*]}
+    go run ./hack/vm apt install ${missing[*]}
   or let the run do it: make test-native INSTALL=1"
 	fi
 	say "installing ${missing[*]}"
-	asroot env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >>"$log" 2>&1 ||
-		{ asroot apt-get update >>"$log" 2>&1 &&
-			asroot env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >>"$log" 2>&1; } ||
-		die "apt-get install ${missing[*]} failed (see $log)"
+	# The repository's one apt path (hack/vm/internal/fetch): sudo when
+	# not root, and apt-get update once when the install fails.
+	"$GO" run ./hack/vm apt install "${missing[@]}" >>"$log" 2>&1 ||
+		die "installing ${missing[*]} failed (see $log)"
 fi
 for t in ibv_devinfo ibv_rc_pingpong rping mckey ib_send_bw ib_write_lat rdma gcc; do
 	command -v "$t" >/dev/null 2>&1 || die "$t is missing although its package is installed: check PATH ($PATH)"

@@ -232,7 +232,8 @@ func TestFailures(t *testing.T) {
 			if _, err := l.WaitEvent(ctx, rdmacm.EventConnectRequest); !errors.Is(err, context.Canceled) {
 				t.Errorf("WaitEvent after cancel: %v", err)
 			}
-			if el := time.Since(start); el > time.Second {
+			// Only a hang guard: nothing but the cancel ends the wait.
+			if el := time.Since(start); el > 10*time.Second {
 				t.Errorf("cancel took %v", el)
 			}
 			if _, err := l.Channel().TryGetEvent(); !errors.Is(err, rdmacm.ErrNoEvent) || !errors.Is(err, unix.EAGAIN) {

