@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/purerdma/purerdma/internal/provider/drivers"
 )
 
 const (
@@ -15,8 +17,9 @@ const (
 
 // sysfsDevices lists devices the way libibverbs does without netlink: each
 // /sys/class/infiniband_verbs/uverbsN names its ibdev and ABI version, and
-// /sys/class/infiniband/<ibdev> holds the rest. The driver is guessed from
-// the name, so prefer netlink. root is "/sys" except in tests.
+// /sys/class/infiniband/<ibdev> holds the rest. The driver comes from the
+// parent device's kernel driver or, for a software device, the name, so
+// prefer netlink, which says it. root is "/sys" except in tests.
 func sysfsDevices(root string) ([]Device, error) {
 	verbsDir := filepath.Join(root, "class", "infiniband_verbs")
 	entries, err := os.ReadDir(verbsDir)
@@ -50,8 +53,22 @@ func sysfsDevice(root, verbsDir string) (Device, error) {
 	if r.err != nil {
 		return Device{}, fmt.Errorf("uverbs: %s: %w", d.Char, r.err)
 	}
-	d.Driver = driverFromName(d.Name)
+	d.Driver = driverFromSysfs(r.dir, d.Name)
 	return d, nil
+}
+
+// driverFromSysfs names the driver of the device whose sysfs directory
+// is dir: a hardware device's parent is bound to its kernel driver
+// (device/driver, e.g. mlx5_core), which udev's renaming (rocep1s0f0)
+// does not change; a software device has no parent, and its default name
+// says the driver.
+func driverFromSysfs(dir, name string) Driver {
+	if target, err := os.Readlink(filepath.Join(dir, "device", "driver")); err == nil {
+		if id, ok := drivers.FromKernelDriver(filepath.Base(target)); ok {
+			return Driver(id)
+		}
+	}
+	return driverFromName(name)
 }
 
 // sysfsReader reads small attribute files, keeping the first error so that

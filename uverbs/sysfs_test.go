@@ -83,6 +83,40 @@ func TestSysfsDevices(t *testing.T) {
 	}
 }
 
+// TestSysfsDriver checks the driver sysfs names: the parent's kernel
+// driver for hardware, whatever udev renamed the device to, else the
+// name's prefix.
+func TestSysfsDriver(t *testing.T) {
+	for _, tc := range []struct {
+		name, parentDriver string // "" for no parent device
+		want               Driver
+	}{
+		{"mlx5_0", "mlx5_core", DriverMLX5},
+		{"rocep1s0f0", "mlx5_core", DriverMLX5},
+		{"ibp59s0", "mlx4_core", DriverMLX4},
+		{"efa_0", "efa", DriverEFA},
+		{"mlx5_1", "", DriverMLX5}, // no parent link: the name
+		{"rxe0", "", DriverRXE},
+		{"siw_eth0", "", DriverSIW},
+		{"rocep2s0", "", DriverUnknown},
+		{"rocep3s0", "some_nic", DriverUnknown},
+	} {
+		dir := filepath.Join(t.TempDir(), tc.name)
+		if err := os.MkdirAll(filepath.Join(dir, "device"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if tc.parentDriver != "" {
+			target := filepath.Join("..", "..", "..", "bus", "pci", "drivers", tc.parentDriver)
+			if err := os.Symlink(target, filepath.Join(dir, "device", "driver")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := driverFromSysfs(dir, tc.name); got != tc.want {
+			t.Errorf("%s on %q: driver %v, want %v", tc.name, tc.parentDriver, got, tc.want)
+		}
+	}
+}
+
 func TestSysfsDevicesErrors(t *testing.T) {
 	tests := []struct {
 		name  string

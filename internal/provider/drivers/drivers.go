@@ -88,6 +88,20 @@ func FromDeviceName(dev string) uint32 {
 	return id
 }
 
+// FromKernelDriver returns the driver id of a device whose parent (a PCI
+// function, or an auxiliary device) is bound to the kernel driver module:
+// mlx5_core is mlx5, and a module named as its provider is that
+// provider's (efa, erdma, irdma, bnxt_re).
+func FromKernelDriver(module string) (uint32, bool) {
+	switch module {
+	case "mlx5_core":
+		return abi.RDMA_DRIVER_MLX5, true
+	case "mlx4_core":
+		return abi.RDMA_DRIVER_MLX4, true
+	}
+	return ByName(module)
+}
+
 // Provider returns the Go provider of a kernel driver id; false when
 // purerdma runs no data path for that driver.
 func Provider(id uint32) (provider.Driver, bool) {

@@ -159,3 +159,21 @@ func TestLinkedIntoBuilds(t *testing.T) {
 		}
 	}
 }
+
+func TestFromKernelDriver(t *testing.T) {
+	for _, tc := range []struct {
+		module string
+		id     uint32
+		ok     bool
+	}{
+		{"mlx5_core", abi.RDMA_DRIVER_MLX5, true},
+		{"mlx4_core", abi.RDMA_DRIVER_MLX4, true},
+		{"efa", abi.RDMA_DRIVER_EFA, true},
+		{"irdma", abi.RDMA_DRIVER_IRDMA, true},
+		{"e1000e", abi.RDMA_DRIVER_UNKNOWN, false},
+	} {
+		if id, ok := drivers.FromKernelDriver(tc.module); id != tc.id || ok != tc.ok {
+			t.Errorf("FromKernelDriver(%q) = %d, %v; want %d, %v", tc.module, id, ok, tc.id, tc.ok)
+		}
+	}
+}
