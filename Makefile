@@ -21,24 +21,42 @@ KERNELS   ?= 6.1 6.12
 # cannot run there, and rperf, which takes minutes under TCG; make test-all
 # runs every package on both.
 ARM64_PKGS ?= ./uverbs ./mr ./rdmacm ./rpma
+# OTHER_OSES are the operating systems besides Linux that make build and
+# make vet compile PORTABLE_PKGS for: there every call that would reach
+# the kernel fails with errors.ErrUnsupported.
+OTHER_OSES    ?= darwin windows freebsd
+PORTABLE_PKGS ?= ./uverbs ./cq ./mr ./rdmacm ./rsocket ./rpma ./cmd/...
 
 .PHONY: all build vet unit abi-check abi-check-host abi-generate fuzz fuzz-short vm-test vm-test-amd64 vm-test-arm64 vm-test-race vm-test-hog vm-test-soak soak vm-test-all test-pair test-pair-ci test test-all test-native demo bench profile vm-shell fetch clean
 
 all: build
 
-## build: the library and tools, without cgo, for amd64 and arm64.
+## build: the library and tools, without cgo, for amd64 and arm64; then
+## the public packages and tools (PORTABLE_PKGS) for OTHER_OSES, where they
+## compile against the stubs (docs/architecture.md, "Other operating
+## systems").
 build:
 	CGO_ENABLED=0 $(GO) build ./...
 	GOARCH=arm64 CGO_ENABLED=0 $(GO) build ./...
+	for os in $(OTHER_OSES); do for arch in amd64 arm64; do \
+		echo "GOOS=$$os GOARCH=$$arch"; \
+		GOOS=$$os GOARCH=$$arch CGO_ENABLED=0 $(GO) build $(PORTABLE_PKGS) || exit 1; \
+	done; done
 
-## vet: go vet and gofmt.
+## vet: go vet and gofmt; go vet of PORTABLE_PKGS for OTHER_OSES too.
 vet:
 	CGO_ENABLED=0 $(GO) vet ./...
+	for os in $(OTHER_OSES); do \
+		echo "GOOS=$$os"; \
+		GOOS=$$os CGO_ENABLED=0 $(GO) vet $(PORTABLE_PKGS) || exit 1; \
+	done
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 ## unit: the host's unit tests; device tests skip here and run in vm-test.
+## Then test/unsupported against the stubs (the purerdma_stub tag).
 unit:
 	CGO_ENABLED=0 $(GO) test $(TESTFLAGS) ./...
+	CGO_ENABLED=0 $(GO) test $(TESTFLAGS) -tags purerdma_stub ./test/unsupported
 
 ## abi-check: internal/abi's generated tables (hack/abigen) against the
 ## RDMA headers of each of KERNELS, extracted from linux-source-<series>

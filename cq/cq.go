@@ -4,8 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
@@ -227,7 +226,7 @@ func (c *CQ) drain(wc []WC) int {
 // CQ stay in it, in order: the kernel copies them into the new ring. The
 // kernel refuses (ErrInvalid) a size below the completions the CQ holds
 // now or above the device's maximum. A device without resize (siw)
-// returns uverbs.ErrUnsupported (unix.EOPNOTSUPP); rxe resizes.
+// returns uverbs.ErrUnsupported (syscall.EOPNOTSUPP); rxe resizes.
 func (c *CQ) Resize(cqe int) error {
 	if err := c.lockLive(); err != nil {
 		return err
@@ -250,7 +249,7 @@ func (c *CQ) Resize(cqe int) error {
 		DrvOut: make([]byte, out),
 	}
 	if err := c.core.Do(&cmd); err != nil {
-		if errors.Is(err, unix.EOPNOTSUPP) {
+		if errors.Is(err, syscall.EOPNOTSUPP) {
 			return fmt.Errorf("cq: resize: %s cannot resize a CQ: %w", c.core.Driver.Name(), err)
 		}
 		return fmt.Errorf("cq: resize to %d entries: %w", cqe, err)

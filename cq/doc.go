@@ -39,4 +39,9 @@
 // but each completion and each event goes to one caller only: poll a CQ
 // from one goroutine when the order of completions matters. See
 // docs/concurrency.md.
+//
+// On operating systems other than Linux the package compiles, and every
+// call that would reach the kernel returns an error matching
+// errors.ErrUnsupported (and uverbs.ErrNoDevice where a device is asked
+// for): no Context opens there, and NewChannel fails.
 package cq

@@ -18,4 +18,9 @@
 // Alloc marks its memory MADV_DONTFORK, as ibv_fork_init does for
 // registered memory: a forked child does not get it. The functions may be
 // called from any goroutine.
+//
+// On operating systems other than Linux the package compiles, and every
+// call that would reach the kernel returns an error matching
+// errors.ErrUnsupported (and uverbs.ErrNoDevice where a device is asked
+// for): Alloc fails, and no PD exists to register with.
 package mr

@@ -3,8 +3,7 @@ package mr
 import (
 	"errors"
 	"fmt"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
@@ -65,7 +64,7 @@ func Register(pd *uverbs.PD, buf []byte, access uverbs.Access) (*MR, error) {
 	}
 	if err := core.Do(&cmd); err != nil {
 		release(buf)
-		if errors.Is(err, unix.ENOMEM) {
+		if errors.Is(err, syscall.ENOMEM) {
 			return nil, fmt.Errorf("mr: register %d bytes: %w (is RLIMIT_MEMLOCK too low? see ulimit -l)", len(buf), err)
 		}
 		return nil, fmt.Errorf("mr: register %d bytes: %w", len(buf), err)

@@ -2,9 +2,8 @@ package mr
 
 import (
 	"errors"
+	"syscall"
 	"testing"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/internal/testenv"
 	"github.com/purerdma/purerdma/uverbs"
@@ -41,7 +40,7 @@ func TestRegister(t *testing.T) {
 		t.Logf("%s: lkey %#x rkey %#x", d.Name, m.LKey(), m.RKey())
 
 		// Wrong destroy order: the PD and the memory are still in use.
-		if err := pd.Close(); !errors.Is(err, uverbs.ErrBusy) || !errors.Is(err, unix.EBUSY) {
+		if err := pd.Close(); !errors.Is(err, uverbs.ErrBusy) || !errors.Is(err, syscall.EBUSY) {
 			t.Errorf("PD.Close with a registered MR: %v, want ErrBusy wrapping EBUSY", err)
 		}
 		if err := Free(buf); !errors.Is(err, ErrRegistered) {
@@ -81,9 +80,9 @@ func TestRegisterRefuses(t *testing.T) {
 			want   error
 		}{
 			{"Go heap memory", make([]byte, 4096), uverbs.LocalWrite, ErrNotMapped},
-			{"empty", buf[:0], uverbs.LocalWrite, unix.EINVAL},
-			{"remote write without local write", buf, uverbs.RemoteWrite, unix.EINVAL},
-			{"remote atomic without local write", buf, uverbs.RemoteAtomic, unix.EINVAL},
+			{"empty", buf[:0], uverbs.LocalWrite, syscall.EINVAL},
+			{"remote write without local write", buf, uverbs.RemoteWrite, syscall.EINVAL},
+			{"remote atomic without local write", buf, uverbs.RemoteAtomic, syscall.EINVAL},
 		}
 		for _, tt := range tests {
 			if m, err := Register(pd, tt.buf, tt.access); !errors.Is(err, tt.want) {

@@ -3,8 +3,7 @@ package mr
 import (
 	"errors"
 	"fmt"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
@@ -32,7 +31,7 @@ const (
 // not name are ignored. The keys may change: read LKey and RKey again.
 //
 // A device without re-registration returns uverbs.ErrUnsupported
-// (unix.EOPNOTSUPP): siw has none, and rxe (Linux 6.1, 6.12) changes the PD
+// (syscall.EOPNOTSUPP): siw has none, and rxe (Linux 6.1, 6.12) changes the PD
 // and the access flags but not the memory. On any error the region is as
 // it was.
 //
@@ -108,7 +107,7 @@ func (m *MR) Reregister(change Change, pd *uverbs.PD, buf []byte, access uverbs.
 		if change&ChangeBuffer != 0 {
 			release(buf)
 		}
-		if errors.Is(err, unix.EOPNOTSUPP) {
+		if errors.Is(err, syscall.EOPNOTSUPP) {
 			return fmt.Errorf("mr: reregister (changes %#x): %s cannot: %w", uint32(change), m.pd.Ctx.Name, err)
 		}
 		return fmt.Errorf("mr: reregister (changes %#x): %w", uint32(change), err)

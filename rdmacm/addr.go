@@ -5,8 +5,16 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+)
 
-	"golang.org/x/sys/unix"
+// The address families and sockaddr sizes of Linux's ABI, which rdma_cm
+// speaks: the same numbers as golang.org/x/sys/unix's on Linux, whatever
+// the GOOS of the build.
+const (
+	afInet              = 2  // AF_INET
+	afInet6             = 10 // AF_INET6
+	sizeofSockaddrInet4 = 16 // struct sockaddr_in
+	sizeofSockaddrInet6 = 28 // struct sockaddr_in6
 )
 
 func putU64(b []byte, v uint64) { binary.NativeEndian.PutUint64(b, v) }
@@ -21,13 +29,13 @@ func encodeSockaddr(b []byte, ap netip.AddrPort) int {
 		a = netip.IPv4Unspecified()
 	}
 	if a.Is4() || a.Is4In6() {
-		binary.NativeEndian.PutUint16(b[0:], unix.AF_INET)
+		binary.NativeEndian.PutUint16(b[0:], afInet)
 		binary.BigEndian.PutUint16(b[2:], ap.Port())
 		v4 := a.Unmap().As4()
 		copy(b[4:8], v4[:])
-		return unix.SizeofSockaddrInet4
+		return sizeofSockaddrInet4
 	}
-	binary.NativeEndian.PutUint16(b[0:], unix.AF_INET6)
+	binary.NativeEndian.PutUint16(b[0:], afInet6)
 	binary.BigEndian.PutUint16(b[2:], ap.Port())
 	v6 := a.As16()
 	copy(b[8:24], v6[:])
@@ -38,7 +46,7 @@ func encodeSockaddr(b []byte, ap netip.AddrPort) int {
 			binary.NativeEndian.PutUint32(b[24:], uint32(ifi.Index))
 		}
 	}
-	return unix.SizeofSockaddrInet6
+	return sizeofSockaddrInet6
 }
 
 // decodeSockaddr reads a struct sockaddr_in or sockaddr_in6.
@@ -47,13 +55,13 @@ func decodeSockaddr(b []byte) (netip.AddrPort, error) {
 		return netip.AddrPort{}, fmt.Errorf("rdmacm: short sockaddr")
 	}
 	switch binary.NativeEndian.Uint16(b) {
-	case unix.AF_INET:
-		if len(b) < unix.SizeofSockaddrInet4 {
+	case afInet:
+		if len(b) < sizeofSockaddrInet4 {
 			break
 		}
 		return netip.AddrPortFrom(netip.AddrFrom4([4]byte(b[4:8])), binary.BigEndian.Uint16(b[2:])), nil
-	case unix.AF_INET6:
-		if len(b) < unix.SizeofSockaddrInet6 {
+	case afInet6:
+		if len(b) < sizeofSockaddrInet6 {
 			break
 		}
 		return netip.AddrPortFrom(netip.AddrFrom16([16]byte(b[8:24])), binary.BigEndian.Uint16(b[2:])), nil

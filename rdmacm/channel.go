@@ -3,14 +3,11 @@ package rdmacm
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
@@ -22,13 +19,13 @@ import (
 const Path = "/dev/infiniband/rdma_cm"
 
 // ErrNoEvent is returned by TryGetEvent when no event is pending; it
-// matches unix.EAGAIN as well, which rdma_get_cm_event sets on a
+// matches syscall.EAGAIN as well, which rdma_get_cm_event sets on a
 // non-blocking channel.
-var ErrNoEvent = verbs.NewSentinel("no event pending", unix.EAGAIN)
+var ErrNoEvent = verbs.NewSentinel("no event pending", syscall.EAGAIN)
 
 // ErrClosed is returned by operations on a closed (or nil) channel or ID.
 // It is uverbs.ErrClosed, so that one test covers a closed ID and the
-// closed QP or CQ under it, and it matches unix.EBADF as well.
+// closed QP or CQ under it, and it matches syscall.EBADF as well.
 var ErrClosed = uverbs.ErrClosed
 
 var nextUID atomic.Uint64
@@ -53,21 +50,6 @@ type EventChannel struct {
 	ids     map[uint64]*ID // by user handle
 	pending []*Event       // read for an ID while waiting for another's
 	grown   chan struct{}  // closed, and replaced, when pending gains an event
-}
-
-// NewEventChannel opens the connection manager (rdma_create_event_channel).
-func NewEventChannel() (*EventChannel, error) {
-	fd, err := unix.Open(Path, unix.O_RDWR|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, fmt.Errorf("rdmacm: open %s: %w", Path, err)
-	}
-	f := os.NewFile(uintptr(fd), Path)
-	raw, err := f.SyscallConn()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("rdmacm: %w", err)
-	}
-	return &EventChannel{file: f, raw: raw, ids: map[uint64]*ID{}, reader: make(chan struct{}, 1), grown: make(chan struct{})}, nil
 }
 
 // Fd returns the channel's file descriptor, for poll(2)-style
@@ -117,7 +99,7 @@ func (ch *EventChannel) TryGetEvent() (*Event, error) {
 	if cerr := ch.raw.Control(func(fd uintptr) { err = getEvent(int(fd), &resp) }); cerr != nil {
 		return nil, ErrClosed
 	}
-	if errors.Is(err, unix.EAGAIN) {
+	if errors.Is(err, syscall.EAGAIN) {
 		return nil, ErrNoEvent
 	}
 	if err != nil {
@@ -219,7 +201,7 @@ func (ch *EventChannel) read(ctx context.Context) (*Event, error) {
 		)
 		rerr := ch.raw.Read(func(fd uintptr) bool {
 			err = getEvent(int(fd), &resp)
-			return !errors.Is(err, unix.EAGAIN)
+			return !errors.Is(err, syscall.EAGAIN)
 		})
 		switch {
 		case ctx.Err() != nil:

@@ -5,10 +5,9 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"syscall"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/cmtest"
@@ -155,7 +154,7 @@ func TestReject(t *testing.T) {
 		l, addr := listen(t, d, rdmacm.TCP)
 		c := dialer(t, addr, rdmacm.TCP, qpCap)
 		err := c.Connect(&rdmacm.ConnParam{PrivateData: make([]byte, 57)})
-		if !errors.Is(err, rdmacm.ErrPrivateData) || !errors.Is(err, unix.EINVAL) {
+		if !errors.Is(err, rdmacm.ErrPrivateData) || !errors.Is(err, syscall.EINVAL) {
 			t.Errorf("connect with 57 bytes: %v, want ErrPrivateData", err)
 		}
 		if err := c.Connect(&rdmacm.ConnParam{PrivateData: make([]byte, 56), RetryCount: 7, RNRRetryCount: 7}); err != nil {
@@ -195,7 +194,7 @@ func TestFailures(t *testing.T) {
 			// iWARP connects over TCP inside the CONNECT command, so a
 			// refused connection is the command's error there.
 			err := c.Connect(&rdmacm.ConnParam{RetryCount: 1})
-			if d.Driver == "siw" && errors.Is(err, unix.ECONNREFUSED) {
+			if d.Driver == "siw" && errors.Is(err, syscall.ECONNREFUSED) {
 				return
 			}
 			if err != nil {
@@ -236,7 +235,7 @@ func TestFailures(t *testing.T) {
 			if el := time.Since(start); el > 10*time.Second {
 				t.Errorf("cancel took %v", el)
 			}
-			if _, err := l.Channel().TryGetEvent(); !errors.Is(err, rdmacm.ErrNoEvent) || !errors.Is(err, unix.EAGAIN) {
+			if _, err := l.Channel().TryGetEvent(); !errors.Is(err, rdmacm.ErrNoEvent) || !errors.Is(err, syscall.EAGAIN) {
 				t.Errorf("TryGetEvent with nothing pending: %v, want ErrNoEvent", err)
 			}
 		})

@@ -2,8 +2,7 @@ package rdmacm
 
 import (
 	"errors"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
@@ -93,8 +92,8 @@ func clone(b []byte) []byte {
 // none), for callers that print it as C does.
 func (e *Event) fail(typ EventType, err error) {
 	e.Type, e.err = typ, err
-	e.Status = -int(unix.EIO)
-	var en unix.Errno
+	e.Status = -int(syscall.EIO)
+	var en syscall.Errno
 	if errors.As(err, &en) {
 		e.Status = -int(en)
 	}

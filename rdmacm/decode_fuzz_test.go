@@ -6,10 +6,10 @@ import (
 	"errors"
 	"net/netip"
 	"reflect"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/internal/abi"
 )
@@ -56,7 +56,7 @@ func FuzzEventResp(f *testing.F) {
 	ud := abi.UcmEventResp{Event: abi.RDMA_CM_EVENT_ESTABLISHED}
 	copy(ud.Param[:], structBytes(f, abi.UcmUDParam{QPNum: 5, QKey: 0x11111111, AHAttr: abi.AHAttr{DLID: 3, IsGlobal: 1, PortNum: 1}, PrivateDataLen: 4, PrivateData: [256]uint8{1, 2, 3, 4}}))
 	f.Add(structBytes(f, ud), true)
-	timedOut := -int32(unix.ETIMEDOUT)
+	timedOut := -int32(syscall.ETIMEDOUT)
 	f.Add(structBytes(f, abi.UcmEventResp{Event: abi.RDMA_CM_EVENT_ADDR_ERROR, Status: uint32(timedOut)}), false)
 	f.Add([]byte{}, true)
 
@@ -103,7 +103,7 @@ func FuzzEventResp(f *testing.F) {
 				t.Fatalf("rejected, status %d: Err() = %v", e.Status, err)
 			}
 		case e.Status < 0:
-			if !errors.Is(err, unix.Errno(-e.Status)) {
+			if !errors.Is(err, syscall.Errno(-e.Status)) {
 				t.Fatalf("status %d: Err() = %v", e.Status, err)
 			}
 		default:
@@ -184,7 +184,7 @@ func FuzzSockaddr(f *testing.F) {
 		// The family, port and address: sin_zero, sin6_flowinfo and
 		// sin6_scope_id are not kept.
 		kept := [][2]int{{0, 8}}
-		if m == unix.SizeofSockaddrInet6 {
+		if m == sizeofSockaddrInet6 {
 			kept = [][2]int{{0, 4}, {8, 24}}
 		}
 		for _, r := range kept {

@@ -25,4 +25,9 @@
 // The channel and the ID may be used from several goroutines: posts go
 // through the QP's locks, and Close may race with them (they return
 // ErrClosed) and ends a WaitEvent on the ID. See docs/concurrency.md.
+//
+// On operating systems other than Linux the package compiles, and every
+// call that would reach the kernel returns an error matching
+// errors.ErrUnsupported and, since no connection manager device is there,
+// uverbs.ErrNoDevice: NewEventChannel fails so.
 package rdmacm

@@ -2,8 +2,7 @@ package rdmacm
 
 import (
 	"fmt"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"github.com/purerdma/purerdma/internal/abi"
 )
@@ -72,7 +71,7 @@ func (e *Event) Err() error {
 	case e.Type == EventRejected:
 		return fmt.Errorf("rdmacm: %w (reason %d)", ErrRejected, e.Status)
 	case e.Status < 0:
-		return unix.Errno(-e.Status)
+		return syscall.Errno(-e.Status)
 	}
 	return fmt.Errorf("rdmacm: %s: status %d", e.Type, e.Status)
 }

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"net/netip"
 	"sync"
+	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/abi"
@@ -27,14 +26,14 @@ const (
 )
 
 // ErrRejected matches the error of a rejected connection. It matches
-// unix.ECONNREFUSED as well, the errno librdmacm's rsockets and librpma
+// syscall.ECONNREFUSED as well, the errno librdmacm's rsockets and librpma
 // give a rejected connect.
-var ErrRejected = verbs.NewSentinel("connection rejected", unix.ECONNREFUSED)
+var ErrRejected = verbs.NewSentinel("connection rejected", syscall.ECONNREFUSED)
 
 // ErrPrivateData is returned when private data exceeds what the
 // connection manager can carry; the error says the limit. Too much data is
 // an invalid argument, so it is a kind of uverbs.ErrInvalid and matches
-// unix.EINVAL, which librdmacm sets.
+// syscall.EINVAL, which librdmacm sets.
 var ErrPrivateData = verbs.NewSentinel("private data too long", uverbs.ErrInvalid)
 
 // ConnParam are the parameters of Connect and Accept (struct

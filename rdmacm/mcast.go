@@ -4,8 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
@@ -14,9 +13,9 @@ import (
 )
 
 // ErrNotJoined is returned, wrapped, by LeaveMulticast for a group the ID
-// has not joined. It matches unix.EADDRNOTAVAIL as well, the errno of
+// has not joined. It matches syscall.EADDRNOTAVAIL as well, the errno of
 // rdma_leave_multicast for it.
-var ErrNotJoined = verbs.NewSentinel("multicast group not joined", unix.EADDRNOTAVAIL)
+var ErrNotJoined = verbs.NewSentinel("multicast group not joined", syscall.EADDRNOTAVAIL)
 
 // mcJoin is one multicast group an ID joined.
 type mcJoin struct {

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/testenv"
@@ -312,7 +312,7 @@ func TestSIWOperations(t *testing.T) {
 				SGE: []uverbs.SGE{a(1304, 8)}, RemoteAddr: braddr(1304), RKey: rkey, CompareAdd: 1},
 		} {
 			n, err := aq.PostSend([]uverbs.SendWR{wr})
-			if n != 0 || !errors.Is(err, unix.EOPNOTSUPP) || !errors.Is(err, uverbs.ErrUnsupported) {
+			if n != 0 || !errors.Is(err, syscall.EOPNOTSUPP) || !errors.Is(err, uverbs.ErrUnsupported) {
 				t.Errorf("PostSend(%s): %d, %v; want 0 and ErrUnsupported (EOPNOTSUPP)", wr.Opcode, n, err)
 			}
 		}

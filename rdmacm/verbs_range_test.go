@@ -3,10 +3,10 @@ package rdmacm
 import (
 	"errors"
 	"math"
+	"syscall"
 	"testing"
 
 	"github.com/purerdma/purerdma/mr"
-	"golang.org/x/sys/unix"
 )
 
 // TestSGERange checks the verbs helpers' range check where off+n
@@ -19,7 +19,7 @@ func TestSGERange(t *testing.T) {
 		{-1, 0},
 		{0, 1},
 	} {
-		if _, err := sge(m, tt.off, tt.n); !errors.Is(err, unix.EINVAL) {
+		if _, err := sge(m, tt.off, tt.n); !errors.Is(err, syscall.EINVAL) {
 			t.Errorf("sge(%d, %d) = %v, want EINVAL", tt.off, tt.n, err)
 		}
 	}

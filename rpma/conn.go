@@ -7,9 +7,8 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/rdmacm"
@@ -235,7 +234,7 @@ func (c *Conn) Wait(ctx context.Context) (q *CQ, isRCQ bool, err error) {
 		if ctx.Err() != nil {
 			return nil, false, err
 		}
-		if errors.Is(err, unix.EBADF) {
+		if errors.Is(err, syscall.EBADF) {
 			return nil, false, closedErr("wait", err)
 		}
 		return nil, false, ErrNoCompletion

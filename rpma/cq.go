@@ -4,8 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync/atomic"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/uverbs"
@@ -115,7 +114,7 @@ func (c *CQ) Wait(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return err
 		}
-		if errors.Is(err, unix.EBADF) {
+		if errors.Is(err, syscall.EBADF) {
 			return closedErr("wait", err)
 		}
 		return ErrNoCompletion

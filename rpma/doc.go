@@ -52,4 +52,9 @@
 //
 // docs/librpma-mapping.md maps every librpma function to its Go
 // counterpart.
+//
+// On operating systems other than Linux the package compiles, and every
+// call that would reach the kernel returns an error matching
+// errors.ErrUnsupported and, where a device is asked for, as ContextByAddr
+// does, uverbs.ErrNoDevice.
 package rpma

@@ -3,8 +3,7 @@ package rpma
 import (
 	"errors"
 	"fmt"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"github.com/purerdma/purerdma/internal/verbs"
 	"github.com/purerdma/purerdma/uverbs"
@@ -30,16 +29,16 @@ const (
 var (
 	// ErrInvalid is librpma's RPMA_E_INVAL: an invalid argument, or a nil
 	// object (librpma's NULL). It is uverbs.ErrInvalid and matches
-	// unix.EINVAL.
+	// syscall.EINVAL.
 	ErrInvalid = uverbs.ErrInvalid
 	// ErrClosed is returned by the methods of a closed object (after
 	// Close). librpma's delete functions set the caller's pointer to
 	// NULL, so that its next call gets RPMA_E_INVAL: Code maps ErrClosed
-	// to CodeInval. It is uverbs.ErrClosed and matches unix.EBADF.
+	// to CodeInval. It is uverbs.ErrClosed and matches syscall.EBADF.
 	ErrClosed = uverbs.ErrClosed
 	// ErrUnsupported is librpma's RPMA_E_NOSUPP: an operation the peer,
 	// the region or this package cannot do. It is uverbs.ErrUnsupported
-	// and matches unix.EOPNOTSUPP.
+	// and matches syscall.EOPNOTSUPP.
 	ErrUnsupported = uverbs.ErrUnsupported
 )
 
@@ -52,22 +51,22 @@ var (
 	// ErrProvider is RPMA_E_PROVIDER: a lower layer (verbs, the
 	// connection manager, the kernel) failed. The error also wraps that
 	// layer's error, so that its sentinel and errno stay matchable:
-	// errors.Is(err, unix.ECONNREFUSED).
+	// errors.Is(err, syscall.ECONNREFUSED).
 	ErrProvider = errors.New("provider error")
-	// ErrNoMem is RPMA_E_NOMEM; it matches unix.ENOMEM. Go's allocator
+	// ErrNoMem is RPMA_E_NOMEM; it matches syscall.ENOMEM. Go's allocator
 	// does not fail, so the package does not return it; the kernel's
-	// ENOMEM comes as ErrProvider wrapping unix.ENOMEM, as in librpma.
-	ErrNoMem = verbs.NewSentinel("out of memory", unix.ENOMEM)
+	// ENOMEM comes as ErrProvider wrapping syscall.ENOMEM, as in librpma.
+	ErrNoMem = verbs.NewSentinel("out of memory", syscall.ENOMEM)
 	// ErrNoCompletion is RPMA_E_NO_COMPLETION: the CQ has no completion
 	// (CQ.GetWC, CQ.GetCompletion), or a wait on it failed.
 	ErrNoCompletion = errors.New("no next completion available")
 	// ErrNoEvent is RPMA_E_NO_EVENT: no event or connection request is
 	// pending (Endpoint.TryNextConnRequest, Conn.NextEvent).
 	ErrNoEvent = errors.New("no next event available")
-	// ErrAgain is RPMA_E_AGAIN; it matches unix.EAGAIN. librpma returns it
+	// ErrAgain is RPMA_E_AGAIN; it matches syscall.EAGAIN. librpma returns it
 	// only when its logging's atomics fail, which Go's cannot, so the
 	// package does not return it.
-	ErrAgain = verbs.NewSentinel("temporary error, try again", unix.EAGAIN)
+	ErrAgain = verbs.NewSentinel("temporary error, try again", syscall.EAGAIN)
 	// ErrSharedChannel is RPMA_E_SHARED_CHANNEL: CQ.Wait on a CQ whose
 	// completion channel the connection shares; wait with Conn.Wait.
 	ErrSharedChannel = errors.New("completion channel is shared")
@@ -190,7 +189,7 @@ func provider(what string, err error) error {
 	if errors.As(err, &e) {
 		return err
 	}
-	if errors.Is(err, unix.EBADF) { // uverbs.ErrClosed, rdmacm.ErrClosed
+	if errors.Is(err, syscall.EBADF) { // uverbs.ErrClosed, rdmacm.ErrClosed
 		return closedErr(what, err)
 	}
 	logf(LogError, "rpma: provider error", "op", what, "err", err)

@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"log"
 	"net/netip"
+	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/mr"
@@ -150,7 +149,7 @@ func Example() {
 // a closed object is the module's shared sentinel.
 func ExampleCode() {
 	_, err := rpma.RemoteMRFromDescriptor([]byte{1, 2, 3})
-	fmt.Println(errors.Is(err, rpma.ErrInvalid), errors.Is(err, uverbs.ErrInvalid), errors.Is(err, unix.EINVAL))
+	fmt.Println(errors.Is(err, rpma.ErrInvalid), errors.Is(err, uverbs.ErrInvalid), errors.Is(err, syscall.EINVAL))
 	fmt.Println(rpma.Code(err), rpma.CodeText(rpma.Code(err)))
 	fmt.Println(rpma.Code(nil), rpma.CodeText(0))
 	fmt.Println(rpma.Code(rpma.ErrNoCompletion) == rpma.CodeNoCompletion)

@@ -2,9 +2,8 @@ package rpma_test
 
 import (
 	"errors"
+	"syscall"
 	"testing"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/rpmatest"
@@ -185,7 +184,7 @@ func TestRegisterFlushPersistent(t *testing.T) {
 				m.Close()
 			}
 			switch {
-			case tt.wantErr && (!errors.Is(err, rpma.ErrProvider) || !errors.Is(err, unix.EINVAL)):
+			case tt.wantErr && (!errors.Is(err, rpma.ErrProvider) || !errors.Is(err, syscall.EINVAL)):
 				t.Errorf("RegisterMR = %v, want ErrProvider with EINVAL", err)
 			case !tt.wantErr && err != nil:
 				t.Errorf("RegisterMR = %v, want success", err)

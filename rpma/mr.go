@@ -5,8 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/uverbs"
@@ -94,7 +93,7 @@ func (p *Peer) RegisterMR(buf []byte, usage Usage) (*MR, error) {
 	if errors.Is(err, mr.ErrNotMapped) {
 		return nil, inval("%v", err)
 	}
-	if err != nil && access&uverbs.AccessFlushPersistent != 0 && errors.Is(err, unix.EINVAL) {
+	if err != nil && access&uverbs.AccessFlushPersistent != 0 && errors.Is(err, syscall.EINVAL) {
 		// librpma 1.3 fails the same way; say why.
 		return nil, provider("register", fmt.Errorf("%w (rxe grants FLUSH_PERSISTENT access only to persistent memory: "+
 			"register without UsageFlushTypePersistent, or use a peer with FlushEmulated)", err))

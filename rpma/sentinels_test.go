@@ -6,9 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"net/netip"
+	"syscall"
 	"testing"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/mr"
@@ -86,7 +85,7 @@ func TestSharedSentinelsMisuse(t *testing.T) {
 	}
 	for _, tt := range closed {
 		t.Run("closed/"+tt.name, func(t *testing.T) {
-			checkKind(t, tt.call(), uverbs.ErrClosed, unix.EBADF, CodeInval)
+			checkKind(t, tt.call(), uverbs.ErrClosed, syscall.EBADF, CodeInval)
 		})
 	}
 
@@ -112,7 +111,7 @@ func TestSharedSentinelsMisuse(t *testing.T) {
 	}
 	for _, tt := range invalid {
 		t.Run("invalid/"+tt.name, func(t *testing.T) {
-			checkKind(t, tt.call(), uverbs.ErrInvalid, unix.EINVAL, CodeInval)
+			checkKind(t, tt.call(), uverbs.ErrInvalid, syscall.EINVAL, CodeInval)
 		})
 	}
 
@@ -126,14 +125,14 @@ func TestSharedSentinelsMisuse(t *testing.T) {
 	}
 	for _, tt := range unsupportedCases {
 		t.Run("unsupported/"+tt.name, func(t *testing.T) {
-			checkKind(t, tt.call(), uverbs.ErrUnsupported, unix.EOPNOTSUPP, CodeNoSupp)
+			checkKind(t, tt.call(), uverbs.ErrUnsupported, syscall.EOPNOTSUPP, CodeNoSupp)
 		})
 	}
 }
 
 // checkKind checks that err is of the kind of sentinel, matches errno,
 // has librpma's code, and is of no other kind.
-func checkKind(t *testing.T, err, sentinel error, errno unix.Errno, code int) {
+func checkKind(t *testing.T, err, sentinel error, errno syscall.Errno, code int) {
 	t.Helper()
 	if !errors.Is(err, sentinel) || !errors.Is(err, errno) {
 		t.Errorf("got %v; want it to match %v and %v", err, sentinel, errno)
@@ -154,7 +153,7 @@ func checkKind(t *testing.T, err, sentinel error, errno unix.Errno, code int) {
 func TestProviderCode(t *testing.T) {
 	saveLog(t)
 	SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	for _, lower := range []error{unix.ECONNREFUSED, uverbs.ErrInvalid, uverbs.ErrUnsupported, uverbs.ErrBusy} {
+	for _, lower := range []error{syscall.ECONNREFUSED, uverbs.ErrInvalid, uverbs.ErrUnsupported, uverbs.ErrBusy} {
 		err := provider("test", lower)
 		if !errors.Is(err, ErrProvider) || !errors.Is(err, lower) || Code(err) != CodeProvider {
 			t.Errorf("provider(%v) = %v, Code %d; want ErrProvider wrapping it, CodeProvider", lower, err, Code(err))
@@ -165,7 +164,7 @@ func TestProviderCode(t *testing.T) {
 		}
 	}
 	// A closed lower object is the caller's closed object.
-	for _, lower := range []error{uverbs.ErrClosed, unix.EBADF} {
+	for _, lower := range []error{uverbs.ErrClosed, syscall.EBADF} {
 		if err := provider("test", lower); !errors.Is(err, ErrClosed) || errors.Is(err, ErrProvider) || Code(err) != CodeInval {
 			t.Errorf("provider(%v) = %v, want ErrClosed", lower, err)
 		}

@@ -4,9 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"syscall"
 	"testing"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/rpma"
 	"github.com/purerdma/purerdma/uverbs"
@@ -92,7 +91,7 @@ func TestCode(t *testing.T) {
 		{"uverbs.ErrInvalid", uverbs.ErrInvalid, rpma.CodeInval},
 		{"uverbs.ErrUnsupported", uverbs.ErrUnsupported, rpma.CodeNoSupp},
 		{"context.Canceled", context.Canceled, rpma.CodeUnknown},
-		{"a bare errno", unix.EINVAL, rpma.CodeUnknown},
+		{"a bare errno", syscall.EINVAL, rpma.CodeUnknown},
 		{"an unrelated error", errors.New("x"), rpma.CodeUnknown},
 	} {
 		if got := rpma.Code(tt.err); got != tt.want {
@@ -112,15 +111,15 @@ func TestSharedSentinels(t *testing.T) {
 		target error
 		want   bool
 	}{
-		{rpma.ErrInvalid, unix.EINVAL, true},
-		{rpma.ErrClosed, unix.EBADF, true},
-		{rpma.ErrUnsupported, unix.EOPNOTSUPP, true},
-		{rpma.ErrNoMem, unix.ENOMEM, true},
-		{rpma.ErrAgain, unix.EAGAIN, true},
-		{rpma.ErrNoCompletion, unix.EAGAIN, false},
-		{rpma.ErrNoEvent, unix.EAGAIN, false},
-		{rpma.ErrProvider, unix.EINVAL, false},
-		{rpma.ErrUnknown, unix.EINVAL, false},
+		{rpma.ErrInvalid, syscall.EINVAL, true},
+		{rpma.ErrClosed, syscall.EBADF, true},
+		{rpma.ErrUnsupported, syscall.EOPNOTSUPP, true},
+		{rpma.ErrNoMem, syscall.ENOMEM, true},
+		{rpma.ErrAgain, syscall.EAGAIN, true},
+		{rpma.ErrNoCompletion, syscall.EAGAIN, false},
+		{rpma.ErrNoEvent, syscall.EAGAIN, false},
+		{rpma.ErrProvider, syscall.EINVAL, false},
+		{rpma.ErrUnknown, syscall.EINVAL, false},
 		{rpma.ErrNoCompletion, rpma.ErrNoEvent, false},
 		{rpma.ErrInvalid, rpma.ErrClosed, false},
 	} {

@@ -76,12 +76,12 @@ func (o *Options) resolveTimeout() time.Duration {
 
 // ErrNetwork is returned for a network other than "rdma", "rdma4" and
 // "rdma6". A network name is an argument the caller got wrong, so it is a
-// kind of uverbs.ErrInvalid and matches unix.EINVAL.
+// kind of uverbs.ErrInvalid and matches syscall.EINVAL.
 var ErrNetwork = verbs.NewSentinel("unknown network", uverbs.ErrInvalid)
 
 // errClosed is what a closed (or nil) Conn or Listener returns. It
 // matches net.ErrClosed, as every net.Conn's does, so that net/http and
-// friends see a closed connection; and uverbs.ErrClosed (unix.EBADF), as
+// friends see a closed connection; and uverbs.ErrClosed (syscall.EBADF), as
 // every other purerdma object's does. Its text is net.ErrClosed's.
 var errClosed error = closedError{}
 

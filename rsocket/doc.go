@@ -24,4 +24,9 @@
 // net.ErrClosed and uverbs.ErrClosed (unix.EBADF), and a peer
 // that vanished gives an error matching syscall.ECONNRESET. Read and Write
 // may run at the same time; neither allocates.
+//
+// On operating systems other than Linux the package compiles, and every
+// call that would reach the kernel returns an error matching
+// errors.ErrUnsupported and, where a device is asked for, as Dial and
+// Listen do, uverbs.ErrNoDevice.
 package rsocket

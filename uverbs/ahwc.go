@@ -3,8 +3,7 @@ package uverbs
 import (
 	"encoding/binary"
 	"fmt"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 )
 
 // GRHSize is the size of a global route header: the room a UD receive
@@ -95,7 +94,7 @@ func parseGRH(b []byte) (grhInfo, error) {
 	if vtf>>28 == 6 {
 		v4 = ip4[0]&0xf == 5 && ipv4Checksum(ip4) == binary.BigEndian.Uint16(ip4[10:12])
 	} else if !v4 {
-		return grhInfo{}, fmt.Errorf("GRH is neither IPv6 nor IPv4: %w", unix.EPROTONOSUPPORT)
+		return grhInfo{}, fmt.Errorf("GRH is neither IPv6 nor IPv4: %w", syscall.EPROTONOSUPPORT)
 	}
 	var h grhInfo
 	h.flowLabel = vtf & 0xfffff
@@ -121,7 +120,7 @@ func parseGRH(b []byte) (grhInfo, error) {
 	case ibNextHdr:
 		h.typ = GIDTypeRoCEv1
 	default:
-		return grhInfo{}, fmt.Errorf("GRH next header %#x: %w", b[6], unix.EPROTONOSUPPORT)
+		return grhInfo{}, fmt.Errorf("GRH next header %#x: %w", b[6], syscall.EPROTONOSUPPORT)
 	}
 	h.hopLimit = b[7]
 	h.tclass = uint8(vtf >> 20)

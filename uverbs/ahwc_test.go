@@ -4,10 +4,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"net/netip"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/sys/unix"
 )
 
 // ipv4GRH is a RoCE v2 over IPv4 receive buffer head: 20 bytes the device
@@ -84,13 +84,13 @@ func TestParseGRH(t *testing.T) {
 		want error
 	}{
 		{"short", make([]byte, GRHSize-1), ErrInvalid},
-		{"no version", make([]byte, GRHSize), unix.EPROTONOSUPPORT},
-		{"IPv6 multicast", v6(ipprotoUDP, "fe80::1", "ff0e::1"), unix.EINVAL},
-		{"IPv4 multicast", mcast4, unix.EINVAL},
-		{"IPv6 next header TCP", v6(6, "fe80::1", "fe80::2"), unix.EPROTONOSUPPORT},
+		{"no version", make([]byte, GRHSize), syscall.EPROTONOSUPPORT},
+		{"IPv6 multicast", v6(ipprotoUDP, "fe80::1", "ff0e::1"), syscall.EINVAL},
+		{"IPv4 multicast", mcast4, syscall.EINVAL},
+		{"IPv6 next header TCP", v6(6, "fe80::1", "fe80::2"), syscall.EPROTONOSUPPORT},
 		// 0x60 junk, a bad IPv4 checksum: read as IPv6, whose next
 		// header byte (junk 0x60) is neither UDP nor the BTH.
-		{"IPv4 bad checksum", badCsum, unix.EPROTONOSUPPORT},
+		{"IPv4 bad checksum", badCsum, syscall.EPROTONOSUPPORT},
 	} {
 		if _, err := parseGRH(tt.grh); !errors.Is(err, tt.want) {
 			t.Errorf("%s: %v, want %v", tt.name, err, tt.want)

@@ -3,9 +3,8 @@ package uverbs_test
 import (
 	"fmt"
 	"net/netip"
+	"syscall"
 	"testing"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/testenv"
@@ -118,13 +117,13 @@ func TestBadInput(t *testing.T) {
 		var noCaps []testenv.BadCase
 		if attr.FlushTypes() == 0 {
 			noCaps = append(noCaps,
-				testenv.Bad("PostSend: flush on a device without it", unix.EOPNOTSUPP, post(uverbs.SendWR{Opcode: uverbs.WRFlush,
+				testenv.Bad("PostSend: flush on a device without it", syscall.EOPNOTSUPP, post(uverbs.SendWR{Opcode: uverbs.WRFlush,
 					FlushType: uverbs.FlushGlobal, RemoteAddr: r.mr.Addr(), RKey: r.mr.RKey(), Length: 8})),
-				testenv.Bad("mr.Register: flush access on a device without flush", unix.EOPNOTSUPP, register(uverbs.LocalWrite|uverbs.AccessFlushGlobal)))
+				testenv.Bad("mr.Register: flush access on a device without flush", syscall.EOPNOTSUPP, register(uverbs.LocalWrite|uverbs.AccessFlushGlobal)))
 		}
 		if !attr.AtomicWrite() {
 			noCaps = append(noCaps,
-				testenv.Bad("PostSend: atomic write on a device without it", unix.EOPNOTSUPP, post(uverbs.SendWR{Opcode: uverbs.WRAtomicWrite,
+				testenv.Bad("PostSend: atomic write on a device without it", syscall.EOPNOTSUPP, post(uverbs.SendWR{Opcode: uverbs.WRAtomicWrite,
 					RemoteAddr: r.mr.Addr(), RKey: r.mr.RKey()})))
 		}
 		n := testenv.RunBad(t, usable, append(noCaps, []testenv.BadCase{
@@ -135,9 +134,9 @@ func TestBadInput(t *testing.T) {
 			testenv.Bad("GIDIndex: zero address", uverbs.ErrInvalid, func() error { _, err := r.ctx.GIDIndex(1, netip.Addr{}); return err }),
 			testenv.Bad("GIDIndex: port 0", uverbs.ErrInvalid, func() error { _, err := r.ctx.GIDIndex(0, addr); return err }),
 			testenv.Bad("AHAttrFromWC: short GRH", uverbs.ErrInvalid, ahFromWC(r.ctx, 1, make([]byte, uverbs.GRHSize-1))),
-			testenv.Bad("AHAttrFromWC: GRH neither IPv6 nor IPv4", unix.EPROTONOSUPPORT, ahFromWC(r.ctx, 1, make([]byte, uverbs.GRHSize))),
-			testenv.Bad("AHAttrFromWC: multicast destination", unix.EINVAL, ahFromWC(r.ctx, 1, testGRH6(0xff, ipprotoUDP))),
-			testenv.Bad("AHAttrFromWC: unknown next header", unix.EPROTONOSUPPORT, ahFromWC(r.ctx, 1, testGRH6(0xfe, 6))),
+			testenv.Bad("AHAttrFromWC: GRH neither IPv6 nor IPv4", syscall.EPROTONOSUPPORT, ahFromWC(r.ctx, 1, make([]byte, uverbs.GRHSize))),
+			testenv.Bad("AHAttrFromWC: multicast destination", syscall.EINVAL, ahFromWC(r.ctx, 1, testGRH6(0xff, ipprotoUDP))),
+			testenv.Bad("AHAttrFromWC: unknown next header", syscall.EPROTONOSUPPORT, ahFromWC(r.ctx, 1, testGRH6(0xfe, 6))),
 			testenv.Bad("AHAttrFromWC: GID not in the table", uverbs.ErrNoGID, ahFromWC(r.ctx, 1, testGRH6(0xfe, ipprotoUDP))),
 			testenv.Bad("AHAttrFromWC: port 0", uverbs.ErrInvalid, ahFromWC(r.ctx, 0, testGRH6(0xfe, ipprotoUDP))),
 

@@ -1,10 +1,8 @@
 package uverbs
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
 
 	"github.com/purerdma/purerdma/internal/provider/drivers"
 )
@@ -62,21 +60,6 @@ func (n NodeType) String() string {
 		return s
 	}
 	return fmt.Sprintf("NodeType(%d)", uint8(n))
-}
-
-// Devices lists the RDMA devices that have a uverbs character device,
-// sorted by name. It asks RDMA netlink and falls back to sysfs when the
-// kernel does not answer there.
-func Devices() ([]Device, error) {
-	devs, err := netlinkDevices()
-	if err != nil {
-		var serr error
-		if devs, serr = sysfsDevices(sysfsRoot); serr != nil {
-			return nil, errors.Join(err, serr)
-		}
-	}
-	sort.Slice(devs, func(i, j int) bool { return devs[i].Name < devs[j].Name })
-	return devs, nil
 }
 
 // DeviceByName returns the device called name, or an error matching

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/internal/testenv"
 )
@@ -49,7 +49,7 @@ func TestDiscovery(t *testing.T) {
 		t.Logf("%s: driver %v, %s (ABI %d), node GUID %v, node type %v",
 			fromNL.Name, fromNL.Driver, fromNL.Path(), fromNL.ABIVersion, fromNL.NodeGUID, fromNL.NodeType)
 
-		f, err := os.OpenFile(fromNL.Path(), os.O_RDWR|unix.O_CLOEXEC, 0)
+		f, err := os.OpenFile(fromNL.Path(), os.O_RDWR|syscall.O_CLOEXEC, 0)
 		if err != nil {
 			t.Fatalf("open %s: %v", fromNL.Path(), err)
 		}

@@ -35,4 +35,9 @@
 // its Context) may race with them, which then return ErrClosed. A method
 // on a nil object returns ErrClosed too. docs/concurrency.md has the whole
 // contract.
+//
+// On operating systems other than Linux the package compiles, and every
+// call that would reach the kernel returns an error matching
+// errors.ErrUnsupported, and ErrNoDevice as well where a device is asked
+// for (Devices, DeviceByName, Open, OpenName).
 package uverbs

@@ -1,7 +1,7 @@
 package uverbs_test
 
-import "golang.org/x/sys/unix"
+import "syscall"
 
 var errnoByName = map[string]error{
-	"EINVAL": unix.EINVAL, "ENOMEM": unix.ENOMEM, "EBUSY": unix.EBUSY, "EBADF": unix.EBADF,
+	"EINVAL": syscall.EINVAL, "ENOMEM": syscall.ENOMEM, "EBUSY": syscall.EBUSY, "EBADF": syscall.EBADF,
 }

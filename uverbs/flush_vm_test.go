@@ -2,10 +2,10 @@ package uverbs_test
 
 import (
 	"errors"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/testenv"
@@ -140,7 +140,7 @@ func TestFlushPersistentAccessNeedsPMem(t *testing.T) {
 		m.Close()
 		t.Fatal("registered ordinary memory with FLUSH_PERSISTENT access")
 	}
-	if !errors.Is(err, unix.EINVAL) {
+	if !errors.Is(err, syscall.EINVAL) {
 		t.Errorf("error %v, want EINVAL", err)
 	}
 }

@@ -10,8 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
@@ -86,7 +85,7 @@ func (c *Context) GIDTable(port uint8) ([]GIDEntry, error) {
 		return c.sysfsGIDTable(port)
 	}
 	ents, err := c.queryGIDTable(port)
-	if errors.Is(err, unix.ENOTTY) || errors.Is(err, unix.EPROTONOSUPPORT) || errors.Is(err, unix.EOPNOTSUPP) {
+	if errors.Is(err, syscall.ENOTTY) || errors.Is(err, syscall.EPROTONOSUPPORT) || errors.Is(err, syscall.EOPNOTSUPP) {
 		return c.sysfsGIDTable(port)
 	}
 	return ents, err
@@ -187,7 +186,7 @@ func sysfsGIDTable(root, dev string, port uint8) ([]GIDEntry, error) {
 		r := sysfsReader{dir: filepath.Join(dir, "gids")}
 		s := r.string(name)
 		if r.err != nil {
-			if errors.Is(r.err, unix.EINVAL) {
+			if errors.Is(r.err, syscall.EINVAL) {
 				continue
 			}
 			return nil, fmt.Errorf("uverbs: GID table of %s port %d: %w", dev, port, r.err)
@@ -204,7 +203,7 @@ func sysfsGIDTable(root, dev string, port uint8) ([]GIDEntry, error) {
 		r.dir = filepath.Join(dir, "gid_attrs", "types")
 		typ := r.string(name)
 		switch {
-		case errors.Is(r.err, unix.EINVAL):
+		case errors.Is(r.err, syscall.EINVAL):
 			continue // an empty entry
 		case errors.Is(r.err, os.ErrNotExist):
 			typ = "IB/RoCE v1" // a kernel without gid_attrs

@@ -6,11 +6,11 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/testenv"
@@ -116,7 +116,7 @@ func TestMulticastAttachRXE(t *testing.T) {
 	verbstest.WantBytes(t, r.buf[offB+grhSize:offB+grhSize+12], "to the group")
 	// The datagram's destination was the group: AHAttrFromWC refuses to
 	// make a reply address from it (no GID table holds the group).
-	if _, err := r.ctx.AHAttrFromWC(1, got[1].Addr(), r.buf[offB:offB+grhSize]); !errors.Is(err, unix.EINVAL) {
+	if _, err := r.ctx.AHAttrFromWC(1, got[1].Addr(), r.buf[offB:offB+grhSize]); !errors.Is(err, syscall.EINVAL) {
 		t.Errorf("AHAttrFromWC of a multicast datagram: %v, want EINVAL", err)
 	}
 
@@ -157,8 +157,8 @@ func TestMulticastBadRXE(t *testing.T) {
 	n := testenv.RunBad(t, nil, []testenv.BadCase{
 		testenv.Bad("AttachMcast: unicast GID", uverbs.ErrInvalid, func() error { return ud.AttachMcast(unicast, 0) }),
 		testenv.Bad("DetachMcast: unicast GID", uverbs.ErrInvalid, func() error { return ud.DetachMcast(unicast, 0) }),
-		testenv.Bad("AttachMcast: RC QP", unix.EINVAL, func() error { return rc.AttachMcast(group, 0) }),
-		testenv.Bad("DetachMcast: not attached", unix.EINVAL, func() error { return ud.DetachMcast(group, 0) }),
+		testenv.Bad("AttachMcast: RC QP", syscall.EINVAL, func() error { return rc.AttachMcast(group, 0) }),
+		testenv.Bad("DetachMcast: not attached", syscall.EINVAL, func() error { return ud.DetachMcast(group, 0) }),
 	})
 	t.Logf("%d bad inputs tried", n)
 	if err := rc.Close(); err != nil {

@@ -2,9 +2,8 @@ package uverbs_test
 
 import (
 	"errors"
+	"syscall"
 	"testing"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/testenv"
@@ -23,7 +22,7 @@ func TestMemoryWindow(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
 		r := newRig(t, d)
 		if d.Driver == "siw" {
-			if _, err := r.pd.AllocMW(uverbs.MWType2); !errors.Is(err, unix.EOPNOTSUPP) {
+			if _, err := r.pd.AllocMW(uverbs.MWType2); !errors.Is(err, syscall.EOPNOTSUPP) {
 				t.Fatalf("siw AllocMW = %v, want EOPNOTSUPP", err)
 			}
 			return

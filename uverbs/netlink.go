@@ -3,8 +3,7 @@ package uverbs
 import (
 	"errors"
 	"fmt"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"github.com/purerdma/purerdma/internal/rdmanl"
 )
@@ -25,7 +24,7 @@ func netlinkDevices() ([]Device, error) {
 	var devs []Device
 	for _, n := range nl {
 		cd, err := c.Chardev(n.Index, "uverbs")
-		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EOPNOTSUPP) {
+		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.EOPNOTSUPP) {
 			continue
 		}
 		if err != nil {

@@ -4,8 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/ucmd"
@@ -320,7 +319,7 @@ func (c *Context) QueryPort(port uint8) (PortAttr, error) {
 	m.Const(abi.UVERBS_ATTR_QUERY_PORT_PORT_NUM, uint64(port))
 	m.Out(abi.UVERBS_ATTR_QUERY_PORT_RESP, ucmd.Bytes(&ex))
 	err := c.run(m)
-	if errors.Is(err, unix.ENOTTY) || errors.Is(err, unix.EPROTONOSUPPORT) || errors.Is(err, unix.EOPNOTSUPP) {
+	if errors.Is(err, syscall.ENOTTY) || errors.Is(err, syscall.EPROTONOSUPPORT) || errors.Is(err, syscall.EOPNOTSUPP) {
 		err = c.queryPortWrite(port, &ex.LegacyResp)
 	}
 	if err != nil {

@@ -2,9 +2,8 @@ package uverbs_test
 
 import (
 	"errors"
+	"syscall"
 	"testing"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/testenv"
@@ -47,7 +46,7 @@ func TestReregister(t *testing.T) {
 
 		if d.Driver == "siw" {
 			for _, c := range []mr.Change{mr.ChangePD, mr.ChangeAccess, mr.ChangeBuffer} {
-				if err := m.Reregister(c, r.pd, other, uverbs.LocalWrite|uverbs.RemoteRead); !errors.Is(err, unix.EOPNOTSUPP) {
+				if err := m.Reregister(c, r.pd, other, uverbs.LocalWrite|uverbs.RemoteRead); !errors.Is(err, syscall.EOPNOTSUPP) {
 					t.Errorf("siw Reregister(%#x) = %v, want EOPNOTSUPP", c, err)
 				}
 			}
@@ -59,7 +58,7 @@ func TestReregister(t *testing.T) {
 
 		if d.Hardware() {
 			t.Logf("%s: Reregister(ChangeBuffer) not tried: EOPNOTSUPP is rxe's answer", d)
-		} else if err := m.Reregister(mr.ChangeBuffer, nil, other, 0); !errors.Is(err, unix.EOPNOTSUPP) {
+		} else if err := m.Reregister(mr.ChangeBuffer, nil, other, 0); !errors.Is(err, syscall.EOPNOTSUPP) {
 			t.Errorf("rxe Reregister(ChangeBuffer) = %v, want EOPNOTSUPP", err)
 		}
 		// The refused change left other unregistered: it frees.
@@ -67,7 +66,7 @@ func TestReregister(t *testing.T) {
 			t.Errorf("Free of the memory a refused ChangeBuffer named: %v", err)
 		}
 		err = m.Reregister(mr.ChangePD|mr.ChangeAccess, r.pd, nil, uverbs.LocalWrite|uverbs.RemoteRead)
-		if errors.Is(err, unix.EOPNOTSUPP) && !testenv.KernelAtLeast(6, 12) {
+		if errors.Is(err, syscall.EOPNOTSUPP) && !testenv.KernelAtLeast(6, 12) {
 			// Measured: rxe of Linux 6.1 has no rereg_user_mr at all,
 			// 6.12's changes the PD and the access flags.
 			testenv.NeedKernelFeature(t, d, false, "MR re-registration", "a release after 6.1 (6.12 has it)")

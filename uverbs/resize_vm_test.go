@@ -4,10 +4,9 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/testenv"
@@ -102,7 +101,7 @@ func TestCQResizeLimits(t *testing.T) {
 		r := newRig(t, d)
 		if d.Driver == "siw" {
 			err := r.cq.Resize(128)
-			if !errors.Is(err, unix.EOPNOTSUPP) {
+			if !errors.Is(err, syscall.EOPNOTSUPP) {
 				t.Fatalf("siw Resize = %v, want EOPNOTSUPP", err)
 			}
 			t.Logf("siw: %v", err)

@@ -57,19 +57,6 @@ type Counter struct {
 	Value uint64
 }
 
-// PortCounters returns the counters of the device's port (from 1), read
-// from sysfs: first the driver's ports/N/hw_counters (what `rdma
-// statistic show` prints; rxe has them, siw has none), then the
-// InfiniBand performance counters of ports/N/counters where the device
-// has them (a hardware HCA's; neither rxe nor siw), each in the order of
-// their names. A device without either returns no counters and no error;
-// a port the device does not have is ErrInvalid. The kernel caches the
-// hw counters for the milliseconds in hw_counters/lifespan (10 for
-// rxe), so a read may lag the traffic by that much.
-func (d Device) PortCounters(port int) ([]Counter, error) {
-	return portCounters(sysfsRoot, d.Name, port)
-}
-
 func portCounters(root, dev string, port int) ([]Counter, error) {
 	if dev == "" || strings.ContainsRune(dev, '/') || dev == "." || dev == ".." {
 		return nil, fmt.Errorf("uverbs: port counters: device name %q: %w", dev, ErrInvalid)

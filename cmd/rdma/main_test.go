@@ -3,10 +3,10 @@ package main
 import (
 	"errors"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/internal/rdmanl"
 	"github.com/purerdma/purerdma/uverbs"
@@ -65,7 +65,7 @@ func fakeCounters(dev string, port int) ([]uverbs.Counter, error) {
 	case "siw0":
 		return nil, nil
 	}
-	return nil, unix.EACCES
+	return nil, syscall.EACCES
 }
 
 const (
@@ -151,13 +151,13 @@ func TestRun(t *testing.T) {
 }
 
 func TestRunErrors(t *testing.T) {
-	f := &fakeConn{err: unix.EPERM}
+	f := &fakeConn{err: syscall.EPERM}
 	tl := &tool{w: new(strings.Builder), dial: func() (conn, error) { return f, nil }}
-	if err := tl.run([]string{"link", "add", "rxe1", "type", "rxe", "netdev", "veth4"}); !errors.Is(err, unix.EPERM) {
+	if err := tl.run([]string{"link", "add", "rxe1", "type", "rxe", "netdev", "veth4"}); !errors.Is(err, syscall.EPERM) {
 		t.Errorf("link add: %v, want EPERM", err)
 	}
-	tl.dial = func() (conn, error) { return nil, unix.EPROTONOSUPPORT }
-	if err := tl.run([]string{"dev"}); !errors.Is(err, unix.EPROTONOSUPPORT) {
+	tl.dial = func() (conn, error) { return nil, syscall.EPROTONOSUPPORT }
+	if err := tl.run([]string{"dev"}); !errors.Is(err, syscall.EPROTONOSUPPORT) {
 		t.Errorf("dev without RDMA netlink: %v, want EPROTONOSUPPORT", err)
 	}
 }

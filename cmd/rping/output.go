@@ -6,10 +6,9 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/sys/unix"
 )
 
 // output serializes the writes of the goroutines to stdout and stderr.
@@ -67,7 +66,7 @@ func (o *output) exit(code int) {
 
 // strerror is the errno's text as glibc writes it, when err carries one.
 func strerror(err error) string {
-	var en unix.Errno
+	var en syscall.Errno
 	if errors.As(err, &en) {
 		s := en.Error()
 		r, n := utf8.DecodeRuneInString(s)
@@ -78,7 +77,7 @@ func strerror(err error) string {
 
 // errnoOf is the errno in err, for the numbers rping prints, or -1.
 func errnoOf(err error) int {
-	var en unix.Errno
+	var en syscall.Errno
 	if errors.As(err, &en) {
 		return int(en)
 	}

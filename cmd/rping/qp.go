@@ -2,8 +2,7 @@ package main
 
 import (
 	"context"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/rdmacm"
@@ -17,7 +16,7 @@ func (cb *control) setupQP(id *rdmacm.ID) int {
 	vctx := id.Context()
 	if vctx == nil {
 		cb.out.eprintf("ibv_alloc_pd failed\n")
-		return int(unix.ENODEV)
+		return int(syscall.ENODEV)
 	}
 	if cb.pd, err = vctx.AllocPD(); err != nil {
 		cb.out.eprintf("ibv_alloc_pd failed\n")

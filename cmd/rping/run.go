@@ -4,8 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"github.com/purerdma/purerdma/rdmacm"
 )
@@ -37,10 +36,10 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 func rping(ctx context.Context, o *options, out *output) int {
 	ch, err := rdmacm.NewEventChannel()
 	if err != nil {
-		if errors.Is(err, unix.ENODEV) || errors.Is(err, unix.ENOENT) {
+		if errors.Is(err, syscall.ENODEV) || errors.Is(err, syscall.ENOENT) {
 			// librdmacm reports a missing rdma_cm or device as ENODEV.
 			out.eprintf("No RDMA devices were detected\n")
-			return int(unix.ENODEV)
+			return int(syscall.ENODEV)
 		} else {
 			out.perror("failed to create RDMA CM event channel", err)
 		}

@@ -13,8 +13,6 @@ import (
 	"io"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/rpma"
 )
@@ -123,10 +121,10 @@ func multiServer(scch bool) mainFunc {
 		var u undo
 		defer u.run()
 		_, ep, err := u.listenAt(ctx, args, func(p *peer) (err error) {
-			if s.epoll, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
+			if s.epoll, err = epollCreate(); err != nil {
 				return err
 			}
-			u.push(func() { unix.Close(s.epoll) })
+			u.push(func() { epollClose(s.epoll) })
 			if s.dst, err = u.alloc(maxNameSize * clientMax); err == nil {
 				s.dstMR, err = u.register(p, s.dst.b, rpma.UsageReadDst)
 			}
@@ -157,48 +155,10 @@ func multiServer(scch bool) mainFunc {
 
 var errTimedOut = errors.New("timed out")
 
-// loop is the epoll_wait loop: one event at a time until multiIdle passes
-// without any.
-func (s *multiServerRes) loop(ctx context.Context) error {
-	events := make([]unix.EpollEvent, 1)
-	idle := time.Now().Add(multiIdle)
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		left := time.Until(idle)
-		if left <= 0 {
-			return errTimedOut
-		}
-		n, err := unix.EpollWait(s.epoll, events, int(min(left, 100*time.Millisecond)/time.Millisecond)+1)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if n == 1 {
-			if h := s.handlers[int(events[0].Fd)]; h != nil {
-				h()
-			}
-			idle = time.Now().Add(multiIdle)
-		}
-	}
-}
-
-func (s *multiServerRes) add(fd int, h func()) error {
-	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}
-	if err := unix.EpollCtl(s.epoll, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
-		return err
-	}
-	s.handlers[fd] = h
-	return nil
-}
-
 // delete is client_delete.
 func (s *multiServerRes) delete(c *multiClientRes) {
 	for _, fd := range c.fds {
-		unix.EpollCtl(s.epoll, unix.EPOLL_CTL_DEL, fd, nil)
+		epollDel(s.epoll, fd)
 		delete(s.handlers, fd)
 	}
 	c.fds = nil

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package netlink is a small netlink client: requests go out, replies come
 // back, and attributes are encoded and decoded without reflection.
 //

@@ -1,3 +1,5 @@
+//go:build linux && !purerdma_stub
+
 package rdmanl
 
 import (

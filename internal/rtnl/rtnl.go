@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package rtnl is the little rtnetlink (NETLINK_ROUTE) that the test VM
 // needs: veth pairs to put software RDMA devices on, link state,
 // addresses, and netem qdiscs for the two-host fault tests. It is not a

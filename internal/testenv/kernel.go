@@ -4,19 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"golang.org/x/sys/unix"
 )
-
-// KernelRelease is the running kernel's release (uname -r), e.g.
-// "6.12.117+deb12-amd64".
-func KernelRelease() string {
-	var u unix.Utsname
-	if err := unix.Uname(&u); err != nil {
-		return ""
-	}
-	return unix.ByteSliceToString(u.Release[:])
-}
 
 // KernelAtLeast reports whether the running kernel is major.minor or
 // newer. Tests use it only where a kernel's behaviour, not a capability the

@@ -3,9 +3,6 @@ package ucmd
 import (
 	"encoding/binary"
 	"fmt"
-	"runtime"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/internal/abi"
 )
@@ -48,21 +45,6 @@ func (f *FD) Do(c *Cmd) error {
 		return f.invokeWrite(c)
 	}
 	return f.write(c)
-}
-
-func (f *FD) write(c *Cmd) error {
-	in, out, err := encodeWrite(c)
-	if err != nil {
-		return err
-	}
-	_, err = unix.Write(f.fd, in)
-	runtime.KeepAlive(out) // its address is inside in, hidden from the GC
-	if err != nil {
-		return cmdError(c, err)
-	}
-	n := copy(c.Resp, out)
-	copy(c.DrvOut, out[n:])
-	return nil
 }
 
 // encodeWrite frames c for write(). It returns the bytes to write and the

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/drivers"
 	"github.com/purerdma/purerdma/internal/ucmd"
@@ -214,18 +212,6 @@ func (c *Context) Close() error {
 	}
 	return errors.Join(errs...)
 }
-
-// Mmap maps a queue the kernel offers at offset of the command file.
-func (c *Context) Mmap(offset uint64, size int) ([]byte, error) {
-	b, err := unix.Mmap(c.FD.Int(), int64(offset), size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-	if err != nil {
-		return nil, fmt.Errorf("mmap %d bytes at %#x: %w", size, offset, err)
-	}
-	return b, nil
-}
-
-// Munmap unmaps a queue.
-func (c *Context) Munmap(b []byte) error { return unix.Munmap(b) }
 
 // Doorbell tells the kernel a QP's send queue has new work. It does not
 // take the context lock: the QP's lock keeps it away from a closing

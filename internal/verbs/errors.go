@@ -2,8 +2,7 @@ package verbs
 
 import (
 	"errors"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"github.com/purerdma/purerdma/internal/provider"
 )
@@ -31,11 +30,11 @@ func NewSentinel(msg string, kind error) error { return &sentinel{msg, kind} }
 // cq, mr and rdmacm re-export the same values where their users need
 // them. Each kind exists once.
 var (
-	ErrClosed      = NewSentinel("use of closed object", unix.EBADF)
-	ErrBusy        = NewSentinel("object in use", unix.EBUSY)
-	ErrInvalid     = NewSentinel("invalid argument", unix.EINVAL)
-	ErrQueueFull   = NewSentinel("queue full", unix.ENOMEM)
-	ErrUnsupported = NewSentinel("operation not supported", unix.EOPNOTSUPP)
+	ErrClosed      = NewSentinel("use of closed object", syscall.EBADF)
+	ErrBusy        = NewSentinel("object in use", syscall.EBUSY)
+	ErrInvalid     = NewSentinel("invalid argument", syscall.EINVAL)
+	ErrQueueFull   = NewSentinel("queue full", syscall.ENOMEM)
+	ErrUnsupported = NewSentinel("operation not supported", syscall.EOPNOTSUPP)
 	// A device without a provider cannot do what the caller asked, so
 	// ErrNoProvider is a kind of ErrUnsupported: a caller that falls
 	// back on ErrUnsupported falls back on it too.
@@ -71,13 +70,13 @@ func Public(err error) error {
 	switch {
 	case errors.Is(err, provider.ErrFull):
 		kind = ErrQueueFull
-	case errors.Is(err, provider.ErrInvalid), errors.Is(err, unix.EINVAL):
+	case errors.Is(err, provider.ErrInvalid), errors.Is(err, syscall.EINVAL):
 		kind = ErrInvalid
-	case errors.Is(err, provider.ErrUnsupported), errors.Is(err, unix.EOPNOTSUPP):
+	case errors.Is(err, provider.ErrUnsupported), errors.Is(err, syscall.EOPNOTSUPP):
 		kind = ErrUnsupported
 	case errors.Is(err, provider.ErrClosed):
 		kind = ErrClosed
-	case errors.Is(err, unix.EBUSY):
+	case errors.Is(err, syscall.EBUSY):
 		kind = ErrBusy
 	default:
 		return err

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package nltest is a fake kernel for testing netlink clients on any host.
 //
 // A Func answers each request; the fake adds what the kernel adds around

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/mem"
@@ -58,7 +56,7 @@ type MLX5Device struct {
 
 // Mmap maps a fresh page.
 func (d *MLX5Device) Mmap(offset uint64, size int) ([]byte, error) {
-	b, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	b, err := mmapAnon(size)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +69,7 @@ func (d *MLX5Device) Munmap(b []byte) error {
 	for i, p := range d.pages {
 		if len(b) > 0 && &p[0] == &b[0] {
 			d.pages = append(d.pages[:i], d.pages[i+1:]...)
-			return unix.Munmap(p)
+			return munmap(p)
 		}
 	}
 	return errors.New("fake device: munmap of memory not mapped here")
@@ -105,7 +103,7 @@ func newMLX5Host(tb testing.TB, u Setup) (*MLX5Host, error) {
 			}
 		}
 		for _, p := range dev.pages {
-			unix.Munmap(p)
+			munmap(p)
 		}
 	})
 	ctx, err := d.NewContext(dev)

@@ -1,3 +1,5 @@
+//go:build !purerdma_stub
+
 package mem
 
 import (

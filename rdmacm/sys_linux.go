@@ -1,7 +1,10 @@
+//go:build !purerdma_stub
+
 package rdmacm
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 
 	"golang.org/x/sys/unix"
@@ -10,12 +13,21 @@ import (
 	"github.com/purerdma/purerdma/internal/ucmd"
 )
 
-var cmdNames = [...]string{
-	"CREATE_ID", "DESTROY_ID", "BIND_IP", "RESOLVE_IP", "RESOLVE_ROUTE",
-	"QUERY_ROUTE", "CONNECT", "LISTEN", "ACCEPT", "REJECT", "DISCONNECT",
-	"INIT_QP_ATTR", "GET_EVENT", "GET_OPTION", "SET_OPTION", "NOTIFY",
-	"JOIN_IP_MCAST", "LEAVE_MCAST", "MIGRATE_ID", "QUERY", "BIND",
-	"RESOLVE_ADDR", "JOIN_MCAST",
+// This file holds the package's system calls; sys_other.go stubs them.
+
+// NewEventChannel opens the connection manager (rdma_create_event_channel).
+func NewEventChannel() (*EventChannel, error) {
+	fd, err := unix.Open(Path, unix.O_RDWR|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("rdmacm: open %s: %w", Path, err)
+	}
+	f := os.NewFile(uintptr(fd), Path)
+	raw, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("rdmacm: %w", err)
+	}
+	return &EventChannel{file: f, raw: raw, ids: map[uint64]*ID{}, reader: make(chan struct{}, 1), grown: make(chan struct{})}, nil
 }
 
 // write runs one rdma_cm command on fd: the header, then req. When resp is
@@ -47,4 +59,12 @@ func write(fd int, cmd uint32, req []byte, respOff int, resp []byte) error {
 	}
 	copy(resp, out)
 	return nil
+}
+
+var cmdNames = [...]string{
+	"CREATE_ID", "DESTROY_ID", "BIND_IP", "RESOLVE_IP", "RESOLVE_ROUTE",
+	"QUERY_ROUTE", "CONNECT", "LISTEN", "ACCEPT", "REJECT", "DISCONNECT",
+	"INIT_QP_ATTR", "GET_EVENT", "GET_OPTION", "SET_OPTION", "NOTIFY",
+	"JOIN_IP_MCAST", "LEAVE_MCAST", "MIGRATE_ID", "QUERY", "BIND",
+	"RESOLVE_ADDR", "JOIN_MCAST",
 }

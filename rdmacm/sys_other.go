@@ -1,0 +1,20 @@
+//go:build !linux || purerdma_stub
+
+package rdmacm
+
+import (
+	"github.com/purerdma/purerdma/internal/unsupported"
+	"github.com/purerdma/purerdma/uverbs"
+)
+
+// NewEventChannel opens the connection manager (sys_linux.go); without the
+// Linux kernel there is none to open, and the error matches
+// uverbs.ErrNoDevice as well as errors.ErrUnsupported.
+func NewEventChannel() (*EventChannel, error) {
+	return nil, unsupported.Error("open "+Path, uverbs.ErrNoDevice)
+}
+
+// write is not reached: no channel opens.
+func write(fd int, cmd uint32, req []byte, respOff int, resp []byte) error {
+	return unsupported.Error("rdma_cm command")
+}
