@@ -21,6 +21,11 @@ type Conn struct {
 // core (ib_core not loaded). Adding and deleting links needs CAP_NET_ADMIN.
 func Dial() (*Conn, error) {
 	nl, err := netlink.Dial(unix.NETLINK_RDMA)
+	if errors.Is(err, unix.EPROTONOSUPPORT) {
+		// The family exists once ib_core is loaded: a host with no
+		// RDMA driver at all (or a container without it) says this.
+		return nil, fmt.Errorf("rdmanl: the kernel has no RDMA netlink, so no RDMA driver is loaded (modprobe ib_core and the device's driver, e.g. mlx5_ib or rdma_rxe): %w", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("rdmanl: %w", err)
 	}
