@@ -66,28 +66,28 @@ type Status uint32
 
 // Completion statuses.
 const (
-	Success          Status = abi.IB_WC_SUCCESS
-	LocLenErr        Status = abi.IB_WC_LOC_LEN_ERR
-	LocQPOpErr       Status = abi.IB_WC_LOC_QP_OP_ERR
-	LocEECOpErr      Status = abi.IB_WC_LOC_EEC_OP_ERR
-	LocProtErr       Status = abi.IB_WC_LOC_PROT_ERR
-	WRFlushErr       Status = abi.IB_WC_WR_FLUSH_ERR
-	MWBindErr        Status = abi.IB_WC_MW_BIND_ERR
-	BadRespErr       Status = abi.IB_WC_BAD_RESP_ERR
-	LocAccessErr     Status = abi.IB_WC_LOC_ACCESS_ERR
-	RemInvReqErr     Status = abi.IB_WC_REM_INV_REQ_ERR
-	RemAccessErr     Status = abi.IB_WC_REM_ACCESS_ERR
-	RemOpErr         Status = abi.IB_WC_REM_OP_ERR
-	RetryExcErr      Status = abi.IB_WC_RETRY_EXC_ERR
-	RNRRetryExcErr   Status = abi.IB_WC_RNR_RETRY_EXC_ERR
-	LocRDDViolErr    Status = abi.IB_WC_LOC_RDD_VIOL_ERR
-	RemInvRdReqErr   Status = abi.IB_WC_REM_INV_RD_REQ_ERR
-	RemAbortErr      Status = abi.IB_WC_REM_ABORT_ERR
-	InvEECNErr       Status = abi.IB_WC_INV_EECN_ERR
-	InvEECStateErr   Status = abi.IB_WC_INV_EEC_STATE_ERR
-	FatalErr         Status = abi.IB_WC_FATAL_ERR
-	RespTimeoutErr   Status = abi.IB_WC_RESP_TIMEOUT_ERR
-	GeneralErr       Status = abi.IB_WC_GENERAL_ERR
+	Success          Status = 0  // IB_WC_SUCCESS
+	LocLenErr        Status = 1  // IB_WC_LOC_LEN_ERR
+	LocQPOpErr       Status = 2  // IB_WC_LOC_QP_OP_ERR
+	LocEECOpErr      Status = 3  // IB_WC_LOC_EEC_OP_ERR
+	LocProtErr       Status = 4  // IB_WC_LOC_PROT_ERR
+	WRFlushErr       Status = 5  // IB_WC_WR_FLUSH_ERR
+	MWBindErr        Status = 6  // IB_WC_MW_BIND_ERR
+	BadRespErr       Status = 7  // IB_WC_BAD_RESP_ERR
+	LocAccessErr     Status = 8  // IB_WC_LOC_ACCESS_ERR
+	RemInvReqErr     Status = 9  // IB_WC_REM_INV_REQ_ERR
+	RemAccessErr     Status = 10 // IB_WC_REM_ACCESS_ERR
+	RemOpErr         Status = 11 // IB_WC_REM_OP_ERR
+	RetryExcErr      Status = 12 // IB_WC_RETRY_EXC_ERR
+	RNRRetryExcErr   Status = 13 // IB_WC_RNR_RETRY_EXC_ERR
+	LocRDDViolErr    Status = 14 // IB_WC_LOC_RDD_VIOL_ERR
+	RemInvRdReqErr   Status = 15 // IB_WC_REM_INV_RD_REQ_ERR
+	RemAbortErr      Status = 16 // IB_WC_REM_ABORT_ERR
+	InvEECNErr       Status = 17 // IB_WC_INV_EECN_ERR
+	InvEECStateErr   Status = 18 // IB_WC_INV_EEC_STATE_ERR
+	FatalErr         Status = 19 // IB_WC_FATAL_ERR
+	RespTimeoutErr   Status = 20 // IB_WC_RESP_TIMEOUT_ERR
+	GeneralErr       Status = 21 // IB_WC_GENERAL_ERR
 	TMErr            Status = 22
 	TMRndvIncomplete Status = 23
 )
@@ -136,18 +136,18 @@ type Opcode uint32
 
 // Completion opcodes.
 const (
-	OpSend            Opcode = abi.IB_WC_SEND
-	OpRDMAWrite       Opcode = abi.IB_WC_RDMA_WRITE
-	OpRDMARead        Opcode = abi.IB_WC_RDMA_READ
-	OpCompSwap        Opcode = abi.IB_WC_COMP_SWAP
-	OpFetchAdd        Opcode = abi.IB_WC_FETCH_ADD
-	OpBindMW          Opcode = abi.IB_WC_BIND_MW
-	OpLocalInv        Opcode = abi.IB_WC_LOCAL_INV
-	OpTSO             Opcode = abi.IB_WC_LSO
-	OpFlush           Opcode = abi.IB_WC_FLUSH        // RDMA FLUSH, Linux 6.2+
-	OpAtomicWrite     Opcode = abi.IB_WC_ATOMIC_WRITE // RDMA ATOMIC WRITE, Linux 6.2+
-	OpRecv            Opcode = abi.IB_WC_RECV
-	OpRecvRDMAWithImm Opcode = abi.IB_WC_RECV_RDMA_WITH_IMM
+	OpSend            Opcode = 0   // IB_WC_SEND
+	OpRDMAWrite       Opcode = 1   // IB_WC_RDMA_WRITE
+	OpRDMARead        Opcode = 2   // IB_WC_RDMA_READ
+	OpCompSwap        Opcode = 3   // IB_WC_COMP_SWAP
+	OpFetchAdd        Opcode = 4   // IB_WC_FETCH_ADD
+	OpBindMW          Opcode = 5   // IB_WC_BIND_MW
+	OpLocalInv        Opcode = 6   // IB_WC_LOCAL_INV
+	OpTSO             Opcode = 7   // IB_WC_LSO
+	OpFlush           Opcode = 8   // IB_WC_FLUSH: RDMA FLUSH, Linux 6.2+
+	OpAtomicWrite     Opcode = 9   // IB_WC_ATOMIC_WRITE: RDMA ATOMIC WRITE, Linux 6.2+
+	OpRecv            Opcode = 128 // IB_WC_RECV
+	OpRecvRDMAWithImm Opcode = 129 // IB_WC_RECV_RDMA_WITH_IMM
 )
 
 // Opcode.String prints the IB_WC_ names, but libibverbs' TSO for the
@@ -159,10 +159,10 @@ type Flags uint32
 
 // Completion flags.
 const (
-	GRH      Flags = abi.IB_WC_GRH      // a GRH is present (UD)
-	WithImm  Flags = abi.IB_WC_WITH_IMM // Imm holds immediate data
-	WithInv  Flags = abi.IB_WC_WITH_INVALIDATE
-	IPCsumOK Flags = abi.IB_WC_IP_CSUM_OK
+	GRH      Flags = 1 << 0 // IB_WC_GRH: a GRH is present (UD)
+	WithImm  Flags = 1 << 1 // IB_WC_WITH_IMM: Imm holds immediate data
+	WithInv  Flags = 1 << 2 // IB_WC_WITH_INVALIDATE
+	IPCsumOK Flags = 1 << 3 // IB_WC_IP_CSUM_OK
 )
 
 // Addr returns what a receive completion says about its sender, for

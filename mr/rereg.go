@@ -18,11 +18,11 @@ type Change uint32
 const (
 	// ChangeBuffer registers other memory (address and length) under the
 	// region's handle (IBV_REREG_MR_CHANGE_TRANSLATION).
-	ChangeBuffer Change = abi.IB_MR_REREG_TRANS
+	ChangeBuffer Change = 1 << 0 // IB_MR_REREG_TRANS
 	// ChangePD moves the region to another PD of the same context.
-	ChangePD Change = abi.IB_MR_REREG_PD
+	ChangePD Change = 1 << 1 // IB_MR_REREG_PD
 	// ChangeAccess replaces the region's access flags.
-	ChangeAccess Change = abi.IB_MR_REREG_ACCESS
+	ChangeAccess Change = 1 << 2 // IB_MR_REREG_ACCESS
 )
 
 // Reregister changes the region in place, as ibv_rereg_mr does: its

@@ -21,8 +21,8 @@ type PortSpace uint16
 
 // Port spaces.
 const (
-	TCP PortSpace = abi.RDMA_PS_TCP
-	UDP PortSpace = abi.RDMA_PS_UDP
+	TCP PortSpace = 0x106 // RDMA_PS_TCP
+	UDP PortSpace = 0x111 // RDMA_PS_UDP
 )
 
 // ErrRejected matches the error of a rejected connection. It matches

@@ -3,7 +3,6 @@ package uverbs
 import (
 	"fmt"
 
-	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider/drivers"
 )
 
@@ -13,26 +12,26 @@ type Driver uint32
 
 // Drivers known to the kernel's uverbs ABI (Linux 6.1).
 const (
-	DriverUnknown   Driver = abi.RDMA_DRIVER_UNKNOWN
-	DriverMLX5      Driver = abi.RDMA_DRIVER_MLX5
-	DriverMLX4      Driver = abi.RDMA_DRIVER_MLX4
-	DriverCXGB3     Driver = abi.RDMA_DRIVER_CXGB3
-	DriverCXGB4     Driver = abi.RDMA_DRIVER_CXGB4
-	DriverMTHCA     Driver = abi.RDMA_DRIVER_MTHCA
-	DriverBNXTRE    Driver = abi.RDMA_DRIVER_BNXT_RE
-	DriverOCRDMA    Driver = abi.RDMA_DRIVER_OCRDMA
-	DriverNES       Driver = abi.RDMA_DRIVER_NES
-	DriverIRDMA     Driver = abi.RDMA_DRIVER_IRDMA
-	DriverVMWPVRDMA Driver = abi.RDMA_DRIVER_VMW_PVRDMA
-	DriverQEDR      Driver = abi.RDMA_DRIVER_QEDR
-	DriverHNS       Driver = abi.RDMA_DRIVER_HNS
-	DriverUSNIC     Driver = abi.RDMA_DRIVER_USNIC
-	DriverRXE       Driver = abi.RDMA_DRIVER_RXE
-	DriverHFI1      Driver = abi.RDMA_DRIVER_HFI1
-	DriverQIB       Driver = abi.RDMA_DRIVER_QIB
-	DriverEFA       Driver = abi.RDMA_DRIVER_EFA
-	DriverSIW       Driver = abi.RDMA_DRIVER_SIW
-	DriverERDMA     Driver = abi.RDMA_DRIVER_ERDMA
+	DriverUnknown   Driver = 0  // RDMA_DRIVER_UNKNOWN
+	DriverMLX5      Driver = 1  // RDMA_DRIVER_MLX5
+	DriverMLX4      Driver = 2  // RDMA_DRIVER_MLX4
+	DriverCXGB3     Driver = 3  // RDMA_DRIVER_CXGB3
+	DriverCXGB4     Driver = 4  // RDMA_DRIVER_CXGB4
+	DriverMTHCA     Driver = 5  // RDMA_DRIVER_MTHCA
+	DriverBNXTRE    Driver = 6  // RDMA_DRIVER_BNXT_RE
+	DriverOCRDMA    Driver = 7  // RDMA_DRIVER_OCRDMA
+	DriverNES       Driver = 8  // RDMA_DRIVER_NES
+	DriverIRDMA     Driver = 9  // RDMA_DRIVER_IRDMA
+	DriverVMWPVRDMA Driver = 10 // RDMA_DRIVER_VMW_PVRDMA
+	DriverQEDR      Driver = 11 // RDMA_DRIVER_QEDR
+	DriverHNS       Driver = 12 // RDMA_DRIVER_HNS
+	DriverUSNIC     Driver = 13 // RDMA_DRIVER_USNIC
+	DriverRXE       Driver = 14 // RDMA_DRIVER_RXE
+	DriverHFI1      Driver = 15 // RDMA_DRIVER_HFI1
+	DriverQIB       Driver = 16 // RDMA_DRIVER_QIB
+	DriverEFA       Driver = 17 // RDMA_DRIVER_EFA
+	DriverSIW       Driver = 18 // RDMA_DRIVER_SIW
+	DriverERDMA     Driver = 19 // RDMA_DRIVER_ERDMA
 )
 
 // String returns rdma-core's provider name for d, e.g. "rxe".

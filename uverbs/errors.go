@@ -9,7 +9,7 @@ import (
 
 // The errors of every purerdma package come from one vocabulary: each kind
 // of failure has one sentinel, defined here (or, for the kinds cq, mr and
-// rdmacm share with uverbs, in internal/verbs and exported here), and
+// rdmacm share with uverbs, in an internal package and exported here), and
 // every package returns it for that kind. cq.ErrClosed and
 // rdmacm.ErrClosed are the same value as ErrClosed. Each sentinel also
 // matches the errno libibverbs or librdmacm would set for the same

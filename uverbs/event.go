@@ -13,26 +13,26 @@ type EventType uint32
 
 // Asynchronous event types.
 const (
-	EventCQErr            EventType = abi.IB_EVENT_CQ_ERR
-	EventQPFatal          EventType = abi.IB_EVENT_QP_FATAL
-	EventQPReqErr         EventType = abi.IB_EVENT_QP_REQ_ERR
-	EventQPAccessErr      EventType = abi.IB_EVENT_QP_ACCESS_ERR
-	EventCommEst          EventType = abi.IB_EVENT_COMM_EST
-	EventSQDrained        EventType = abi.IB_EVENT_SQ_DRAINED
-	EventPathMig          EventType = abi.IB_EVENT_PATH_MIG
-	EventPathMigErr       EventType = abi.IB_EVENT_PATH_MIG_ERR
-	EventDeviceFatal      EventType = abi.IB_EVENT_DEVICE_FATAL
-	EventPortActive       EventType = abi.IB_EVENT_PORT_ACTIVE
-	EventPortErr          EventType = abi.IB_EVENT_PORT_ERR
-	EventLIDChange        EventType = abi.IB_EVENT_LID_CHANGE
-	EventPKeyChange       EventType = abi.IB_EVENT_PKEY_CHANGE
-	EventSMChange         EventType = abi.IB_EVENT_SM_CHANGE
-	EventSRQErr           EventType = abi.IB_EVENT_SRQ_ERR
-	EventSRQLimitReached  EventType = abi.IB_EVENT_SRQ_LIMIT_REACHED
-	EventQPLastWQEReached EventType = abi.IB_EVENT_QP_LAST_WQE_REACHED
-	EventClientReregister EventType = abi.IB_EVENT_CLIENT_REREGISTER
-	EventGIDChange        EventType = abi.IB_EVENT_GID_CHANGE
-	EventWQFatal          EventType = abi.IB_EVENT_WQ_FATAL
+	EventCQErr            EventType = 0  // IB_EVENT_CQ_ERR
+	EventQPFatal          EventType = 1  // IB_EVENT_QP_FATAL
+	EventQPReqErr         EventType = 2  // IB_EVENT_QP_REQ_ERR
+	EventQPAccessErr      EventType = 3  // IB_EVENT_QP_ACCESS_ERR
+	EventCommEst          EventType = 4  // IB_EVENT_COMM_EST
+	EventSQDrained        EventType = 5  // IB_EVENT_SQ_DRAINED
+	EventPathMig          EventType = 6  // IB_EVENT_PATH_MIG
+	EventPathMigErr       EventType = 7  // IB_EVENT_PATH_MIG_ERR
+	EventDeviceFatal      EventType = 8  // IB_EVENT_DEVICE_FATAL
+	EventPortActive       EventType = 9  // IB_EVENT_PORT_ACTIVE
+	EventPortErr          EventType = 10 // IB_EVENT_PORT_ERR
+	EventLIDChange        EventType = 11 // IB_EVENT_LID_CHANGE
+	EventPKeyChange       EventType = 12 // IB_EVENT_PKEY_CHANGE
+	EventSMChange         EventType = 13 // IB_EVENT_SM_CHANGE
+	EventSRQErr           EventType = 14 // IB_EVENT_SRQ_ERR
+	EventSRQLimitReached  EventType = 15 // IB_EVENT_SRQ_LIMIT_REACHED
+	EventQPLastWQEReached EventType = 16 // IB_EVENT_QP_LAST_WQE_REACHED
+	EventClientReregister EventType = 17 // IB_EVENT_CLIENT_REREGISTER
+	EventGIDChange        EventType = 18 // IB_EVENT_GID_CHANGE
+	EventWQFatal          EventType = 19 // IB_EVENT_WQ_FATAL
 )
 
 // eventNames are ibv_event_type_str's texts (rdma-core's

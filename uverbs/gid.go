@@ -31,9 +31,9 @@ type GIDType uint8
 
 // GID types.
 const (
-	GIDTypeIB     GIDType = abi.IB_UVERBS_GID_TYPE_IB
-	GIDTypeRoCEv1 GIDType = abi.IB_UVERBS_GID_TYPE_ROCE_V1
-	GIDTypeRoCEv2 GIDType = abi.IB_UVERBS_GID_TYPE_ROCE_V2
+	GIDTypeIB     GIDType = 0 // IB_UVERBS_GID_TYPE_IB
+	GIDTypeRoCEv1 GIDType = 1 // IB_UVERBS_GID_TYPE_ROCE_V1
+	GIDTypeRoCEv2 GIDType = 2 // IB_UVERBS_GID_TYPE_ROCE_V2
 )
 
 // String returns "IB", "RoCE v1" or "RoCE v2". The texts are our own,

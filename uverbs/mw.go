@@ -15,8 +15,8 @@ type MWType uint8
 // Memory window types. A type 2 window is bound by a WRBindMW work
 // request on a QP of its PD; a type 1 window may be bound on any QP.
 const (
-	MWType1 MWType = abi.IB_MW_TYPE_1
-	MWType2 MWType = abi.IB_MW_TYPE_2
+	MWType1 MWType = 1 // IB_MW_TYPE_1
+	MWType2 MWType = 2 // IB_MW_TYPE_2
 )
 
 // MW is a memory window: remote access to part of a registered region,

@@ -24,9 +24,9 @@ type QPType uint8
 
 // QP types.
 const (
-	RC QPType = abi.IB_UVERBS_QPT_RC // reliable connected
-	UC QPType = abi.IB_UVERBS_QPT_UC // unreliable connected
-	UD QPType = abi.IB_UVERBS_QPT_UD // unreliable datagram
+	RC QPType = 2 // IB_UVERBS_QPT_RC: reliable connected
+	UC QPType = 3 // IB_UVERBS_QPT_UC: unreliable connected
+	UD QPType = 4 // IB_UVERBS_QPT_UD: unreliable datagram
 )
 
 //go:generate go run ../hack/namegen -type QPType -trimprefix IB_UVERBS_QPT_ -doc "String returns \"RC\", \"UC\" or \"UD\"."

@@ -15,13 +15,13 @@ type QPState uint8
 // QP states. A new QP is in RESET; a connection moves it through INIT,
 // RTR (ready to receive) and RTS (ready to send). ERR flushes its work.
 const (
-	QPSReset QPState = abi.IB_QPS_RESET
-	QPSInit  QPState = abi.IB_QPS_INIT
-	QPSRTR   QPState = abi.IB_QPS_RTR
-	QPSRTS   QPState = abi.IB_QPS_RTS
-	QPSSQD   QPState = abi.IB_QPS_SQD
-	QPSSQE   QPState = abi.IB_QPS_SQE
-	QPSErr   QPState = abi.IB_QPS_ERR
+	QPSReset QPState = 0 // IB_QPS_RESET
+	QPSInit  QPState = 1 // IB_QPS_INIT
+	QPSRTR   QPState = 2 // IB_QPS_RTR
+	QPSRTS   QPState = 3 // IB_QPS_RTS
+	QPSSQD   QPState = 4 // IB_QPS_SQD
+	QPSSQE   QPState = 5 // IB_QPS_SQE
+	QPSErr   QPState = 6 // IB_QPS_ERR
 )
 
 //go:generate go run ../hack/namegen -type QPState -trimprefix IB_QPS_ -doc "String returns the state's name as the verbs tools print it, e.g. \"RTR\"."
@@ -32,27 +32,27 @@ type QPAttrMask uint32
 
 // QP attribute mask bits.
 const (
-	QPAttrState           QPAttrMask = abi.IB_QP_STATE
-	QPAttrCurState        QPAttrMask = abi.IB_QP_CUR_STATE
-	QPAttrEnSQDAsync      QPAttrMask = abi.IB_QP_EN_SQD_ASYNC_NOTIFY
-	QPAttrAccessFlags     QPAttrMask = abi.IB_QP_ACCESS_FLAGS
-	QPAttrPKeyIndex       QPAttrMask = abi.IB_QP_PKEY_INDEX
-	QPAttrPort            QPAttrMask = abi.IB_QP_PORT
-	QPAttrQKey            QPAttrMask = abi.IB_QP_QKEY
-	QPAttrAV              QPAttrMask = abi.IB_QP_AV
-	QPAttrPathMTU         QPAttrMask = abi.IB_QP_PATH_MTU
-	QPAttrTimeout         QPAttrMask = abi.IB_QP_TIMEOUT
-	QPAttrRetryCnt        QPAttrMask = abi.IB_QP_RETRY_CNT
-	QPAttrRNRRetry        QPAttrMask = abi.IB_QP_RNR_RETRY
-	QPAttrRQPSN           QPAttrMask = abi.IB_QP_RQ_PSN
-	QPAttrMaxQPRdAtomic   QPAttrMask = abi.IB_QP_MAX_QP_RD_ATOMIC
-	QPAttrAltPath         QPAttrMask = abi.IB_QP_ALT_PATH
-	QPAttrMinRNRTimer     QPAttrMask = abi.IB_QP_MIN_RNR_TIMER
-	QPAttrSQPSN           QPAttrMask = abi.IB_QP_SQ_PSN
-	QPAttrMaxDestRdAtomic QPAttrMask = abi.IB_QP_MAX_DEST_RD_ATOMIC
-	QPAttrPathMigState    QPAttrMask = abi.IB_QP_PATH_MIG_STATE
-	QPAttrCap             QPAttrMask = abi.IB_QP_CAP
-	QPAttrDestQPN         QPAttrMask = abi.IB_QP_DEST_QPN
+	QPAttrState           QPAttrMask = 1 << 0  // IB_QP_STATE
+	QPAttrCurState        QPAttrMask = 1 << 1  // IB_QP_CUR_STATE
+	QPAttrEnSQDAsync      QPAttrMask = 1 << 2  // IB_QP_EN_SQD_ASYNC_NOTIFY
+	QPAttrAccessFlags     QPAttrMask = 1 << 3  // IB_QP_ACCESS_FLAGS
+	QPAttrPKeyIndex       QPAttrMask = 1 << 4  // IB_QP_PKEY_INDEX
+	QPAttrPort            QPAttrMask = 1 << 5  // IB_QP_PORT
+	QPAttrQKey            QPAttrMask = 1 << 6  // IB_QP_QKEY
+	QPAttrAV              QPAttrMask = 1 << 7  // IB_QP_AV
+	QPAttrPathMTU         QPAttrMask = 1 << 8  // IB_QP_PATH_MTU
+	QPAttrTimeout         QPAttrMask = 1 << 9  // IB_QP_TIMEOUT
+	QPAttrRetryCnt        QPAttrMask = 1 << 10 // IB_QP_RETRY_CNT
+	QPAttrRNRRetry        QPAttrMask = 1 << 11 // IB_QP_RNR_RETRY
+	QPAttrRQPSN           QPAttrMask = 1 << 12 // IB_QP_RQ_PSN
+	QPAttrMaxQPRdAtomic   QPAttrMask = 1 << 13 // IB_QP_MAX_QP_RD_ATOMIC
+	QPAttrAltPath         QPAttrMask = 1 << 14 // IB_QP_ALT_PATH
+	QPAttrMinRNRTimer     QPAttrMask = 1 << 15 // IB_QP_MIN_RNR_TIMER
+	QPAttrSQPSN           QPAttrMask = 1 << 16 // IB_QP_SQ_PSN
+	QPAttrMaxDestRdAtomic QPAttrMask = 1 << 17 // IB_QP_MAX_DEST_RD_ATOMIC
+	QPAttrPathMigState    QPAttrMask = 1 << 18 // IB_QP_PATH_MIG_STATE
+	QPAttrCap             QPAttrMask = 1 << 19 // IB_QP_CAP
+	QPAttrDestQPN         QPAttrMask = 1 << 20 // IB_QP_DEST_QPN
 )
 
 // GlobalRoute is the GRH part of an address (struct ibv_global_route).

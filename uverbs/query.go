@@ -88,9 +88,9 @@ type DeviceAttr struct {
 // A kernel sets only the bits it knows, and bits with no name here are kept
 // in DeviceCapFlags but never acted on.
 const (
-	DeviceFlushGlobal     uint64 = abi.IB_UVERBS_DEVICE_FLUSH_GLOBAL     // Linux 6.2+
-	DeviceFlushPersistent uint64 = abi.IB_UVERBS_DEVICE_FLUSH_PERSISTENT // Linux 6.2+
-	DeviceAtomicWrite     uint64 = abi.IB_UVERBS_DEVICE_ATOMIC_WRITE     // Linux 6.2+
+	DeviceFlushGlobal     uint64 = 0x4000000000  // IB_UVERBS_DEVICE_FLUSH_GLOBAL: Linux 6.2+
+	DeviceFlushPersistent uint64 = 0x8000000000  // IB_UVERBS_DEVICE_FLUSH_PERSISTENT: Linux 6.2+
+	DeviceAtomicWrite     uint64 = 0x10000000000 // IB_UVERBS_DEVICE_ATOMIC_WRITE: Linux 6.2+
 )
 
 // FlushTypes returns the RDMA FLUSH types the device does (WRFlush): none
@@ -117,9 +117,9 @@ type AtomicCap uint32
 
 // Atomic capabilities (enum ibv_atomic_cap).
 const (
-	AtomicNone AtomicCap = abi.IB_ATOMIC_NONE
-	AtomicHCA  AtomicCap = abi.IB_ATOMIC_HCA
-	AtomicGlob AtomicCap = abi.IB_ATOMIC_GLOB
+	AtomicNone AtomicCap = 0 // IB_ATOMIC_NONE
+	AtomicHCA  AtomicCap = 1 // IB_ATOMIC_HCA
+	AtomicGlob AtomicCap = 2 // IB_ATOMIC_GLOB
 )
 
 // QueryDevice returns the device's attributes, as ibv_query_device_ex does
@@ -224,12 +224,12 @@ type PortState uint8
 
 // Port states.
 const (
-	PortNop         PortState = abi.IB_PORT_NOP
-	PortDown        PortState = abi.IB_PORT_DOWN
-	PortInit        PortState = abi.IB_PORT_INIT
-	PortArmed       PortState = abi.IB_PORT_ARMED
-	PortActive      PortState = abi.IB_PORT_ACTIVE
-	PortActiveDefer PortState = abi.IB_PORT_ACTIVE_DEFER
+	PortNop         PortState = 0 // IB_PORT_NOP
+	PortDown        PortState = 1 // IB_PORT_DOWN
+	PortInit        PortState = 2 // IB_PORT_INIT
+	PortArmed       PortState = 3 // IB_PORT_ARMED
+	PortActive      PortState = 4 // IB_PORT_ACTIVE
+	PortActiveDefer PortState = 5 // IB_PORT_ACTIVE_DEFER
 )
 
 //go:generate go run ../hack/namegen -type PortState -trimprefix IB_ -unknown "invalid state" -doc "String returns the name ibv_devinfo prints, e.g. \"PORT_ACTIVE\"."
@@ -239,11 +239,11 @@ type MTU uint8
 
 // MTUs.
 const (
-	MTU256  MTU = abi.IB_MTU_256
-	MTU512  MTU = abi.IB_MTU_512
-	MTU1024 MTU = abi.IB_MTU_1024
-	MTU2048 MTU = abi.IB_MTU_2048
-	MTU4096 MTU = abi.IB_MTU_4096
+	MTU256  MTU = 1 // IB_MTU_256
+	MTU512  MTU = 2 // IB_MTU_512
+	MTU1024 MTU = 3 // IB_MTU_1024
+	MTU2048 MTU = 4 // IB_MTU_2048
+	MTU4096 MTU = 5 // IB_MTU_4096
 )
 
 // Bytes returns the MTU in bytes, 0 for an invalid code.
@@ -259,9 +259,9 @@ type LinkLayer uint8
 
 // Link layers.
 const (
-	LinkLayerUnspecified LinkLayer = abi.IB_LINK_LAYER_UNSPECIFIED
-	LinkLayerInfiniBand  LinkLayer = abi.IB_LINK_LAYER_INFINIBAND
-	LinkLayerEthernet    LinkLayer = abi.IB_LINK_LAYER_ETHERNET
+	LinkLayerUnspecified LinkLayer = 0 // IB_LINK_LAYER_UNSPECIFIED
+	LinkLayerInfiniBand  LinkLayer = 1 // IB_LINK_LAYER_INFINIBAND
+	LinkLayerEthernet    LinkLayer = 2 // IB_LINK_LAYER_ETHERNET
 )
 
 // String returns the name ibv_devinfo prints; an unspecified link layer

@@ -1,7 +1,5 @@
 package uverbs
 
-import "github.com/purerdma/purerdma/internal/abi"
-
 // SGE is a scatter/gather element (struct ibv_sge): Length bytes at Addr
 // in the memory region with local key LKey. Addr is an address, as the
 // device sees it: mr.MR.Addr plus an offset.
@@ -16,26 +14,26 @@ type WROpcode uint32
 
 // Send opcodes.
 const (
-	WRRDMAWrite         WROpcode = abi.IB_UVERBS_WR_RDMA_WRITE
-	WRRDMAWriteWithImm  WROpcode = abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM
-	WRSend              WROpcode = abi.IB_UVERBS_WR_SEND
-	WRSendWithImm       WROpcode = abi.IB_UVERBS_WR_SEND_WITH_IMM
-	WRRDMARead          WROpcode = abi.IB_UVERBS_WR_RDMA_READ
-	WRAtomicCmpAndSwp   WROpcode = abi.IB_UVERBS_WR_ATOMIC_CMP_AND_SWP
-	WRAtomicFetchAndAdd WROpcode = abi.IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD
-	WRLocalInv          WROpcode = abi.IB_UVERBS_WR_LOCAL_INV
-	WRSendWithInv       WROpcode = abi.IB_UVERBS_WR_SEND_WITH_INV
+	WRRDMAWrite         WROpcode = 0 // IB_UVERBS_WR_RDMA_WRITE
+	WRRDMAWriteWithImm  WROpcode = 1 // IB_UVERBS_WR_RDMA_WRITE_WITH_IMM
+	WRSend              WROpcode = 2 // IB_UVERBS_WR_SEND
+	WRSendWithImm       WROpcode = 3 // IB_UVERBS_WR_SEND_WITH_IMM
+	WRRDMARead          WROpcode = 4 // IB_UVERBS_WR_RDMA_READ
+	WRAtomicCmpAndSwp   WROpcode = 5 // IB_UVERBS_WR_ATOMIC_CMP_AND_SWP
+	WRAtomicFetchAndAdd WROpcode = 6 // IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD
+	WRLocalInv          WROpcode = 7 // IB_UVERBS_WR_LOCAL_INV
+	WRSendWithInv       WROpcode = 9 // IB_UVERBS_WR_SEND_WITH_INV
 	// WRFlush (RDMA FLUSH) makes the responder's earlier writes to a
 	// range or a whole region globally visible or persistent; it moves
 	// no data. WRAtomicWrite (RDMA ATOMIC WRITE) writes 8 bytes that the
 	// responder stores at once, after every earlier operation. Both came
 	// in Linux 6.2 for rxe; PostSend refuses them (EOPNOTSUPP) unless
 	// the device reports them (DeviceAttr.FlushTypes, .AtomicWrite).
-	WRFlush       WROpcode = abi.IB_UVERBS_WR_FLUSH
-	WRAtomicWrite WROpcode = abi.IB_UVERBS_WR_ATOMIC_WRITE
+	WRFlush       WROpcode = 14 // IB_UVERBS_WR_FLUSH
+	WRAtomicWrite WROpcode = 15 // IB_UVERBS_WR_ATOMIC_WRITE
 	// WRBindMW binds SendWR.MW to SendWR.Bind and gives it the rkey
 	// SendWR.RKey (rxe; see MW).
-	WRBindMW WROpcode = abi.IB_UVERBS_WR_BIND_MW
+	WRBindMW WROpcode = 8 // IB_UVERBS_WR_BIND_MW
 )
 
 //go:generate go run ../hack/namegen -type WROpcode -trimprefix IB_UVERBS_WR_ -doc "String returns the name of the IBV_WR_ constant without its prefix."
@@ -47,10 +45,10 @@ type FlushType uint8
 // Flush types. A flush may name both.
 const (
 	// FlushGlobal makes the data globally visible at the responder.
-	FlushGlobal FlushType = abi.IB_FLUSH_GLOBAL
+	FlushGlobal FlushType = 1 << 0 // IB_FLUSH_GLOBAL
 	// FlushPersistent makes the data persistent: rxe allows it only on
 	// regions of persistent memory.
-	FlushPersistent FlushType = abi.IB_FLUSH_PERSISTENT
+	FlushPersistent FlushType = 1 << 1 // IB_FLUSH_PERSISTENT
 )
 
 //go:generate go run ../hack/namegen -type FlushType -trimprefix IB_FLUSH_ -flags -doc "String returns \"GLOBAL\", \"PERSISTENT\" or both joined by \"|\"."
@@ -62,9 +60,9 @@ type FlushLevel uint8
 // Flush levels.
 const (
 	// FlushRange flushes SendWR.Length bytes at SendWR.RemoteAddr.
-	FlushRange FlushLevel = abi.IB_FLUSH_RANGE
+	FlushRange FlushLevel = 0 // IB_FLUSH_RANGE
 	// FlushMR flushes the whole region RKey names.
-	FlushMR FlushLevel = abi.IB_FLUSH_MR
+	FlushMR FlushLevel = 1 // IB_FLUSH_MR
 )
 
 //go:generate go run ../hack/namegen -type FlushLevel -trimprefix IB_FLUSH_ -doc "String returns \"RANGE\" or \"MR\"."
@@ -75,15 +73,15 @@ type SendFlags uint32
 // Send flags.
 const (
 	// SendFence waits for earlier RDMA reads and atomics to complete.
-	SendFence SendFlags = abi.IB_SEND_FENCE
+	SendFence SendFlags = 1 << 0 // IB_SEND_FENCE
 	// SendSignaled asks for a completion (always on with QPInit.SigAll).
-	SendSignaled SendFlags = abi.IB_SEND_SIGNALED
+	SendSignaled SendFlags = 1 << 1 // IB_SEND_SIGNALED
 	// SendSolicited raises a solicited event at the receiver.
-	SendSolicited SendFlags = abi.IB_SEND_SOLICITED
+	SendSolicited SendFlags = 1 << 2 // IB_SEND_SOLICITED
 	// SendInline copies the data into the queue at post time: the SGEs'
 	// memory may be reused at once and needs no registration (LKey is
 	// ignored), up to QPCap.MaxInlineData bytes.
-	SendInline SendFlags = abi.IB_SEND_INLINE
+	SendInline SendFlags = 1 << 3 // IB_SEND_INLINE
 )
 
 // sendFlags are the flags PostSend knows; the rest would reach the

@@ -1,15 +1,16 @@
 // Command namegen writes the String method of an enum type whose constants
 // are the kernel's C constants, so that the names it prints cannot drift
 // from the constants: each value prints as the name of the C constant it
-// is declared with (abi.IB_WC_SEND), less a prefix. It is a small stringer
-// of our own, for the one pattern the public packages use:
+// is declared with (IB_WC_SEND, whose value the package's abi_test.go pins
+// to abi.IB_WC_SEND), less a prefix. It is a small stringer of our own,
+// for the one pattern the public packages use:
 //
 //	// Opcode is ...
 //	type Opcode uint32
 //
 //	const (
-//		OpSend      Opcode = abi.IB_WC_SEND
-//		OpRDMAWrite Opcode = abi.IB_WC_RDMA_WRITE
+//		OpSend      Opcode = 0 // IB_WC_SEND
+//		OpRDMAWrite Opcode = 1 // IB_WC_RDMA_WRITE
 //		...
 //	)
 //
@@ -17,7 +18,9 @@
 //
 // go generate runs it in the package's directory; it reads the package's
 // Go files (not its tests, nor generated files), takes every constant
-// declared with the type whose value is a selector of internal/abi, and
+// declared with the type whose value is a selector of internal/abi (or a
+// literal whose line comment starts with the C name, "// IB_WC_SEND", the
+// form the public packages use so that go doc shows no internal name), and
 // writes zz_<type>_string.go with a String method that switches on the
 // constants' Go names (so that a renumbering moves the names with them).
 // A constant of the type with any other value is an error: such a type's
@@ -195,15 +198,14 @@ func generate(dir string, c config) (string, []byte, error) {
 						if id.Name == "_" {
 							continue
 						}
-						sel, ok := s.Values[i].(*ast.SelectorExpr)
-						if !ok || abiName == "" || !isIdent(sel.X, abiName) {
-							return "", nil, fmt.Errorf("%s: %s is not a C constant (abi.NAME): write %s.String by hand",
+						cname, ok := cName(s, i, abiName)
+						if !ok {
+							return "", nil, fmt.Errorf("%s: %s is not a C constant (abi.NAME, or a literal with // NAME): write %s.String by hand",
 								fset.Position(id.Pos()), id.Name, c.typ)
 						}
-						cname := sel.Sel.Name
 						name, ok := strings.CutPrefix(cname, c.trim)
 						if !ok || name == "" {
-							return "", nil, fmt.Errorf("%s: %s = abi.%s lacks the prefix %s", fset.Position(id.Pos()), id.Name, cname, c.trim)
+							return "", nil, fmt.Errorf("%s: %s (%s) lacks the prefix %s", fset.Position(id.Pos()), id.Name, cname, c.trim)
 						}
 						if r, ok := c.rename[name]; ok {
 							name, renamed[name] = r, true
@@ -238,6 +240,58 @@ func generate(dir string, c config) (string, []byte, error) {
 	}
 	src, err := emit(pkg, underlying, values, c)
 	return fileName(c.typ), src, err
+}
+
+// cName returns the C constant the i'th constant of s is declared as:
+// the selector's name for abi.NAME, or for a literal (a public package
+// keeps internal names out of its documentation) the first word of the
+// line comment, "// NAME" or "// NAME: text", whose value the package's
+// abi_test.go pins to abi.NAME. It must be alone in its spec.
+func cName(s *ast.ValueSpec, i int, abiName string) (string, bool) {
+	switch v := s.Values[i].(type) {
+	case *ast.SelectorExpr:
+		if abiName == "" || !isIdent(v.X, abiName) {
+			return "", false
+		}
+		return v.Sel.Name, true
+	case *ast.BasicLit, *ast.BinaryExpr:
+		if len(s.Names) != 1 || s.Comment == nil || !isLiteral(v) {
+			return "", false
+		}
+		text := strings.TrimSpace(strings.TrimPrefix(s.Comment.List[0].Text, "//"))
+		word, _, _ := strings.Cut(text, " ")
+		word = strings.TrimSuffix(word, ":")
+		if !isCName(word) {
+			return "", false
+		}
+		return word, true
+	}
+	return "", false
+}
+
+// isLiteral reports whether e is an integer literal or a shift or
+// combination of them, such as 1 << 3.
+func isLiteral(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		return e.Kind == token.INT
+	case *ast.BinaryExpr:
+		return isLiteral(e.X) && isLiteral(e.Y)
+	case *ast.ParenExpr:
+		return isLiteral(e.X)
+	}
+	return false
+}
+
+// isCName reports whether s looks like a C constant: upper case letters,
+// digits and underscores, starting with a letter.
+func isCName(s string) bool {
+	for i, r := range s {
+		if !(r >= 'A' && r <= 'Z' || r == '_' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // importName returns the name file f gives the import of path, "" if none.

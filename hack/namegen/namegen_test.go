@@ -237,6 +237,7 @@ const other = 3
 func TestGenerate(t *testing.T) {
 	dir := pkg(t, map[string]string{
 		"p.go":              testSrc,
+		"l.go":              "package p\n\nconst KindL Kind = 1 << 4 // X_KIND_L: a literal\n",
 		"p_test.go":         "package p\n\nconst KindT Kind = 9\n",
 		"zz_kind_string.go": header + "\npackage p\n\nconst KindZ Kind = 8\n",
 	})
@@ -248,6 +249,7 @@ func TestGenerate(t *testing.T) {
 			"// String returns the name of the C constant without its prefix X_KIND_.",
 			"func (k Kind) String() string {",
 			"\tcase KindA:\n\t\treturn \"A\"\n",
+			"\tcase KindL:\n\t\treturn \"L\"\n",
 			"\treturn fmt.Sprintf(\"Kind(%d)\", uint16(k))\n",
 		}},
 		{[]string{"-type", "Kind", "-unknown", "none", "-rename", "X_KIND_B=BEE", "-doc", "String names k."}, []string{
@@ -298,6 +300,8 @@ func TestGenerateErrors(t *testing.T) {
 		{"prefix", "", []string{"-type", "Kind", "-trimprefix", "Y_"}, "lacks the prefix Y_"},
 		{"whole name", "", []string{"-type", "Kind", "-trimprefix", "X_KIND_A"}, "lacks the prefix"},
 		{"literal", "const KindC Kind = 7\n", []string{"-type", "Kind"}, "KindC is not a C constant"},
+		{"literal comment", "const KindC Kind = 7 // seven\n", []string{"-type", "Kind"}, "KindC is not a C constant"},
+		{"literal pair", "const KindC, KindD Kind = 7, 8 // X_KIND_C\n", []string{"-type", "Kind"}, "KindC is not a C constant"},
 		{"other package", "import q \"strconv\"\n\nconst KindC Kind = q.IntSize\n", []string{"-type", "Kind"}, "KindC is not a C constant"},
 		{"stale rename", "", []string{"-type", "Kind", "-rename", "NOPE=X"}, "no constant is named NOPE"},
 		{"bad rename", "", []string{"-type", "Kind", "-rename", "NOPE"}, "want A=B"},
