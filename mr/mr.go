@@ -78,7 +78,7 @@ func Register(pd *uverbs.PD, buf []byte, access uverbs.Access) (*MR, error) {
 // that flush type, before the kernel does: Linux 6.1 says EINVAL, which
 // reads like a bad argument rather than a missing feature.
 func checkFlushAccess(pd *uverbs.PD, access uverbs.Access) error {
-	var want uint64
+	var want uverbs.DeviceCap
 	if access&uverbs.AccessFlushGlobal != 0 {
 		want |= uverbs.DeviceFlushGlobal
 	}

@@ -24,7 +24,7 @@ type Context struct {
 	// caps are the device capability flags QueryDevice reported at Open
 	// (zero if it failed): PostSend and mr.Register check the Linux
 	// 6.2 operations against them without a system call.
-	caps uint64
+	caps DeviceCap
 }
 
 // OpenName opens the device called name.
@@ -46,7 +46,7 @@ func (c *Context) Device() Device {
 
 // DeviceCapFlags returns DeviceAttr.DeviceCapFlags as the device reported
 // them when c was opened (0 if that query failed), without a system call.
-func (c *Context) DeviceCapFlags() uint64 {
+func (c *Context) DeviceCapFlags() DeviceCap {
 	if c == nil {
 		return 0
 	}

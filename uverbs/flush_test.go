@@ -31,7 +31,7 @@ func TestFlushAndAtomicWriteNames(t *testing.T) {
 func TestDeviceCaps(t *testing.T) {
 	for _, tt := range []struct {
 		name        string
-		caps        uint64
+		caps        DeviceCap
 		flush       FlushType
 		atomicWrite bool
 	}{

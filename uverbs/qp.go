@@ -63,7 +63,7 @@ type QP struct {
 	cap    QPCap
 	id     uint64
 	sigAll bool
-	caps   uint64 // the context's DeviceCapFlags
+	caps   DeviceCap // the context's DeviceCapFlags
 
 	closed atomic.Bool
 	state  atomic.Uint32 // the last state Modify set

@@ -22,7 +22,7 @@ type DeviceAttr struct {
 	HWVer           uint32
 	MaxQP           int
 	MaxQPWR         int
-	DeviceCapFlags  uint64 // IB_UVERBS_DEVICE_* bits, extended ones included
+	DeviceCapFlags  DeviceCap // extended bits included
 	MaxSGE          int
 	MaxSGERD        int
 	MaxCQ           int
@@ -42,14 +42,14 @@ type DeviceAttr struct {
 	MaxPKeys        int
 	LocalCAAckDelay uint8
 	PhysPortCnt     uint8
-	// ODP is the device's on-demand paging support: IB_ODP_SUPPORT in
+	// ODP is the device's on-demand paging support: ODPSupport in
 	// ODPGeneralCaps, and per operation for RC QPs in ODPRCCaps
-	// (IB_ODP_SUPPORT_SEND, _RECV, _WRITE, _READ, _ATOMIC ...).
-	ODPGeneralCaps uint64
-	ODPRCCaps      uint32
-	ODPUCCaps      uint32 // as ODPRCCaps, for UC QPs
-	ODPUDCaps      uint32 // as ODPRCCaps, for UD QPs
-	ODPXRCCaps     uint32 // as ODPRCCaps, for XRC QPs
+	// (ODPSend, ODPRecv, ODPWrite, ODPRead, ODPAtomic, ODPSRQRecv).
+	ODPGeneralCaps ODPGeneral
+	ODPRCCaps      ODPTransport
+	ODPUCCaps      ODPTransport // as ODPRCCaps, for UC QPs
+	ODPUDCaps      ODPTransport // as ODPRCCaps, for UD QPs
+	ODPXRCCaps     ODPTransport // as ODPRCCaps, for XRC QPs
 
 	// Limits of features the kernel reports but this package does not
 	// implement (end-to-end contexts, reliable datagram domains, raw QPs,
@@ -69,7 +69,7 @@ type DeviceAttr struct {
 	// leaves it zero.
 	CompletionTimestampMask    uint64
 	HCACoreClock               uint64 // kHz
-	RawPacketCaps              uint32 // IB_UVERBS_RAW_PACKET_CAP_* bits
+	RawPacketCaps              RawPacketCap
 	RSSSupportedQPTs           uint32 // bit 1<<qp type per type RSS works on
 	MaxRWQIndirectionTables    int
 	MaxRWQIndirectionTableSize int
@@ -84,15 +84,6 @@ type DeviceAttr struct {
 	MaxDMSize                  uint64 // device memory, bytes
 }
 
-// Device capability bits of DeviceAttr.DeviceCapFlags this package acts on.
-// A kernel sets only the bits it knows, and bits with no name here are kept
-// in DeviceCapFlags but never acted on.
-const (
-	DeviceFlushGlobal     uint64 = 0x4000000000  // IB_UVERBS_DEVICE_FLUSH_GLOBAL: Linux 6.2+
-	DeviceFlushPersistent uint64 = 0x8000000000  // IB_UVERBS_DEVICE_FLUSH_PERSISTENT: Linux 6.2+
-	DeviceAtomicWrite     uint64 = 0x10000000000 // IB_UVERBS_DEVICE_ATOMIC_WRITE: Linux 6.2+
-)
-
 // FlushTypes returns the RDMA FLUSH types the device does (WRFlush): none
 // before Linux 6.2 or on siw, both on rxe since 6.2.
 func (a *DeviceAttr) FlushTypes() FlushType { return flushTypes(a.DeviceCapFlags) }
@@ -101,7 +92,7 @@ func (a *DeviceAttr) FlushTypes() FlushType { return flushTypes(a.DeviceCapFlags
 // (WRAtomicWrite): rxe since Linux 6.2.
 func (a *DeviceAttr) AtomicWrite() bool { return a.DeviceCapFlags&DeviceAtomicWrite != 0 }
 
-func flushTypes(caps uint64) FlushType {
+func flushTypes(caps DeviceCap) FlushType {
 	var t FlushType
 	if caps&DeviceFlushGlobal != 0 {
 		t |= FlushGlobal
@@ -156,7 +147,7 @@ func (c *Context) QueryDevice() (DeviceAttr, error) {
 		HWVer:           b.HwVer,
 		MaxQP:           int(b.MaxQP),
 		MaxQPWR:         int(b.MaxQPWr),
-		DeviceCapFlags:  caps,
+		DeviceCapFlags:  DeviceCap(caps),
 		MaxSGE:          int(b.MaxSGE),
 		MaxSGERD:        int(b.MaxSGERd),
 		MaxCQ:           int(b.MaxCQ),
@@ -176,11 +167,11 @@ func (c *Context) QueryDevice() (DeviceAttr, error) {
 		MaxPKeys:        int(b.MaxPKeys),
 		LocalCAAckDelay: b.LocalCAAckDelay,
 		PhysPortCnt:     b.PhysPortCnt,
-		ODPGeneralCaps:  resp.ODPCaps.GeneralCaps,
-		ODPRCCaps:       resp.ODPCaps.RCODPCaps,
-		ODPUCCaps:       resp.ODPCaps.UCODPCaps,
-		ODPUDCaps:       resp.ODPCaps.UDODPCaps,
-		ODPXRCCaps:      resp.XRCODPCaps,
+		ODPGeneralCaps:  ODPGeneral(resp.ODPCaps.GeneralCaps),
+		ODPRCCaps:       ODPTransport(resp.ODPCaps.RCODPCaps),
+		ODPUCCaps:       ODPTransport(resp.ODPCaps.UCODPCaps),
+		ODPUDCaps:       ODPTransport(resp.ODPCaps.UDODPCaps),
+		ODPXRCCaps:      ODPTransport(resp.XRCODPCaps),
 
 		MaxEERdAtom:           int(b.MaxEERdAtom),
 		MaxEEInitRdAtom:       int(b.MaxEEInitRdAtom),
@@ -195,7 +186,7 @@ func (c *Context) QueryDevice() (DeviceAttr, error) {
 
 		CompletionTimestampMask:    resp.TimestampMask,
 		HCACoreClock:               resp.HCACoreClock,
-		RawPacketCaps:              resp.RawPacketCaps,
+		RawPacketCaps:              RawPacketCap(resp.RawPacketCaps),
 		RSSSupportedQPTs:           resp.RSSCaps.SupportedQPTs,
 		MaxRWQIndirectionTables:    int(resp.RSSCaps.MaxRWQIndirectionTables),
 		MaxRWQIndirectionTableSize: int(resp.RSSCaps.MaxRWQIndirectionTableSize),
@@ -283,7 +274,7 @@ type PortAttr struct {
 	MaxMTU        MTU
 	ActiveMTU     MTU
 	GIDTblLen     int
-	PortCapFlags  uint32
+	PortCapFlags  PortCap
 	MaxMsgSz      uint32
 	BadPKeyCntr   uint32
 	QKeyViolCntr  uint32
@@ -342,7 +333,7 @@ func portAttr(ex *abi.QueryPortRespEx) PortAttr {
 		MaxMTU:        MTU(resp.MaxMTU),
 		ActiveMTU:     MTU(resp.ActiveMTU),
 		GIDTblLen:     int(resp.GIDTblLen),
-		PortCapFlags:  resp.PortCapFlags,
+		PortCapFlags:  PortCap(resp.PortCapFlags),
 		MaxMsgSz:      resp.MaxMsgSz,
 		BadPKeyCntr:   resp.BadPKeyCntr,
 		QKeyViolCntr:  resp.QKeyViolCntr,

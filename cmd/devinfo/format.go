@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/netip"
 
-	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
@@ -184,39 +183,52 @@ func vlStr(v uint8) string {
 }
 
 // deviceCapFlags are the legacy 32-bit IBV_DEVICE_* flags ibv_devinfo names,
-// in the order it prints them.
-var deviceCapFlags = []flagName{
-	{abi.IB_UVERBS_DEVICE_RESIZE_MAX_WR, "RESIZE_MAX_WR"},
-	{abi.IB_UVERBS_DEVICE_BAD_PKEY_CNTR, "BAD_PKEY_CNTR"},
-	{abi.IB_UVERBS_DEVICE_BAD_QKEY_CNTR, "BAD_QKEY_CNTR"},
-	{abi.IB_UVERBS_DEVICE_RAW_MULTI, "RAW_MULTI"},
-	{abi.IB_UVERBS_DEVICE_AUTO_PATH_MIG, "AUTO_PATH_MIG"},
-	{abi.IB_UVERBS_DEVICE_CHANGE_PHY_PORT, "CHANGE_PHY_PORT"},
-	{abi.IB_UVERBS_DEVICE_UD_AV_PORT_ENFORCE, "UD_AV_PORT_ENFORCE"},
-	{abi.IB_UVERBS_DEVICE_CURR_QP_STATE_MOD, "CURR_QP_STATE_MOD"},
-	{abi.IB_UVERBS_DEVICE_SHUTDOWN_PORT, "SHUTDOWN_PORT"},
-	{1 << 9, "INIT_TYPE"}, // IBV_DEVICE_INIT_TYPE: libibverbs only, no uapi name
-	{abi.IB_UVERBS_DEVICE_PORT_ACTIVE_EVENT, "PORT_ACTIVE_EVENT"},
-	{abi.IB_UVERBS_DEVICE_SYS_IMAGE_GUID, "SYS_IMAGE_GUID"},
-	{abi.IB_UVERBS_DEVICE_RC_RNR_NAK_GEN, "RC_RNR_NAK_GEN"},
-	{abi.IB_UVERBS_DEVICE_SRQ_RESIZE, "SRQ_RESIZE"},
-	{abi.IB_UVERBS_DEVICE_N_NOTIFY_CQ, "N_NOTIFY_CQ"},
-	{abi.IB_UVERBS_DEVICE_MEM_WINDOW, "MEM_WINDOW"},
-	{abi.IB_UVERBS_DEVICE_UD_IP_CSUM, "UD_IP_CSUM"},
-	{abi.IB_UVERBS_DEVICE_XRC, "XRC"},
-	{abi.IB_UVERBS_DEVICE_MEM_MGT_EXTENSIONS, "MEM_MGT_EXTENSIONS"},
-	{abi.IB_UVERBS_DEVICE_MEM_WINDOW_TYPE_2A, "MEM_WINDOW_TYPE_2A"},
-	{abi.IB_UVERBS_DEVICE_MEM_WINDOW_TYPE_2B, "MEM_WINDOW_TYPE_2B"},
-	{abi.IB_UVERBS_DEVICE_RC_IP_CSUM, "RC_IP_CSUM"},
-	{abi.IB_UVERBS_DEVICE_RAW_IP_CSUM, "RAW_IP_CSUM"},
-	{abi.IB_UVERBS_DEVICE_MANAGED_FLOW_STEERING, "MANAGED_FLOW_STEERING"},
-}
+// in the order it prints them; DeviceCap.String gives its names.
+var deviceCapFlags = named(
+	uverbs.DeviceResizeMaxWR,
+	uverbs.DeviceBadPKeyCntr,
+	uverbs.DeviceBadQKeyCntr,
+	uverbs.DeviceRawMulti,
+	uverbs.DeviceAutoPathMig,
+	uverbs.DeviceChangePhyPort,
+	uverbs.DeviceUDAVPortEnforce,
+	uverbs.DeviceCurrQPStateMod,
+	uverbs.DeviceShutdownPort,
+	uverbs.DeviceInitType,
+	uverbs.DevicePortActiveEvent,
+	uverbs.DeviceSysImageGUID,
+	uverbs.DeviceRCRNRNAKGen,
+	uverbs.DeviceSRQResize,
+	uverbs.DeviceNNotifyCQ,
+	uverbs.DeviceMemWindow,
+	uverbs.DeviceUDIPCsum,
+	uverbs.DeviceXRC,
+	uverbs.DeviceMemMgtExtensions,
+	uverbs.DeviceMemWindowType2A,
+	uverbs.DeviceMemWindowType2B,
+	uverbs.DeviceRCIPCsum,
+	uverbs.DeviceRawIPCsum,
+	uverbs.DeviceManagedFlowSteering,
+)
 
 // deviceCapFlagsEx are the extended device capability flags (the upper 32
-// bits) ibv_devinfo names.
-var deviceCapFlagsEx = []flagName{
-	{abi.IB_UVERBS_DEVICE_RAW_SCATTER_FCS, "RAW_SCATTER_FCS"},
-	{abi.IB_UVERBS_DEVICE_PCI_WRITE_END_PADDING, "PCI_WRITE_END_PADDING"},
+// bits) ibv_devinfo names; it prints the others, FLUSH_GLOBAL and the like
+// included, as unknown.
+var deviceCapFlagsEx = named(
+	uverbs.DeviceRawScatterFCS,
+	uverbs.DevicePCIWriteEndPadding,
+)
+
+// named returns the table of bits, each with the name its String gives.
+func named[T interface {
+	~uint32 | ~uint64
+	String() string
+}](bits ...T) []flagName {
+	t := make([]flagName, len(bits))
+	for i, b := range bits {
+		t[i] = flagName{uint64(b), b.String()}
+	}
+	return t
 }
 
 // flagName is one bit of a capability mask and the name ibv_devinfo
@@ -337,8 +349,8 @@ func printDevice(w io.Writer, d *deviceInfo, verbose bool) error {
 		// DeviceCapFlags holds the kernel's device_cap_flags_ex (a
 		// superset of the legacy bits), which is what ibv_devinfo prints
 		// here.
-		p("\tdevice_cap_flags_ex:\t\t0x%X\n", a.DeviceCapFlags)
-		printFlags(p, a.DeviceCapFlags&0xffffffff00000000, deviceCapFlagsEx, true)
+		p("\tdevice_cap_flags_ex:\t\t0x%X\n", uint64(a.DeviceCapFlags))
+		printFlags(p, uint64(a.DeviceCapFlags)&0xffffffff00000000, deviceCapFlagsEx, true)
 		// TSO: provider data only (see the top of this file).
 		p("\ttso_caps:\n")
 		p("\tmax_tso:\t\t\t%d\n", 0)
@@ -391,7 +403,7 @@ func printDevice(w io.Writer, d *deviceInfo, verbose bool) error {
 		p("\t\t\tlink_layer:\t\t%s\n", pa.LinkLayer)
 		if verbose {
 			p("\t\t\tmax_msg_sz:\t\t0x%x\n", pa.MaxMsgSz)
-			p("\t\t\tport_cap_flags:\t\t0x%08x\n", pa.PortCapFlags)
+			p("\t\t\tport_cap_flags:\t\t0x%08x\n", uint32(pa.PortCapFlags))
 			p("\t\t\tport_cap_flags2:\t0x%04x\n", pa.PortCapFlags2)
 			p("\t\t\tmax_vl_num:\t\t%s (%d)\n", vlStr(pa.MaxVLNum), pa.MaxVLNum)
 			p("\t\t\tbad_pkey_cntr:\t\t0x%x\n", pa.BadPKeyCntr)
@@ -418,52 +430,48 @@ func printDevice(w io.Writer, d *deviceInfo, verbose bool) error {
 // tmCapRC is IBV_TM_CAP_RC (IB_UVERBS_TM_CAP_RC): tag matching on RC QPs.
 const tmCapRC = 1 << 0
 
+// rawPacketCaps are the raw packet offloads with the texts ibv_devinfo
+// prints for them, not their names.
 var rawPacketCaps = []flagName{
-	{abi.IB_UVERBS_RAW_PACKET_CAP_CVLAN_STRIPPING, "C-VLAN stripping offload"},
-	{abi.IB_UVERBS_RAW_PACKET_CAP_SCATTER_FCS, "Scatter FCS offload"},
-	{abi.IB_UVERBS_RAW_PACKET_CAP_IP_CSUM, "IP csum offload"},
-	{abi.IB_UVERBS_RAW_PACKET_CAP_DELAY_DROP, "Delay drop"},
+	{uint64(uverbs.RawPacketCVLANStripping), "C-VLAN stripping offload"},
+	{uint64(uverbs.RawPacketScatterFCS), "Scatter FCS offload"},
+	{uint64(uverbs.RawPacketIPCsum), "IP csum offload"},
+	{uint64(uverbs.RawPacketDelayDrop), "Delay drop"},
 }
 
-// QP types (enum ib_uverbs_qp_type) of the supported_qp lists.
-const (
-	qptUD        = 4
-	qptRawPacket = 8
-)
+// qptRawPacket is IBV_QPT_RAW_PACKET, a QP type uverbs does not create.
+const qptRawPacket = 8
 
 // supportedQPTs are the QP types of the supported_qp lists ibv_devinfo
 // names, in its order.
 var supportedQPTs = []flagName{
 	{1 << qptRawPacket, "SUPPORT_RAW_PACKET"},
-	{1 << qptUD, "SUPPORT_UD"},
+	{1 << uverbs.UD, "SUPPORT_UD"},
 }
 
 func printQPTs(p func(string, ...any), q uint32) {
 	printFlags(p, uint64(q), supportedQPTs, true)
 }
 
-var odpGeneralCaps = []flagName{
-	{abi.IB_ODP_SUPPORT, "ODP_SUPPORT"},
-	{abi.IB_ODP_SUPPORT_IMPLICIT, "ODP_SUPPORT_IMPLICIT"},
-}
+var odpGeneralCaps = named(uverbs.ODPSupport, uverbs.ODPSupportImplicit)
 
-var odpTransCaps = []flagName{
-	{abi.IB_ODP_SUPPORT_SEND, "SUPPORT_SEND"},
-	{abi.IB_ODP_SUPPORT_RECV, "SUPPORT_RECV"},
-	{abi.IB_ODP_SUPPORT_WRITE, "SUPPORT_WRITE"},
-	{abi.IB_ODP_SUPPORT_READ, "SUPPORT_READ"},
-	{abi.IB_ODP_SUPPORT_ATOMIC, "SUPPORT_ATOMIC"},
-	{abi.IB_ODP_SUPPORT_SRQ_RECV, "SUPPORT_SRQ"},
-}
+var odpTransCaps = named(
+	uverbs.ODPSend,
+	uverbs.ODPRecv,
+	uverbs.ODPWrite,
+	uverbs.ODPRead,
+	uverbs.ODPAtomic,
+	uverbs.ODPSRQRecv,
+)
 
 // printODPCaps prints the on-demand paging capabilities: the general ones,
 // then per transport.
 func printODPCaps(p func(string, ...any), a *uverbs.DeviceAttr) {
 	p("\tgeneral_odp_caps:\n")
-	printFlags(p, a.ODPGeneralCaps, odpGeneralCaps, true)
+	printFlags(p, uint64(a.ODPGeneralCaps), odpGeneralCaps, true)
 	for _, t := range []struct {
 		name string
-		caps uint32
+		caps uverbs.ODPTransport
 	}{{"rc", a.ODPRCCaps}, {"uc", a.ODPUCCaps}, {"ud", a.ODPUDCaps}, {"xrc", a.ODPXRCCaps}} {
 		p("\t%s_odp_caps:\n", t.name)
 		if t.caps == 0 {
