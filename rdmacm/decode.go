@@ -23,7 +23,8 @@ func (ch *EventChannel) decode(r *abi.UcmEventResp) (*Event, error) {
 	e.Param = decodeParam(owner.ps, r.Param[:])
 	switch e.Type {
 	case EventConnectRequest:
-		id := &ID{ch: ch, handle: r.ID, ps: owner.ps}
+		id := &ID{ch: ch, handle: r.ID, ps: owner.ps,
+			req: rdLimits{resp: e.Param.ResponderResources, init: e.Param.InitiatorDepth}}
 		if err := ch.register(id); err != nil {
 			return nil, err
 		}

@@ -47,7 +47,7 @@ func fromBytes[T any](t testing.TB, b []byte) T {
 // event's error agrees with its status.
 func FuzzEventResp(f *testing.F) {
 	req := abi.UcmEventResp{UID: 1, ID: 2, Event: abi.RDMA_CM_EVENT_CONNECT_REQUEST}
-	p := (&ID{}).connParam(&ConnParam{PrivateData: []byte("hello"), ResponderResources: 1, InitiatorDepth: 1, RetryCount: 7, RNRRetryCount: 7, QPNum: 0x11})
+	p := (&ID{}).connParam(&ConnParam{PrivateData: []byte("hello"), QPNum: 0x11}, rdLimits{resp: 1, init: 1}, 7, 7)
 	copy(req.Param[:], structBytes(f, p))
 	f.Add(structBytes(f, req), false)
 	rej := abi.UcmEventResp{Event: abi.RDMA_CM_EVENT_REJECTED, Status: 28}
@@ -130,7 +130,7 @@ func FuzzConnParamRoundTrip(f *testing.F) {
 		if len(private) == 0 {
 			p.PrivateData = nil
 		}
-		k := (&ID{}).connParam(&p)
+		k := (&ID{}).connParam(&p, rdLimits{resp: rr, init: depth}, retry, rnr)
 		if k.Valid == 0 {
 			t.Fatal("connParam left valid 0")
 		}

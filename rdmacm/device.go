@@ -18,6 +18,7 @@ type device struct {
 	ctx  *uverbs.Context
 	pd   *uverbs.PD
 	refs int
+	rd   devLimits
 }
 
 type devKey struct {

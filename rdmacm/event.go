@@ -49,7 +49,18 @@ type Event struct {
 	// Param holds the connection parameters of EventConnectRequest,
 	// EventConnectResponse and EventEstablished (responder resources,
 	// initiator depth, ...) and the private data of those and of
-	// EventRejected. Over RoCE the private data of a request is padded with
+	// EventRejected.
+	//
+	// The read limits are the receiving side's view, as the kernel's
+	// connection manager turns them around (cm_format_req_event,
+	// cm_format_rep_event): on InfiniBand and RoCE the request's initiator
+	// depth arrives as ResponderResources and its responder resources as
+	// InitiatorDepth, so a server that accepts with the event's
+	// ResponderResources and InitiatorDepth grants what the client asked;
+	// copying the event's InitiatorDepth into Accept's ResponderResources
+	// (or 0) leaves the client's QP no RDMA reads. On iWARP the request
+	// carries what the driver reports (siw: its device maxima). A nil
+	// ConnParam in Accept does the right thing on both. Over RoCE the private data of a request is padded with
 	// zeros to the 56-byte limit.
 	Param ConnParam
 }

@@ -59,7 +59,9 @@ func writeTo(ctx context.Context, addr netip.AddrPort, msg string) error {
 	if err := id.CreateQP(nil, uverbs.QPInit{Cap: uverbs.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}}); err != nil {
 		return err
 	}
-	if err := id.Connect(&rdmacm.ConnParam{RetryCount: 7, RNRRetryCount: 7}); err != nil {
+	// nil asks for what librdmacm's NULL does: the device's most RDMA
+	// reads and atomics each way and 7 transport and RNR retries.
+	if err := id.Connect(nil); err != nil {
 		return err
 	}
 	est, err := id.WaitEvent(ctx, rdmacm.EventEstablished)
@@ -118,7 +120,19 @@ func serve(ctx context.Context, l *rdmacm.ID) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := id.Accept(&rdmacm.ConnParam{PrivateData: private}); err != nil {
+	// The accept carries the buffer's address and rkey, so it needs a
+	// ConnParam; a zero one would grant the client no RDMA reads and
+	// atomics and no retries (the RNR retry count given here is the
+	// client's). The Max constants and 7 are what a nil ConnParam means:
+	// as many reads as the client asks for and the device allows.
+	p := &rdmacm.ConnParam{
+		PrivateData:        private,
+		ResponderResources: rdmacm.MaxResponderResources,
+		InitiatorDepth:     rdmacm.MaxInitiatorDepth,
+		RetryCount:         7,
+		RNRRetryCount:      7,
+	}
+	if err := id.Accept(p); err != nil {
 		return "", err
 	}
 	if _, err := id.WaitEvent(ctx, rdmacm.EventEstablished); err != nil {

@@ -91,7 +91,18 @@ func ExampleID_Accept() {
 	if err := id.CreateQP(nil, uverbs.QPInit{Cap: uverbs.QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1}}); err != nil {
 		log.Fatal(err)
 	}
-	if err := id.Accept(&rdmacm.ConnParam{PrivateData: []byte("welcome")}); err != nil {
+	// Accept(nil) would grant what the client asks for, within the
+	// device's limits, with 7 retries. Private data needs a ConnParam, in
+	// which 0 means 0: the Max constants and 7 keep nil's meaning (the
+	// RNR retry count given here is the one the client's QP uses).
+	p := &rdmacm.ConnParam{
+		PrivateData:        []byte("welcome"),
+		ResponderResources: rdmacm.MaxResponderResources,
+		InitiatorDepth:     rdmacm.MaxInitiatorDepth,
+		RetryCount:         7,
+		RNRRetryCount:      7,
+	}
+	if err := id.Accept(p); err != nil {
 		log.Fatal(err)
 	}
 	if _, err := id.WaitEvent(ctx, rdmacm.EventEstablished); err != nil {

@@ -38,17 +38,36 @@ var ErrPrivateData = verbs.NewSentinel("private data too long", uverbs.ErrInvali
 
 // ConnParam are the parameters of Connect and Accept (struct
 // rdma_conn_param), and what the peer sent in an event.
+//
+// Every value is seen from the side that holds it. In Connect and Accept
+// they are the caller's: ResponderResources is how many RDMA reads and
+// atomics the peer may have outstanding towards us (our QP's
+// max_dest_rd_atomic), InitiatorDepth how many we may have towards the
+// peer (max_rd_atomic). A nil *ConnParam means librdmacm's NULL: the
+// device's maxima, lowered by Accept to what the request offers, and 7
+// transport and 7 RNR retries. In a non-nil ConnParam, MaxInitiatorDepth
+// and MaxResponderResources mean the same maxima, other values are used
+// as they are (more than the device's maximum is an error), and 0 means
+// none: a QP with InitiatorDepth 0 cannot issue an RDMA read or atomic
+// (PostSend refuses them), and RetryCount 0 gives up at the first lost
+// packet. The peer limits what we get: our InitiatorDepth is at most its
+// ResponderResources.
 type ConnParam struct {
 	PrivateData []byte
 	// ResponderResources is how many RDMA reads and atomics the peer may
 	// have outstanding towards us; InitiatorDepth how many we may have
-	// towards it.
+	// towards it. In an event, both are the receiving side's view: see
+	// Event.Param.
 	ResponderResources uint8
 	InitiatorDepth     uint8
 	FlowControl        uint8
 	RetryCount         uint8 // transport retries, 0-7
-	RNRRetryCount      uint8 // receiver-not-ready retries, 0-7 (7: forever)
-	SRQ                bool
+	// RNRRetryCount is how often the peer's QP resends a message we have
+	// no receive posted for, 0-7 (7: forever). It travels in the
+	// connection messages and sets the other side's QP: Accept's count is
+	// the client's, Connect's the server's.
+	RNRRetryCount uint8
+	SRQ           bool
 	// QPNum is the QP to connect. Connect and Accept fill it in from the
 	// ID's QP when 0.
 	QPNum uint32
@@ -71,7 +90,8 @@ type ID struct {
 	dev    *device       // the verbs device the ID is bound to, once known
 	port   uint8
 	qp     *uverbs.QP
-	own    ownedQP // what CreateQP made besides the QP
+	own    ownedQP  // what CreateQP made besides the QP
+	req    rdLimits // a connection request's read limits, in our view
 	joins  []*mcJoin
 }
 
@@ -194,16 +214,18 @@ func privateLimit(op string, data []byte, limit int) error {
 	return nil
 }
 
-func (id *ID) connParam(p *ConnParam) abi.UcmConnParam {
+// connParam is the kernel's form of p, with the read limits and retry
+// counts wireParam computed (for UDP, p's own) and the ID's QP.
+func (id *ID) connParam(p *ConnParam, lim rdLimits, retry, rnr uint8) abi.UcmConnParam {
 	k := abi.UcmConnParam{
 		QPNum:              p.QPNum,
 		QKey:               p.QKey,
 		PrivateDataLen:     uint8(len(p.PrivateData)),
-		ResponderResources: p.ResponderResources,
-		InitiatorDepth:     p.InitiatorDepth,
+		ResponderResources: lim.resp,
+		InitiatorDepth:     lim.init,
 		FlowControl:        p.FlowControl,
-		RetryCount:         p.RetryCount,
-		RNRRetryCount:      p.RNRRetryCount,
+		RetryCount:         retry,
+		RNRRetryCount:      rnr,
 		Valid:              1,
 	}
 	copy(k.PrivateData[:], p.PrivateData)
@@ -216,65 +238,109 @@ func (id *ID) connParam(p *ConnParam) abi.UcmConnParam {
 	return k
 }
 
+// wire computes what Connect (req nil) or Accept sends for p: for the
+// TCP port space wireParam's values with the device's maxima, for UDP
+// p's own, which the kernel does not use.
+func (id *ID) wire(p *ConnParam, req *rdLimits) (rdLimits, uint8, uint8, error) {
+	if id.ps != TCP {
+		q := paramOr(p)
+		return rdLimits{resp: q.ResponderResources, init: q.InitiatorDepth}, q.RetryCount, q.RNRRetryCount, nil
+	}
+	dev, err := id.limits()
+	if err != nil {
+		return rdLimits{}, 0, 0, err
+	}
+	return wireParam(p, dev, req)
+}
+
 // Connect starts connecting to the resolved destination (rdma_connect).
 // For RC the ID needs a QP (CreateQP). The active side's events are
 // EventEstablished, or EventRejected, EventUnreachable or
 // EventConnectError; the package drives the QP to RTS before reporting
 // EventEstablished.
+//
+// A nil p is what librdmacm's NULL is: the device's maxima of RDMA reads
+// and atomics each way (max_qp_init_rd_atom, max_qp_rd_atom), 7
+// transport retries and 7 RNR retries, no private data. The peer's
+// Accept may lower the read limits; see ConnParam.
 func (id *ID) Connect(p *ConnParam) error {
 	if id == nil {
 		return ErrClosed
-	}
-	if p == nil {
-		p = &ConnParam{}
 	}
 	limit := abi.CMA_MAX_PRIVATE_DATA_REQ
 	if id.ps == UDP {
 		limit = abi.CMA_MAX_PRIVATE_DATA_SIDR_REQ
 	}
-	if err := privateLimit("connect", p.PrivateData, limit); err != nil {
+	if err := privateLimit("connect", paramOr(p).PrivateData, limit); err != nil {
 		return err
 	}
-	req := abi.UcmConnect{ID: id.handle, ConnParam: id.connParam(p)}
+	lim, retry, rnr, err := id.wire(p, nil)
+	if err != nil {
+		return fmt.Errorf("rdmacm: connect: %w", err)
+	}
+	req := abi.UcmConnect{ID: id.handle, ConnParam: id.connParam(paramOr(p), lim, retry, rnr)}
 	if err := id.do(abi.RDMA_USER_CM_CMD_CONNECT, ucmd.Bytes(&req), -1, nil); err != nil {
 		return fmt.Errorf("rdmacm: connect: %w", err)
 	}
+	id.iwarpReads(lim.init)
 	return nil
 }
 
 // Accept accepts the connection request that created the ID
 // (rdma_accept). It moves the ID's QP to RTR and RTS first, as librdmacm
 // does; EventEstablished follows when the peer confirms.
+//
+// A nil p is what librdmacm's NULL is: as many RDMA reads and atomics
+// each way as the request offers, lowered to the device's maxima, and
+// 7 transport and 7 RNR retries, no private data. The RNR retry count
+// given to Accept is the one the client's QP uses (it travels in the
+// reply); the server's own QP uses the client's. To send private data
+// and keep these defaults, set InitiatorDepth to MaxInitiatorDepth,
+// ResponderResources to MaxResponderResources and the retry counts to 7.
 func (id *ID) Accept(p *ConnParam) error {
 	if id == nil {
 		return ErrClosed
-	}
-	if p == nil {
-		p = &ConnParam{}
 	}
 	limit := abi.CMA_MAX_PRIVATE_DATA_REP
 	if id.ps == UDP {
 		limit = abi.CMA_MAX_PRIVATE_DATA_SIDR_REP
 	}
-	if err := privateLimit("accept", p.PrivateData, limit); err != nil {
+	if err := privateLimit("accept", paramOr(p).PrivateData, limit); err != nil {
 		return err
 	}
+	lim, retry, rnr, err := id.wire(p, &id.req)
+	if err != nil {
+		return fmt.Errorf("rdmacm: accept: %w", err)
+	}
 	if id.qp != nil && id.ps == TCP {
-		if err := id.toRTS(p.ResponderResources, p.InitiatorDepth); err != nil {
+		if err := id.toRTS(int(lim.resp), int(lim.init)); err != nil {
 			return fmt.Errorf("rdmacm: accept: %w", err)
 		}
 	}
-	req := abi.UcmAccept{UID: id.uid, ID: id.handle, ConnParam: id.connParam(p)}
+	req := abi.UcmAccept{UID: id.uid, ID: id.handle, ConnParam: id.connParam(paramOr(p), lim, retry, rnr)}
 	if err := id.do(abi.RDMA_USER_CM_CMD_ACCEPT, ucmd.Bytes(&req), -1, nil); err != nil {
 		return fmt.Errorf("rdmacm: accept: %w", err)
 	}
+	id.iwarpReads(lim.init)
 	return nil
+}
+
+// iwarpReads tells the QP its initiator depth on iWARP, where the
+// kernel moves it to RTS and no MODIFY_QP of ours sets max_rd_atomic, so
+// that PostSend refuses reads and atomics on a QP connected with none.
+func (id *ID) iwarpReads(depth uint8) {
+	if id.qp != nil && id.ps == TCP && id.iwarp() {
+		verbs.SetQPReads(id.qp, depth)
+	}
 }
 
 // completeConnect is the active side's answer to a connect response: RTR,
 // RTS, then Establish.
 func (id *ID) completeConnect(p *ConnParam) error {
-	if err := id.toRTS(p.InitiatorDepth, p.ResponderResources); err != nil {
+	// The event's values are what the two sides agreed, in our view:
+	// our initiator depth lowered to the peer's responder resources and
+	// the other way round. 0 is set too: the kernel leaves it out.
+	if err := id.toRTS(int(p.ResponderResources), int(p.InitiatorDepth)); err != nil {
 		return fmt.Errorf("rdmacm: connect: QP %w", err)
 	}
 	return id.Establish()

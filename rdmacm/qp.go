@@ -134,7 +134,7 @@ func (id *ID) InitQPAttr(state uverbs.QPState) (uverbs.QPAttr, uverbs.QPAttrMask
 // modifyTo moves the QP to state with the kernel's attributes, letting
 // adjust change them first. The kernel returns no attributes (mask 0)
 // for the states it drives itself, on iWARP.
-func (id *ID) modifyTo(state uverbs.QPState, adjust func(*uverbs.QPAttr)) error {
+func (id *ID) modifyTo(state uverbs.QPState, adjust func(*uverbs.QPAttr, *uverbs.QPAttrMask)) error {
 	attr, mask, err := id.InitQPAttr(state)
 	if err != nil {
 		return fmt.Errorf("%s attributes: %w", state, err)
@@ -143,7 +143,7 @@ func (id *ID) modifyTo(state uverbs.QPState, adjust func(*uverbs.QPAttr)) error 
 		return nil
 	}
 	if adjust != nil {
-		adjust(&attr)
+		adjust(&attr, &mask)
 	}
 	if err := id.qp.Modify(&attr, mask); err != nil {
 		return fmt.Errorf("to %s: %w", state, err)
@@ -167,24 +167,29 @@ func (id *ID) toInit() error {
 }
 
 // toRTS moves the QP through RTR to RTS, as ucma_modify_qp_rtr and
-// ucma_modify_qp_rts do. respRes and depth, when not 0, override the
-// RDMA read limits the kernel proposes.
-func (id *ID) toRTS(respRes, depth uint8) error {
+// ucma_modify_qp_rts do. respRes and depth, when not -1, replace the
+// RDMA read limits the kernel proposes (max_dest_rd_atomic,
+// max_rd_atomic).
+func (id *ID) toRTS(respRes, depth int) error {
 	// rdma-core refreshes INIT first: the port and P_Key may have been
 	// chosen only by route resolution.
 	if err := id.modifyTo(uverbs.QPSInit, nil); err != nil {
 		return err
 	}
-	if err := id.modifyTo(uverbs.QPSRTR, func(a *uverbs.QPAttr) {
-		if respRes != 0 {
-			a.MaxDestRdAtomic = respRes
+	// The kernel leaves a limit of 0 out of its mask; it is set here all
+	// the same, so that the QP (and PostSend's check) has it.
+	if err := id.modifyTo(uverbs.QPSRTR, func(a *uverbs.QPAttr, m *uverbs.QPAttrMask) {
+		if respRes >= 0 {
+			a.MaxDestRdAtomic = uint8(respRes)
+			*m |= uverbs.QPAttrMaxDestRdAtomic
 		}
 	}); err != nil {
 		return err
 	}
-	return id.modifyTo(uverbs.QPSRTS, func(a *uverbs.QPAttr) {
-		if depth != 0 {
-			a.MaxRdAtomic = depth
+	return id.modifyTo(uverbs.QPSRTS, func(a *uverbs.QPAttr, m *uverbs.QPAttrMask) {
+		if depth >= 0 {
+			a.MaxRdAtomic = uint8(depth)
+			*m |= uverbs.QPAttrMaxQPRdAtomic
 		}
 	})
 }

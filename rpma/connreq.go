@@ -173,17 +173,14 @@ func (r *ConnRequest) PrivateData() []byte {
 }
 
 // connParam is what librpma connects and accepts with: the device's
-// read limits (librdmacm's RDMA_MAX_RESP_RES and RDMA_MAX_INIT_DEPTH),
-// flow control and infinite RNR retries.
+// read limits (librdmacm's RDMA_MAX_RESP_RES and RDMA_MAX_INIT_DEPTH,
+// which rdmacm lowers on accept to what the request offers), flow
+// control and infinite RNR retries.
 func (r *ConnRequest) connParam(private []byte) (*rdmacm.ConnParam, error) {
-	attr, err := r.peer.ctx.QueryDevice()
-	if err != nil {
-		return nil, provider("query device", err)
-	}
 	return &rdmacm.ConnParam{
 		PrivateData:        private,
-		ResponderResources: uint8(min(attr.MaxQPRdAtom, 255)),
-		InitiatorDepth:     uint8(min(attr.MaxQPInitRdAtom, 255)),
+		ResponderResources: rdmacm.MaxResponderResources,
+		InitiatorDepth:     rdmacm.MaxInitiatorDepth,
 		FlowControl:        1,
 		RetryCount:         7,
 		RNRRetryCount:      7,

@@ -40,6 +40,20 @@ func (qp *QP) PostSend(wrs []SendWR) (int, error) {
 	return n, err
 }
 
+// errNoReads refuses an RDMA read or atomic on a QP whose max_rd_atomic
+// is 0. Such a request needs one of the QP's initiator slots for reads
+// and atomics, and with none it would wait for ever: rxe's requester
+// holds it back without an error, so the read never completes. Those
+// are the opcodes that take a slot in rxe (check_init_depth: reads and
+// atomics) and in the IB spec. RDMA FLUSH and ATOMIC WRITE use the
+// responder's resources but no initiator slot in rxe, which sends them
+// with max_rd_atomic 0, so they are not refused; the library has no
+// masked atomics. The error is made once: the post path does not
+// allocate.
+var errNoReads = invalid("the QP may have no RDMA read or atomic outstanding (max_rd_atomic 0), so this one would never complete: " +
+	"connect with rdmacm.ConnParam.InitiatorDepth above 0 (nil or rdmacm.MaxInitiatorDepth: the device's maximum; " +
+	"the peer's ResponderResources limits it), or set QPAttr.MaxRdAtomic when moving a QP connected by hand to RTS")
+
 func (qp *QP) putSend(wr *SendWR) error {
 	if len(wr.SGE) > len(qp.ssge) {
 		return invalid("%d SGEs, the QP takes %d", len(wr.SGE), len(qp.ssge))
@@ -88,12 +102,20 @@ func (qp *QP) putSend(wr *SendWR) error {
 		if len(wr.SGE) != 1 || wr.SGE[0].Length != 8 || wr.RemoteAddr%8 != 0 {
 			return invalid("an atomic takes one 8-byte SGE and an 8-byte aligned remote address")
 		}
+		if qp.noReads.Load() {
+			return errNoReads
+		}
 	case WRRDMAWrite, WRRDMAWriteWithImm, WRRDMARead:
 		if qp.typ == UD {
 			return invalid("RDMA needs a connected QP")
 		}
-		if wr.Opcode == WRRDMARead && (qp.typ != RC || wr.Flags&SendInline != 0) {
-			return invalid("RDMA read needs an RC QP and cannot be inline")
+		if wr.Opcode == WRRDMARead {
+			if qp.typ != RC || wr.Flags&SendInline != 0 {
+				return invalid("RDMA read needs an RC QP and cannot be inline")
+			}
+			if qp.noReads.Load() {
+				return errNoReads
+			}
 		}
 	case WRFlush:
 		if qp.typ != RC || len(wr.SGE) != 0 || wr.Flags&SendInline != 0 {

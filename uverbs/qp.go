@@ -67,6 +67,12 @@ type QP struct {
 
 	closed atomic.Bool
 	state  atomic.Uint32 // the last state Modify set
+	// noReads is set while the QP may have no RDMA read or atomic
+	// outstanding as initiator (max_rd_atomic 0, from the last Modify
+	// that set it, or on iWARP from rdmacm): PostSend refuses those
+	// operations then instead of posting what would never complete. Only
+	// they read it.
+	noReads atomic.Bool
 
 	sendMu sync.Mutex
 	sq     provider.SQ

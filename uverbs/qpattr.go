@@ -198,6 +198,9 @@ func (qp *QP) Modify(attr *QPAttr, mask QPAttrMask) error {
 	if err := qp.do(&cmd); err != nil {
 		return fmt.Errorf("uverbs: modify QP %d (mask %#x): %w", qp.num, uint32(mask), verbs.Public(err))
 	}
+	if mask&QPAttrMaxQPRdAtomic != 0 {
+		qp.noReads.Store(attr.MaxRdAtomic == 0)
+	}
 	if mask&QPAttrState != 0 {
 		qp.state.Store(uint32(attr.State))
 		qp.modified(uint32(attr.State))
@@ -269,3 +272,11 @@ func (qp *QP) Query(mask QPAttrMask) (QPAttr, error) {
 
 // do runs a command on the QP unless it is closed.
 func (qp *QP) do(cmd *ucmd.Cmd) error { return qp.destroy.Do(qp.core, cmd) }
+
+func init() {
+	verbs.SetQPReads = func(q any, depth uint8) {
+		if qp, ok := q.(*QP); ok && qp != nil {
+			qp.noReads.Store(depth == 0)
+		}
+	}
+}

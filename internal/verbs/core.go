@@ -83,3 +83,10 @@ func CQLockOf(cq any) sync.Locker {
 	}
 	return nil
 }
+
+// SetQPReads tells uverbs how many RDMA reads and atomics a *uverbs.QP
+// may have outstanding as initiator, where MODIFY_QP did not set it: on
+// iWARP the kernel's connection manager moves the QP to RTS, and rdmacm
+// reports the initiator depth it connected or accepted with. uverbs sets
+// the function when it is initialised.
+var SetQPReads func(qp any, depth uint8)
