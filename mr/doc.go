@@ -9,6 +9,12 @@
 // mapping the caller owns and declares with Mapped. Anything else is
 // refused with ErrNotMapped.
 //
+// AllocRegister does both in one call, and its Buffer's Close undoes both
+// in the order the device needs: deregister, then free. NewPool carves
+// many fixed-size buffers from one such registration; Pool.Get and
+// Pool.Put hand them out and take them back without allocating, and each
+// PoolBuffer has its address, keys and SGE for work requests.
+//
 // MR.Reregister changes a region in place (ibv_rereg_mr): its memory, its
 // PD or its access flags. Soft devices support little of it: rxe changes
 // the PD and the access flags from a release after Linux 6.1 (6.12 does;

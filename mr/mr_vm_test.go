@@ -99,3 +99,40 @@ func TestRegisterRefuses(t *testing.T) {
 		}
 	})
 }
+
+// TestAllocRegister allocates and registers in one call and undoes both
+// with one Close; a refused registration leaves no memory behind (the
+// leak check counts the mappings).
+func TestAllocRegister(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
+		_, pd := setup(t, d)
+		b, err := AllocRegister(pd, 10000, uverbs.LocalWrite|uverbs.RemoteWrite)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Len() != 10000 || len(b.Bytes()) != 10000 || b.Addr() != uint64(base(b.Bytes())) || b.MR().LKey() != b.LKey() {
+			t.Errorf("Buffer covers %#x+%d, slice %d bytes", b.Addr(), b.Len(), len(b.Bytes()))
+		}
+		if s := b.SGE(); s.Addr != b.Addr() || s.Length != 10000 || s.LKey != b.LKey() {
+			t.Errorf("SGE %+v", s)
+		}
+		b.Bytes()[9999] = 1
+		if err := pd.Close(); !errors.Is(err, uverbs.ErrBusy) {
+			t.Errorf("PD.Close with a Buffer: %v, want ErrBusy", err)
+		}
+		for range 2 {
+			if err := b.Close(); err != nil {
+				t.Errorf("Buffer.Close: %v", err)
+			}
+		}
+		if b.Bytes() != nil {
+			t.Error("Bytes after Close")
+		}
+		if _, err := AllocRegister(pd, 4096, uverbs.RemoteWrite); !errors.Is(err, uverbs.ErrInvalid) {
+			t.Errorf("AllocRegister with RemoteWrite alone: %v, want ErrInvalid", err)
+		}
+		if err := pd.Close(); err != nil {
+			t.Errorf("PD.Close: %v", err)
+		}
+	})
+}

@@ -190,11 +190,8 @@ func newConn(id *rdmacm.ID, ch *rdmacm.EventChannel, o *Options) (c *Conn, err e
 	c.ctrlMax = qpCtrlSize
 	c.sqeAvail = c.sqSize - qpCtrlSize
 	c.rseqComp = uint16(c.rqSize / 2)
-	c.kaEvery = o.KeepAlive
-	if o.UserTimeout > 0 {
-		c.utLimit = o.UserTimeout
-		c.utTick = max(o.UserTimeout/4, 10*time.Millisecond)
-	}
+	c.kaEvery = o.keepAlive()
+	c.utLimit, c.utTick = o.userTimeout()
 	for range c.rqSize {
 		if err := c.postRecv(); err != nil {
 			return nil, err

@@ -15,9 +15,11 @@ import (
 	"github.com/purerdma/purerdma/uverbs"
 )
 
-// Options tune a connection; the zero value is rsocket.c's defaults.
-// Both sides choose their own sizes: each announces its receive buffer
-// and queue to the other in the connection data.
+// Options tune a connection; the zero value is rsocket.c's defaults,
+// except that keepalives are on (every DefaultKeepAlive, as Go's
+// net.Dialer does for TCP). Both sides choose their own sizes: each
+// announces its receive buffer and queue to the other in the connection
+// data.
 type Options struct {
 	// SendBuffer and RecvBuffer are the sizes in bytes of the send ring
 	// and of the receive buffer the peer writes into (rsocket.c's sbuf
@@ -30,17 +32,33 @@ type Options struct {
 	// Inline is the largest write sent inline (RDMA_INLINE). Default 64;
 	// a negative value is 0.
 	Inline int
-	// KeepAlive, when positive, sends a keepalive (a zero-length RDMA
-	// write) at this interval, so a vanished peer fails the connection.
+	// KeepAlive is the interval of keepalives: zero-length RDMA writes
+	// (RS_CTRL_KEEPALIVE, rsocket.c's SO_KEEPALIVE) that the peer, C or
+	// Go, never sees; they keep a send outstanding on an idle connection.
+	// Zero means DefaultKeepAlive (15s); a negative value turns them off,
+	// as for net.Dialer.
+	//
+	// A keepalive only sends: a dead peer is noticed when a send (the
+	// keepalive or any other) fails, or by UserTimeout. A send fails
+	// when the transport gives up: on InfiniBand and RoCE hardware after
+	// the QP's retries (retry_count 7, each after the path's ack
+	// timeout); on iWARP (siw) when TCP does (a reset at once, or
+	// retransmissions for tcp_retries2, some 15 minutes). rxe takes
+	// retry_count 7 as "retry forever", so on rxe a peer that vanished
+	// without a disconnect (a crashed host, a QP in error) is found only
+	// by UserTimeout. A peer process that dies is found without either:
+	// its kernel disconnects the connection, and Read and Write fail
+	// with an error matching syscall.ECONNRESET.
 	KeepAlive time.Duration
 	// UserTimeout, when positive, bounds how long sends may stay
 	// unacknowledged, as TCP_USER_TIMEOUT does: when work is outstanding
 	// on the send queue and none of it completes for this long, the
-	// connection fails with an error matching syscall.ETIMEDOUT. Zero
-	// leaves it to the QP's retries, as rsocket.c does; those use
-	// retry_count 7, which rxe takes as "retry forever". Together with
-	// KeepAlive (which keeps a send outstanding on an idle connection)
-	// it detects a dead link whatever the transport does.
+	// connection fails with an error matching syscall.ETIMEDOUT, and
+	// blocked Reads and Writes return it. Zero, the default, leaves it to
+	// the QP's retries, as rsocket.c does (see KeepAlive). With
+	// keepalives on, a peer that vanished is found within about
+	// KeepAlive+UserTimeout (plus UserTimeout/4, the check's period)
+	// whatever the transport does, even on an idle connection.
 	UserTimeout time.Duration
 	// ResolveTimeout bounds address and route resolution. Default 2s.
 	ResolveTimeout time.Duration
@@ -67,6 +85,30 @@ func (o *Options) inline() int {
 	}
 	return o.Inline
 }
+
+// DefaultKeepAlive is the keepalive interval of the zero Options, as Go's
+// net.Dialer's default for TCP.
+const DefaultKeepAlive = 15 * time.Second
+
+// keepAlive is the keepalive interval; 0 means none.
+func (o *Options) keepAlive() time.Duration {
+	switch {
+	case o.KeepAlive < 0:
+		return 0
+	case o.KeepAlive == 0:
+		return DefaultKeepAlive
+	}
+	return o.KeepAlive
+}
+
+// userTimeout is the user timeout and its check's period; 0, 0 for none.
+func (o *Options) userTimeout() (limit, tick time.Duration) {
+	if o.UserTimeout <= 0 {
+		return 0, 0
+	}
+	return o.UserTimeout, max(o.UserTimeout/4, 10*time.Millisecond)
+}
+
 func (o *Options) resolveTimeout() time.Duration {
 	if o.ResolveTimeout <= 0 {
 		return 2 * time.Second

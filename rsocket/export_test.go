@@ -1,0 +1,12 @@
+package rsocket
+
+import "github.com/purerdma/purerdma/uverbs"
+
+// BreakQP moves c's QP to the error state behind the Conn's back, as a
+// peer that vanished without a disconnect: on rxe its QP then drops what
+// arrives without an acknowledgement; siw closes the TCP connection.
+func BreakQP(c *Conn) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.qp.Modify(&uverbs.QPAttr{State: uverbs.QPSErr}, uverbs.QPAttrState)
+}
