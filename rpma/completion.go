@@ -31,9 +31,10 @@ type Completion struct {
 
 // GetCompletion returns the next completion in librpma 0.11's form
 // (rpma_cq_get_completion, deprecated there): GetWC of one completion,
-// translated. An emulated flush is an RDMA read on the wire, so its
-// completion reports OpRead; a native one reports OpFlush, and a native
-// atomic write OpWrite. When the status is not success only OpContext is
+// translated; with no completion in the CQ it returns ErrNoCompletion
+// (RPMA_E_NO_COMPLETION), as GetWC does. An emulated flush is an RDMA
+// read on the wire, so its completion reports OpRead; a native one
+// reports OpFlush, and a native atomic write OpWrite. When the status is not success only OpContext is
 // valid. An opcode with no CompletionOp is ErrUnsupported.
 func (c *CQ) GetCompletion() (Completion, error) {
 	var wc [1]cq.WC

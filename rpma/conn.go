@@ -221,7 +221,12 @@ func (c *Conn) CompletionFd() (int, error) {
 
 // Wait waits on the shared completion channel until one of the
 // connection's CQs has a completion, re-arms it and returns it, saying
-// whether it is the receive CQ (rpma_conn_wait).
+// whether it is the receive CQ (rpma_conn_wait). Without a shared
+// channel it returns ErrNotSharedChannel. When ctx ends it returns ctx's
+// error, and ErrClosed when the connection is closed. Any other failure
+// of the wait is ErrNoCompletion (RPMA_E_NO_COMPLETION, as librpma
+// returns when ibv_get_cq_event fails): poll the CQs with GetWC and wait
+// again.
 func (c *Conn) Wait(ctx context.Context) (q *CQ, isRCQ bool, err error) {
 	if err := c.usable("wait"); err != nil {
 		return nil, false, err

@@ -75,7 +75,9 @@ func (c *CQ) usable(what string) error {
 
 // GetWC moves up to len(wc) completions, oldest first, into wc and
 // returns how many it moved (rpma_cq_get_wc, with num_entries len(wc)).
-// It returns ErrNoCompletion when there is none, and ErrInvalid for an
+// It returns 0 and ErrNoCompletion (RPMA_E_NO_COMPLETION) when the CQ
+// holds no completion, which is no failure: wait with Wait (or Conn.Wait
+// on a shared channel) and call it again. It returns ErrInvalid for an
 // empty wc (librpma's num_entries < 1 or NULL wc). For a failed
 // completion only ID, Status, QPNum and VendorErr are valid. It neither
 // blocks nor allocates.
@@ -102,7 +104,11 @@ var errNoWC = inval("get completions into no entries")
 // Wait waits until the CQ has a completion or ctx ends, then re-arms it
 // (rpma_cq_wait); get the completions with GetWC. A wake-up may find no
 // completion. With a shared completion channel it returns
-// ErrSharedChannel: wait with Conn.Wait.
+// ErrSharedChannel: wait with Conn.Wait. When ctx ends it returns ctx's
+// error, and ErrClosed when the CQ is closed. Any other failure of the
+// wait on the completion channel is ErrNoCompletion
+// (RPMA_E_NO_COMPLETION, as librpma returns when ibv_get_cq_event
+// fails): the CQ stays usable; poll it with GetWC and wait again.
 func (c *CQ) Wait(ctx context.Context) error {
 	if err := c.usable("wait"); err != nil {
 		return err

@@ -57,8 +57,16 @@ var (
 	// does not fail, so the package does not return it; the kernel's
 	// ENOMEM comes as ErrProvider wrapping syscall.ENOMEM, as in librpma.
 	ErrNoMem = verbs.NewSentinel("out of memory", syscall.ENOMEM)
-	// ErrNoCompletion is RPMA_E_NO_COMPLETION: the CQ has no completion
-	// (CQ.GetWC, CQ.GetCompletion), or a wait on it failed.
+	// ErrNoCompletion is RPMA_E_NO_COMPLETION, "no next completion
+	// available". It is not a failure of the CQ, which stays usable:
+	//   - CQ.GetWC and CQ.GetCompletion return it when the CQ holds no
+	//     completion (rpma_cq_get_wc, rpma_cq_get_completion: the poll
+	//     found none); wait with CQ.Wait or Conn.Wait, then ask again.
+	//   - CQ.Wait and Conn.Wait return it when waiting on the completion
+	//     channel failed for a reason other than ctx ending or the CQ
+	//     being closed (rpma_cq_wait, rpma_conn_wait: ibv_get_cq_event
+	//     failed); nothing was consumed, so poll with GetWC and wait
+	//     again.
 	ErrNoCompletion = errors.New("no next completion available")
 	// ErrNoEvent is RPMA_E_NO_EVENT: no event or connection request is
 	// pending (Endpoint.TryNextConnRequest, Conn.NextEvent).

@@ -247,13 +247,16 @@ func TestErrCasesConn(t *testing.T) {
 			t.Fatal(err)
 		}
 		const ok, always = rpma.CompletionOnError, rpma.CompletionAlways
+		// C's flags 0 is RPMA_E_INVAL; Go's 0 means ALWAYS, and what it
+		// rejects is a value that is neither flag.
+		const badFlags rpma.CompletionFlags = 4
 		var src [8]byte
 		wc := make([]cq.WC, 4)
 		q := conn.CQ()
 
 		runErrCases(t, []errCase{
 			// rpma_read(3): Read(dst *MR, doff, src *RemoteMR, soff, n, ...)
-			{"rpma_read: flags == 0", func() error { return conn.Read(local, 0, remote, 0, 8, rpma.Op{Flags: 0, Context: 1}) }, rpma.ErrInvalid},
+			{"rpma_read: flags == 0 (in Go: flags not 0, ON_ERROR or ALWAYS)", func() error { return conn.Read(local, 0, remote, 0, 8, rpma.Op{Flags: badFlags, Context: 1}) }, rpma.ErrInvalid},
 			{"rpma_read: dst == NULL && src != NULL", func() error { return conn.Read(nil, 0, remote, 0, 0, rpma.Op{Flags: ok, Context: 1}) }, rpma.ErrInvalid},
 			{"rpma_read: dst == NULL && src_offset != 0", func() error { return conn.Read(nil, 0, nil, 8, 0, rpma.Op{Flags: ok, Context: 1}) }, rpma.ErrInvalid},
 			{"rpma_read: dst == NULL && dst_offset != 0", func() error { return conn.Read(nil, 8, nil, 0, 0, rpma.Op{Flags: ok, Context: 1}) }, rpma.ErrInvalid},
@@ -265,7 +268,7 @@ func TestErrCasesConn(t *testing.T) {
 			{"Go: rpma_read: negative length", func() error { return conn.Read(local, 0, remote, 0, -1, rpma.Op{Flags: ok, Context: 1}) }, rpma.ErrInvalid},
 
 			// rpma_write(3): Write(dst *RemoteMR, doff, src *MR, soff, n, ...)
-			{"rpma_write: flags == 0", func() error { return conn.Write(remote, 0, local, 0, 8, rpma.Op{Flags: 0, Context: 1}) }, rpma.ErrInvalid},
+			{"rpma_write: flags == 0 (in Go: flags not 0, ON_ERROR or ALWAYS)", func() error { return conn.Write(remote, 0, local, 0, 8, rpma.Op{Flags: badFlags, Context: 1}) }, rpma.ErrInvalid},
 			{"rpma_write: dst == NULL && src != NULL", func() error { return conn.Write(nil, 0, local, 0, 0, rpma.Op{Flags: ok, Context: 1}) }, rpma.ErrInvalid},
 			{"rpma_write: dst == NULL && src_offset != 0", func() error { return conn.Write(nil, 0, nil, 8, 0, rpma.Op{Flags: ok, Context: 1}) }, rpma.ErrInvalid},
 			{"rpma_write: dst == NULL && dst_offset != 0", func() error { return conn.Write(nil, 8, nil, 0, 0, rpma.Op{Flags: ok, Context: 1}) }, rpma.ErrInvalid},
@@ -275,7 +278,9 @@ func TestErrCasesConn(t *testing.T) {
 			{"Go: rpma_write: local range outside the region", func() error { return conn.Write(remote, 0, local, 4096, 1, rpma.Op{Flags: ok, Context: 1}) }, rpma.ErrInvalid},
 
 			// rpma_write_with_imm(3)
-			{"rpma_write_with_imm: flags == 0", func() error { return conn.WriteWithImm(remote, 0, local, 0, 8, 7, rpma.Op{Flags: 0, Context: 1}) }, rpma.ErrInvalid},
+			{"rpma_write_with_imm: flags == 0 (in Go: flags not 0, ON_ERROR or ALWAYS)", func() error {
+				return conn.WriteWithImm(remote, 0, local, 0, 8, 7, rpma.Op{Flags: badFlags, Context: 1})
+			}, rpma.ErrInvalid},
 			{"rpma_write_with_imm: dst == NULL && src != NULL", func() error { return conn.WriteWithImm(nil, 0, local, 0, 0, 7, rpma.Op{Flags: ok, Context: 1}) }, rpma.ErrInvalid},
 			{"rpma_write_with_imm: dst == NULL && src_offset != 0", func() error { return conn.WriteWithImm(nil, 0, nil, 8, 0, 7, rpma.Op{Flags: ok, Context: 1}) }, rpma.ErrInvalid},
 			{"rpma_write_with_imm: dst == NULL && dst_offset != 0", func() error { return conn.WriteWithImm(nil, 8, nil, 0, 0, 7, rpma.Op{Flags: ok, Context: 1}) }, rpma.ErrInvalid},
@@ -285,13 +290,15 @@ func TestErrCasesConn(t *testing.T) {
 			// rpma_atomic_write(3)
 			{"rpma_atomic_write: dst is NULL", func() error { return conn.AtomicWrite(nil, 0, src, rpma.Op{Flags: ok, Context: 1}) }, rpma.ErrInvalid},
 			{"rpma_atomic_write: dst_offset is not aligned to 8 bytes", func() error { return conn.AtomicWrite(remote, 7, src, rpma.Op{Flags: ok, Context: 1}) }, rpma.ErrInvalid},
-			{"rpma_atomic_write: flags == 0", func() error { return conn.AtomicWrite(remote, 0, src, rpma.Op{Flags: 0, Context: 1}) }, rpma.ErrInvalid},
+			{"rpma_atomic_write: flags == 0 (in Go: flags not 0, ON_ERROR or ALWAYS)", func() error { return conn.AtomicWrite(remote, 0, src, rpma.Op{Flags: badFlags, Context: 1}) }, rpma.ErrInvalid},
 			{"Go: rpma_atomic_write: remote range outside the region", func() error { return conn.AtomicWrite(remote, 4096, src, rpma.Op{Flags: ok, Context: 1}) }, rpma.ErrInvalid},
 
 			// rpma_flush(3)
 			{"rpma_flush: dst is NULL", func() error { return conn.Flush(nil, 0, 8, rpma.FlushVisibility, rpma.Op{Flags: always, Context: 1}) }, rpma.ErrInvalid},
 			{"rpma_flush: unknown type value", func() error { return conn.Flush(remote, 0, 8, rpma.FlushType(2), rpma.Op{Flags: always, Context: 1}) }, rpma.ErrInvalid},
-			{"rpma_flush: flags are not set", func() error { return conn.Flush(remote, 0, 8, rpma.FlushVisibility, rpma.Op{Flags: 0, Context: 1}) }, rpma.ErrInvalid},
+			{"rpma_flush: flags are not set (in Go: flags not 0, ON_ERROR or ALWAYS)", func() error {
+				return conn.Flush(remote, 0, 8, rpma.FlushVisibility, rpma.Op{Flags: badFlags, Context: 1})
+			}, rpma.ErrInvalid},
 			{"rpma_flush: PERSISTENT without direct write to pmem", func() error {
 				return conn.Flush(remote, 0, 8, rpma.FlushPersistent, rpma.Op{Flags: always, Context: 1})
 			}, rpma.ErrUnsupported},
@@ -300,13 +307,13 @@ func TestErrCasesConn(t *testing.T) {
 			}, rpma.ErrInvalid},
 
 			// rpma_send(3)
-			{"rpma_send: flags == 0", func() error { return conn.Send(local, 0, 8, rpma.Op{Flags: 0, Context: 1}) }, rpma.ErrInvalid},
+			{"rpma_send: flags == 0 (in Go: flags not 0, ON_ERROR or ALWAYS)", func() error { return conn.Send(local, 0, 8, rpma.Op{Flags: badFlags, Context: 1}) }, rpma.ErrInvalid},
 			{"rpma_send: src == NULL && offset != 0", func() error { return conn.Send(nil, 8, 0, rpma.Op{Flags: ok, Context: 1}) }, rpma.ErrInvalid},
 			{"rpma_send: src == NULL && len != 0", func() error { return conn.Send(nil, 0, 8, rpma.Op{Flags: ok, Context: 1}) }, rpma.ErrInvalid},
 			{"Go: rpma_send: range outside the region", func() error { return conn.Send(local, 4000, 200, rpma.Op{Flags: ok, Context: 1}) }, rpma.ErrInvalid},
 
 			// rpma_send_with_imm(3)
-			{"rpma_send_with_imm: flags == 0", func() error { return conn.SendWithImm(local, 0, 8, 7, rpma.Op{Flags: 0, Context: 1}) }, rpma.ErrInvalid},
+			{"rpma_send_with_imm: flags == 0 (in Go: flags not 0, ON_ERROR or ALWAYS)", func() error { return conn.SendWithImm(local, 0, 8, 7, rpma.Op{Flags: badFlags, Context: 1}) }, rpma.ErrInvalid},
 			{"rpma_send_with_imm: src == NULL && offset != 0", func() error { return conn.SendWithImm(nil, 8, 0, 7, rpma.Op{Flags: ok, Context: 1}) }, rpma.ErrInvalid},
 			{"rpma_send_with_imm: src == NULL && len != 0", func() error { return conn.SendWithImm(nil, 0, 8, 7, rpma.Op{Flags: ok, Context: 1}) }, rpma.ErrInvalid},
 

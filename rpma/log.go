@@ -35,7 +35,7 @@ const (
 var logState = struct {
 	sync.Mutex
 	levels [2]LogLevel
-	logger *slog.Logger // nil: slog.Default()
+	logger *slog.Logger // nil: no logging
 }{levels: [2]LogLevel{LogWarning, LogDisabled}}
 
 // SetLogThreshold sets a threshold (rpma_log_set_threshold); librpma's
@@ -60,8 +60,17 @@ func LogThreshold(t LogThresholdKind) (LogLevel, error) {
 	return logState.levels[t], nil
 }
 
-// SetLogger sends the package's log records to l; nil restores
-// slog.Default() (rpma_log_set_function, with log/slog as the function).
+// SetLogger sends the package's log records to l
+// (rpma_log_set_function, with log/slog as the function); nil, the
+// default, logs nothing. The package logs what librpma logs: a provider
+// failure at LogError (the error is returned all the same), a missing
+// native flush or atomic write at LogInfo when a Peer is made, and
+// Advise's ErrUnsupported at LogError; the thresholds (SetLogThreshold)
+// then pick what reaches l. Unlike librpma, which writes to syslog and
+// stderr until told otherwise, the package is silent until given a
+// logger: the caller already gets every error it would log.
+// SetLogger(slog.Default()) sends the records to the program's default
+// logger.
 func SetLogger(l *slog.Logger) {
 	logState.Lock()
 	defer logState.Unlock()
@@ -86,11 +95,8 @@ func logf(l LogLevel, msg string, args ...any) {
 	logState.Lock()
 	thr, aux, lg := logState.levels[LogThresholdPrimary], logState.levels[LogThresholdAux], logState.logger
 	logState.Unlock()
-	if l > thr {
+	if lg == nil || l > thr {
 		return
-	}
-	if lg == nil {
-		lg = slog.Default()
 	}
 	lvl := slogLevel(l)
 	if aux != LogDisabled && l <= aux {

@@ -7,11 +7,13 @@ import (
 )
 
 // CompletionFlags say when an operation reports a completion
-// (RPMA_F_COMPLETION_*).
+// (RPMA_F_COMPLETION_*). The zero value, which librpma rejects, means
+// CompletionAlways here, so that the zero Op reports its completion.
 type CompletionFlags int
 
 // Completion flags. Every operation reports a failure; with
-// CompletionAlways it reports success too.
+// CompletionAlways (or 0) it reports success too, and with
+// CompletionOnError only a failure.
 const (
 	CompletionOnError CompletionFlags = 1 << 0
 	CompletionAlways  CompletionFlags = 1<<1 | CompletionOnError
@@ -31,12 +33,13 @@ const (
 )
 
 func sendFlags(f CompletionFlags) (uverbs.SendFlags, error) {
-	// librpma rejects only 0; Go also rejects the values that are
-	// neither flag, which C would post as one or the other.
+	// librpma rejects only 0, which means CompletionAlways here; Go
+	// rejects the values that are neither flag, which C would post as
+	// one or the other.
 	switch f {
 	case CompletionOnError:
 		return 0, nil
-	case CompletionAlways:
+	case 0, CompletionAlways:
 		return uverbs.SendSignaled, nil
 	}
 	return 0, inval("completion flags %#x", int(f))
@@ -46,13 +49,17 @@ func sendFlags(f CompletionFlags) (uverbs.SendFlags, error) {
 // op_context arguments, passed by value so that posting allocates
 // nothing.
 //
-// The zero Op is invalid (ErrInvalid), as librpma's flags 0 is: say
-// CompletionOnError or CompletionAlways.
+// The zero Op posts an operation that reports its completion, success
+// or failure, with the ID 0: Flags 0 means CompletionAlways, the flags
+// librpma's examples pass (in C, flags 0 is RPMA_E_INVAL). Set Flags to
+// CompletionOnError to hear of the operation only when it fails, and
+// Context to tell completions apart.
 type Op struct {
-	// Flags say when the operation reports a completion.
+	// Flags say when the operation reports a completion. 0 means
+	// CompletionAlways.
 	Flags CompletionFlags
 	// Context comes back as the completion's cq.WC.ID (librpma's
-	// op_context).
+	// op_context). 0 is a valid ID.
 	Context uint64
 }
 

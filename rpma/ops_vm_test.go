@@ -74,8 +74,8 @@ func TestOperations(t *testing.T) {
 		if got := binary.LittleEndian.Uint64(server.buf[8:]); got != 0x1122334455667788 {
 			t.Errorf("atomic write left %#x", got)
 		}
-		if err := client.conn.Write(remote, 0, client.mr, 0, 8, rpma.Op{Flags: 0, Context: 6}); !errors.Is(err, rpma.ErrInvalid) {
-			t.Errorf("write with no completion flags: %v, want ErrInvalid", err)
+		if err := client.conn.Write(remote, 0, client.mr, 0, 8, rpma.Op{Flags: 4, Context: 6}); !errors.Is(err, rpma.ErrInvalid) {
+			t.Errorf("write with flags neither 0, ON_ERROR nor ALWAYS: %v, want ErrInvalid", err)
 		}
 		if err := client.conn.Write(remote, 4090, client.mr, 0, 8, rpma.Op{Flags: rpma.CompletionAlways, Context: 6}); !errors.Is(err, rpma.ErrInvalid) {
 			t.Errorf("write past the remote region: %v, want ErrInvalid", err)
