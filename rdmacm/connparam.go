@@ -78,7 +78,12 @@ type devLimits struct {
 
 // limits returns the maxima of the device the ID is bound to.
 func (id *ID) limits() (rdLimits, error) {
-	d := id.device()
+	id.mu.Lock()
+	d, closed := id.dev, id.closed
+	id.mu.Unlock()
+	if closed {
+		return rdLimits{}, ErrClosed
+	}
 	if d == nil {
 		return rdLimits{}, fmt.Errorf("rdmacm: the ID is not bound to a device: %w", uverbs.ErrInvalid)
 	}
