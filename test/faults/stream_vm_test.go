@@ -168,7 +168,14 @@ func stream(t *testing.T, c *rpma.Conn, local *rpma.MR, remote *rpma.RemoteMR, f
 		}
 		if strand && !posting && time.Since(lastAt) > strandWait {
 			for id := range inFlight {
-				if id < maxDone {
+				// A read (even ID) may stay behind later writes that
+				// completed: siw completes a write once it is sent but
+				// a read only at its response, and a QP that goes to
+				// ERROR without siw_sq_flush keeps the reads waiting
+				// in its ORQ (docs/faults.md, "Stranded operations on
+				// siw"). A write missing before a later completion is
+				// a drop.
+				if id < maxDone && id%2 != 0 {
 					t.Fatalf("operation %d never completed, %d did (%v)", id, maxDone, o)
 				}
 			}
