@@ -14,7 +14,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/purerdma/purerdma/internal/pingpong"
+	"github.com/purerdma/purerdma/cmd/internal/pingpong"
 	"github.com/purerdma/purerdma/uverbs"
 )
 

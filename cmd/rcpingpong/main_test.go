@@ -3,13 +3,13 @@ package main
 import (
 	"testing"
 
-	"github.com/purerdma/purerdma/internal/pingpong"
-	"github.com/purerdma/purerdma/internal/pingpong/pptest"
+	"github.com/purerdma/purerdma/cmd/internal/pingpong"
+	"github.com/purerdma/purerdma/cmd/internal/pingpong/pptest"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
 // ibv_rc_pingpong's letters and defaults; the getopt rules themselves are
-// tested in internal/pingpong.
+// tested in cmd/internal/pingpong.
 func TestParseArgs(t *testing.T) {
 	with := func(f func(o *pingpong.Options)) pingpong.Options { return pptest.With(tool, f) }
 	tests := []struct {

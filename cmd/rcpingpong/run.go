@@ -8,7 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 
-	"github.com/purerdma/purerdma/internal/pingpong"
+	"github.com/purerdma/purerdma/cmd/internal/pingpong"
 	"github.com/purerdma/purerdma/uverbs"
 )
 

@@ -8,7 +8,7 @@ import (
 	"net"
 	"strconv"
 
-	"github.com/purerdma/purerdma/internal/pingpong"
+	"github.com/purerdma/purerdma/cmd/internal/pingpong"
 )
 
 // encodeAll is what each side writes: maxQP address messages, the ones

@@ -13,7 +13,7 @@ import (
 	"context"
 	"os"
 
-	"github.com/purerdma/purerdma/internal/pingpong"
+	"github.com/purerdma/purerdma/cmd/internal/pingpong"
 	"github.com/purerdma/purerdma/uverbs"
 )
 

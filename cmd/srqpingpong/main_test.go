@@ -6,13 +6,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/purerdma/purerdma/internal/pingpong"
-	"github.com/purerdma/purerdma/internal/pingpong/pptest"
+	"github.com/purerdma/purerdma/cmd/internal/pingpong"
+	"github.com/purerdma/purerdma/cmd/internal/pingpong/pptest"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
 // ibv_srq_pingpong's letters and defaults (16 QPs, 4096 bytes, 500
-// receives); the getopt rules themselves are tested in internal/pingpong.
+// receives); the getopt rules themselves are tested in cmd/internal/pingpong.
 func TestParseArgs(t *testing.T) {
 	with := func(f func(o *pingpong.Options)) pingpong.Options { return pptest.With(tool, f) }
 	tests := []struct {

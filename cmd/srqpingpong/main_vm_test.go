@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/purerdma/purerdma/internal/pingpong/pptest"
+	"github.com/purerdma/purerdma/cmd/internal/pingpong/pptest"
 	"github.com/purerdma/purerdma/internal/testenv"
 )
 

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/purerdma/purerdma/internal/pingpong"
+	"github.com/purerdma/purerdma/cmd/internal/pingpong"
 	"github.com/purerdma/purerdma/uverbs"
 )
 

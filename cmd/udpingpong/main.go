@@ -18,7 +18,7 @@ import (
 	"context"
 	"os"
 
-	"github.com/purerdma/purerdma/internal/pingpong"
+	"github.com/purerdma/purerdma/cmd/internal/pingpong"
 )
 
 func main() {

@@ -3,12 +3,12 @@ package main
 import (
 	"testing"
 
-	"github.com/purerdma/purerdma/internal/pingpong"
-	"github.com/purerdma/purerdma/internal/pingpong/pptest"
+	"github.com/purerdma/purerdma/cmd/internal/pingpong"
+	"github.com/purerdma/purerdma/cmd/internal/pingpong/pptest"
 )
 
 // ibv_ud_pingpong's letters and defaults (2048 bytes); the getopt rules
-// themselves are tested in internal/pingpong.
+// themselves are tested in cmd/internal/pingpong.
 func TestParseArgs(t *testing.T) {
 	with := func(f func(o *pingpong.Options)) pingpong.Options { return pptest.With(tool, f) }
 	tests := []struct {

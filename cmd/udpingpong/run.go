@@ -6,7 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 
-	"github.com/purerdma/purerdma/internal/pingpong"
+	"github.com/purerdma/purerdma/cmd/internal/pingpong"
 )
 
 // runContext is the whole program with args (without the program name);
