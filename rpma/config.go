@@ -76,11 +76,30 @@ func (c *ConnConfig) orDefault() (*ConnConfig, error) {
 	return &d, nil
 }
 
-// SRQConfig configures a shared receive queue (rpma_srq_cfg). Start from
-// DefaultSRQConfig; a nil *SRQConfig means the defaults.
+// SRQConfig configures a shared receive queue (rpma_srq_cfg). A nil
+// *SRQConfig means DefaultSRQConfig; in a SRQConfig, RQSize 0 means
+// DefaultSRQSize and RCQSize 0 means no receive CQ of the SRQ's own (its
+// completions then go to each connection's CQs), as in ConnConfig, so the
+// zero value is a working configuration.
 type SRQConfig struct {
-	RQSize  int // entries (default 20)
-	RCQSize int // entries of its receive CQ; 0 for none (default 20)
+	RQSize  int // entries (0: DefaultSRQSize)
+	RCQSize int // entries of its receive CQ; 0 for none (DefaultSRQConfig has DefaultSRQSize)
+}
+
+// orDefault validates c and returns what NewSRQ makes of it: nil is
+// DefaultSRQConfig, RQSize 0 is DefaultSRQSize.
+func (c *SRQConfig) orDefault() (SRQConfig, error) {
+	if c == nil {
+		return DefaultSRQConfig(), nil
+	}
+	if c.RQSize < 0 || c.RCQSize < 0 {
+		return SRQConfig{}, inval("negative SRQ config %+v", *c)
+	}
+	d := *c
+	if d.RQSize == 0 {
+		d.RQSize = DefaultSRQSize
+	}
+	return d, nil
 }
 
 // DefaultSRQSize is RPMA_DEFAULT_SRQ_SIZE, what librpma's code uses (its

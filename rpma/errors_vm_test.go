@@ -206,8 +206,8 @@ func TestErrCasesPeer(t *testing.T) {
 			}, rpma.ErrInvalid},
 
 			// rpma_srq_new(3)
-			{"Go: rpma_srq_new: rq_size 0", func() error {
-				q, err := s.peer.NewSRQ(&rpma.SRQConfig{RQSize: 0, RCQSize: 1})
+			{"Go: rpma_srq_new: negative rq_size", func() error {
+				q, err := s.peer.NewSRQ(&rpma.SRQConfig{RQSize: -1, RCQSize: 1})
 				if err == nil {
 					q.Close()
 				}

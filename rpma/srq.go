@@ -19,18 +19,16 @@ type SRQ struct {
 }
 
 // NewSRQ creates a shared receive queue (rpma_srq_new); a nil cfg means
-// the defaults.
+// DefaultSRQConfig, and a zero field what SRQConfig says.
 func (p *Peer) NewSRQ(cfg *SRQConfig) (*SRQ, error) {
 	if err := p.usable("new SRQ"); err != nil {
 		return nil, err
 	}
-	if cfg == nil {
-		d := DefaultSRQConfig()
-		cfg = &d
+	c, err := cfg.orDefault()
+	if err != nil {
+		return nil, err
 	}
-	if cfg.RQSize < 1 || cfg.RCQSize < 0 {
-		return nil, inval("SRQ config %+v", *cfg)
-	}
+	cfg = &c
 	srq, err := p.pd.CreateSRQ(uverbs.SRQInit{MaxWR: cfg.RQSize, MaxSGE: 1})
 	if err != nil {
 		return nil, provider("create SRQ", err)

@@ -170,3 +170,33 @@ func TestSilentByDefault(t *testing.T) {
 		t.Errorf("with SetLogger(slog.Default()), slog.Default got %q, want the 2 records", got)
 	}
 }
+
+// TestSRQConfigZeroFields checks NewSRQ's defaulting: nil is
+// DefaultSRQConfig, RQSize 0 is DefaultSRQSize, RCQSize 0 stays "no
+// receive CQ", negative sizes are ErrInvalid.
+func TestSRQConfigZeroFields(t *testing.T) {
+	tests := []struct {
+		name string
+		in   *SRQConfig
+		want SRQConfig
+		err  error
+	}{
+		{"nil", nil, SRQConfig{RQSize: 20, RCQSize: 20}, nil},
+		{"zero value", &SRQConfig{}, SRQConfig{RQSize: 20}, nil},
+		{"only RCQSize", &SRQConfig{RCQSize: 4}, SRQConfig{RQSize: 20, RCQSize: 4}, nil},
+		{"only RQSize", &SRQConfig{RQSize: 3}, SRQConfig{RQSize: 3}, nil},
+		{"negative RQSize", &SRQConfig{RQSize: -1}, SRQConfig{}, ErrInvalid},
+		{"negative RCQSize", &SRQConfig{RCQSize: -1}, SRQConfig{}, ErrInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.in.orDefault()
+			if !errors.Is(err, tt.err) || (tt.err != nil) != (err != nil) {
+				t.Fatalf("orDefault() error %v, want %v", err, tt.err)
+			}
+			if got != tt.want {
+				t.Errorf("orDefault() = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
