@@ -1,6 +1,8 @@
 package rpma
 
 import (
+	"errors"
+	"fmt"
 	"math"
 
 	"github.com/purerdma/purerdma/uverbs"
@@ -74,6 +76,24 @@ func (c *Conn) post(wr uverbs.SendWR, sge uverbs.SGE) error {
 		w[0].SGE = s[:]
 	}
 	_, err := c.id.QP().PostSend(w[:])
+	if err != nil {
+		return c.postErr(err)
+	}
+	return nil
+}
+
+// postErr says why a send queue is full, the one refusal users meet
+// without a mistake in their arguments: an operation holds its slot until
+// the device has finished it and, on hardware such as mlx5, until a
+// signaled operation after it has completed and that completion has been
+// collected (GetCompletion, GetWC), so a run of unsignaled operations
+// fills the queue. rxe and siw free slots as they finish requests.
+func (c *Conn) postErr(err error) error {
+	if errors.Is(err, uverbs.ErrQueueFull) {
+		return provider(fmt.Sprintf("post: send queue full (SQSize %d): every slot holds an operation in flight; "+
+			"an unsignaled one (CompletionOnError) is released only by the completion of a later signaled one, once collected",
+			c.req.cfg.SQSize), err)
+	}
 	return provider("post", err)
 }
 

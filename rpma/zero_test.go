@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -198,5 +199,23 @@ func TestSRQConfigZeroFields(t *testing.T) {
 				t.Errorf("orDefault() = %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestPostErr checks the text of a full send queue's refusal and that
+// other refusals keep the plain one.
+func TestPostErr(t *testing.T) {
+	c := &Conn{req: &ConnRequest{cfg: &ConnConfig{SQSize: 10}}}
+	full := c.postErr(uverbs.ErrQueueFull)
+	if !errors.Is(full, ErrProvider) || !errors.Is(full, uverbs.ErrQueueFull) {
+		t.Errorf("postErr(ErrQueueFull) = %v, want ErrProvider and uverbs.ErrQueueFull", full)
+	}
+	const want = "rpma: post: send queue full (SQSize 10): every slot holds an operation in flight; " +
+		"an unsignaled one (CompletionOnError) is released only by the completion of a later signaled one, once collected: "
+	if got := full.Error(); !strings.HasPrefix(got, want) {
+		t.Errorf("postErr(ErrQueueFull) says %q, want it to start with %q", got, want)
+	}
+	if got := c.postErr(uverbs.ErrInvalid).Error(); strings.Contains(got, "send queue full") {
+		t.Errorf("postErr(ErrInvalid) says %q", got)
 	}
 }
