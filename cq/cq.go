@@ -48,10 +48,11 @@ type Options struct {
 	CompVector int
 }
 
-// New creates a CQ on ctx that holds at least cqe completions, as
-// ibv_create_cq does. The device may round cqe up; CQE tells the result.
-func New(ctx *uverbs.Context, cqe int, opts *Options) (*CQ, error) {
-	core := verbs.ContextOf(ctx)
+// New creates a CQ on the device context dev that holds at least cqe
+// completions, as ibv_create_cq does. The device may round cqe up; CQE
+// tells the result.
+func New(dev *uverbs.Context, cqe int, opts *Options) (*CQ, error) {
+	core := verbs.ContextOf(dev)
 	if core == nil {
 		return nil, fmt.Errorf("cq: create: nil context: %w", verbs.ErrInvalid)
 	}
@@ -64,10 +65,10 @@ func New(ctx *uverbs.Context, cqe int, opts *Options) (*CQ, error) {
 	if cqe < 1 || cqe > int(^uint32(0)>>1) {
 		return nil, fmt.Errorf("cq: create with %d entries: %w", cqe, verbs.ErrInvalid)
 	}
-	if opts.CompVector < 0 || opts.CompVector >= max(ctx.NumCompVectors(), 1) {
-		return nil, fmt.Errorf("cq: create: completion vector %d of %d: %w", opts.CompVector, ctx.NumCompVectors(), verbs.ErrInvalid)
+	if opts.CompVector < 0 || opts.CompVector >= max(dev.NumCompVectors(), 1) {
+		return nil, fmt.Errorf("cq: create: completion vector %d of %d: %w", opts.CompVector, dev.NumCompVectors(), verbs.ErrInvalid)
 	}
-	c := &CQ{ctx: ctx, core: core, ch: opts.Channel}
+	c := &CQ{ctx: dev, core: core, ch: opts.Channel}
 	chFD := int32(-1)
 	if c.ch != nil {
 		if c.ch.core != core {

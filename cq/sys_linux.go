@@ -14,10 +14,10 @@ import (
 	"github.com/purerdma/purerdma/uverbs"
 )
 
-// NewChannel creates a completion channel on ctx
+// NewChannel creates a completion channel on the device context dev
 // (ibv_create_comp_channel).
-func NewChannel(ctx *uverbs.Context) (*Channel, error) {
-	core := verbs.ContextOf(ctx)
+func NewChannel(dev *uverbs.Context) (*Channel, error) {
+	core := verbs.ContextOf(dev)
 	if core == nil {
 		return nil, fmt.Errorf("cq: create channel: nil context: %w", verbs.ErrInvalid)
 	}

@@ -7,8 +7,8 @@ import (
 	"github.com/purerdma/purerdma/uverbs"
 )
 
-// NewChannel creates a completion channel on ctx (sys_linux.go); without
-// the Linux kernel it fails.
-func NewChannel(ctx *uverbs.Context) (*Channel, error) {
+// NewChannel creates a completion channel on the device context dev
+// (sys_linux.go); without the Linux kernel it fails.
+func NewChannel(dev *uverbs.Context) (*Channel, error) {
 	return nil, unsupported.Error("create completion channel")
 }
