@@ -7,21 +7,21 @@ import (
 	"github.com/purerdma/purerdma/internal/verbs"
 )
 
-// Completions returns an iterator over at most max completions, oldest
+// Completions returns an iterator over at most limit completions, oldest
 // first, what ibv_start_poll, ibv_next_poll and ibv_end_poll are to C:
 //
 //	for wc, err := range c.Completions(64) {
-//		if err != nil { ... } // the CQ is closed, or max < 1
+//		if err != nil { ... } // the CQ is closed, or limit < 1
 //		...
 //	}
 //
-// The iteration ends when the CQ is empty or max completions were
+// The iteration ends when the CQ is empty or limit completions were
 // yielded. The slots of the completions taken go back to the kernel once,
 // when the loop ends (at a break, too), instead of once per completion; a
 // break leaves the completions not yet yielded in the CQ for the next
 // poll. An error is yielded once, with a zero WC, and ends the iteration:
 // ErrClosed for a nil or closed CQ (also when another goroutine closes it
-// during the loop), uverbs.ErrInvalid for max < 1.
+// during the loop), uverbs.ErrInvalid for limit < 1.
 //
 // Unlike ibv_start_poll, the CQ is not locked while the loop body runs,
 // only while each completion is taken: the body may call Poll, ReqNotify
@@ -31,23 +31,23 @@ import (
 // Neither the iterator nor the loop allocates, as long as the iterator is
 // ranged over where Completions is called (so that the compiler keeps
 // both closures on the stack).
-func (c *CQ) Completions(max int) iter.Seq2[WC, error] {
+func (c *CQ) Completions(limit int) iter.Seq2[WC, error] {
 	return func(yield func(WC, error) bool) {
 		if c == nil {
 			yield(WC{}, ErrClosed)
 			return
 		}
-		if max < 1 {
-			yield(WC{}, fmt.Errorf("cq: completions: at most %d: %w", max, verbs.ErrInvalid))
+		if limit < 1 {
+			yield(WC{}, fmt.Errorf("cq: completions: at most %d: %w", limit, verbs.ErrInvalid))
 			return
 		}
-		c.iterate(max, yield)
+		c.iterate(limit, yield)
 	}
 }
 
 // iterate is Completions' loop, out of line so that the closure
 // Completions returns stays small enough to inline.
-func (c *CQ) iterate(max int, yield func(WC, error) bool) {
+func (c *CQ) iterate(limit int, yield func(WC, error) bool) {
 	// The provider writes into c.scratch under the lock, as for Poll: a
 	// local passed to the interface method would escape to the heap.
 	var w WC
@@ -60,7 +60,7 @@ func (c *CQ) iterate(max int, yield func(WC, error) bool) {
 			return
 		}
 		p := &c.scratch[0]
-		if taken == max || !c.ring.Take(p) {
+		if taken == limit || !c.ring.Take(p) {
 			c.ring.Release()
 			c.life.Unlock()
 			return
