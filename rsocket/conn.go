@@ -38,48 +38,23 @@ type Conn struct {
 	sbuf, rbuf, tbuf []byte
 	smr, rmr, tmr    *mr.MR
 
-	msgMode   bool        // iWARP: RDMA write, then a 4-byte send with the message
-	holdSend  bool        // iWARP passive side: send nothing before the peer did (see accept)
 	holdTimer *time.Timer // ends holdSend (passive) or sends the kick (active), on iWARP
 	peerOrder binary.ByteOrder
-	sbufSize  int // data part of sbuf; control slots and scratch follow
-	rbufSize  int // data part of rbuf; message-mode receives follow
-	sqSize    int
-	rqSize    int
 	inline    int
 
 	rlock sync.Mutex // one Read at a time (rs->rlock)
 	wlock sync.Mutex // one Write at a time (rs->slock)
 
-	// mu guards the protocol state below and the CQ (rs->cq_lock).
-	mu        sync.Mutex
-	state     int
-	err       error // why the connection failed; nil for an orderly end
-	sqeAvail  int
-	sbufAvail int
-	sOff      int // next free byte of the send ring
-	sseqNo    uint16
-	sseqComp  uint16
-	targetSGE int
-	remoteSGL sge
-	remoteSGE int
-	ctrlSeq   uint32
-	ctrlMax   uint32
-	rseqNo    uint16
-	rseqComp  uint16
-	rbufAvail int
-	rbufFree  int // offset of the half to announce next
-	rbufOff   int // next byte to read
-	rqueued   int // bytes announced and not yet read
-	rmsg      []uint32
-	rmsgHead  int
-	rmsgTail  int
-	msgIdx    int
-	wc        []cq.WC
-	swr       [2]uverbs.SendWR
-	ssge      [2]uverbs.SGE
-	rwr       [1]uverbs.RecvWR
-	rsge      [1]uverbs.SGE
+	// mu guards the protocol state (stream), the CQ (rs->cq_lock) and
+	// the scratch work requests below.
+	mu sync.Mutex
+	stream
+	msgIdx int // the message-mode receive posted next
+	wc     []cq.WC
+	swr    [2]uverbs.SendWR
+	ssge   [2]uverbs.SGE
+	rwr    [1]uverbs.RecvWR
+	rsge   [1]uverbs.SGE
 
 	readSig  chan struct{} // a Read may make progress now
 	writeSig chan struct{} // a Write (or Close's drain) may
@@ -93,23 +68,14 @@ type Conn struct {
 	ka       *time.Timer
 	kaEvery  time.Duration
 
-	// The user timeout (Options.UserTimeout): sendComps counts send
-	// completions (under mu); the check sees whether it moved while sends
-	// were outstanding.
-	ut        *time.Timer
-	utLimit   time.Duration
-	utTick    time.Duration
-	utIdle    time.Duration
-	sendComps uint64
-	utSeen    uint64
+	// The user timeout (Options.UserTimeout): the check sees whether the
+	// stream's sendComps moved while sends were outstanding.
+	ut      *time.Timer
+	utLimit time.Duration
+	utTick  time.Duration
+	utIdle  time.Duration
+	utSeen  uint64
 }
-
-// Connection states, as rsocket.c's rs_connected/rs_readable/rs_writable.
-const (
-	stConnected = 1 << iota
-	stReadable
-	stWritable
-)
 
 // newConn makes the local half of a connection on id, which is bound to a
 // device (resolved, or a connection request): CQ, QP, buffers, receives.
@@ -130,15 +96,14 @@ func newConn(id *rdmacm.ID, ch *rdmacm.EventChannel, o *Options) (c *Conn, err e
 	if vctx == nil {
 		return nil, fmt.Errorf("rsocket: ID not bound to a device: %w", uverbs.ErrInvalid)
 	}
-	c.msgMode = vctx.Device().NodeType == uverbs.NodeRNIC
 	attr, err := vctx.QueryDevice()
 	if err != nil {
 		return nil, err
 	}
 	maxQP := min(attr.MaxQPWR, qpMaxSize)
 	clamp := func(v int) int { return max(min(v, maxQP), qpMinSize) }
-	c.sqSize, c.rqSize = clamp(o.sendQueue()), clamp(o.recvQueue())
-	c.sbufSize, c.rbufSize = o.sendBuffer(), o.recvBuffer()
+	c.stream = newStream(clamp(o.sendQueue()), clamp(o.recvQueue()), o.sendBuffer(), o.recvBuffer(),
+		vctx.Device().NodeType == uverbs.NodeRNIC)
 
 	if c.cqch, err = cq.NewChannel(vctx); err != nil {
 		return nil, err
@@ -182,14 +147,7 @@ func newConn(id *rdmacm.ID, ch *rdmacm.EventChannel, o *Options) (c *Conn, err e
 	if c.tmr, err = mr.Register(pd, c.tbuf, uverbs.LocalWrite|uverbs.RemoteWrite); err != nil {
 		return nil, err
 	}
-	c.rmsg = make([]uint32, c.rqSize+1)
 	c.wc = make([]cq.WC, 32)
-	c.sbufAvail = c.sbufSize
-	c.rbufFree = c.rbufSize / 2
-	c.rbufAvail = c.rbufSize / 2
-	c.ctrlMax = qpCtrlSize
-	c.sqeAvail = c.sqSize - qpCtrlSize
-	c.rseqComp = uint16(c.rqSize / 2)
 	c.kaEvery = o.keepAlive()
 	c.utLimit, c.utTick = o.userTimeout()
 	for range c.rqSize {
@@ -216,15 +174,12 @@ func (c *Conn) connData() []byte {
 // peer takes in the peer's connection data (rs_save_conn_data) and starts
 // the goroutines that follow the CQ and the CM.
 func (c *Conn) start(d connData) {
-	c.remoteSGL = d.TargetSGL
-	c.remoteSGE = 1 // entry 0 is the buffer the connection data announced
+	c.stream.start(d)
 	c.peerOrder = binary.ByteOrder(binary.LittleEndian)
 	if d.Flags&connFlagNet != 0 {
 		c.peerOrder = binary.BigEndian
 	}
-	c.storeTarget(0, d.DataBuf)
-	c.sseqComp = d.Credits
-	c.state = stConnected | stReadable | stWritable
+	c.storeTarget(0, d.DataBuf) // the target SGL's entry 0
 	if a, err := c.id.LocalAddr(); err == nil {
 		c.local = Addr{a}
 	}
@@ -316,66 +271,26 @@ func (c *Conn) postWriteMsg(sges []uverbs.SGE, m uint32, flags uverbs.SendFlags,
 	return c.postMsgSend(uint64(msgSet(msgOp(m), 0))|wrMsgSend, m)
 }
 
-func (c *Conn) ctrlAvail() bool { return c.ctrlSeq != c.ctrlMax }
-func (c *Conn) ctrl2Avail() bool {
-	return int32(c.ctrlSeq+1-c.ctrlMax) < 0
-}
-
-// giveCredits is rs_give_credits: half the receive buffer is free, or the
-// peer has used half its sequence space, and a control slot is free.
-func (c *Conn) giveCredits() bool {
-	if c.state&stConnected == 0 || c.holdSend {
-		return false
-	}
-	if !(c.rbufAvail >= c.rbufSize/2 || int16(c.rseqNo-c.rseqComp) >= 0) {
-		return false
-	}
-	if c.msgMode {
-		return c.ctrl2Avail()
-	}
-	return c.ctrlAvail()
-}
-
 // sendCredits is rs_send_credits: announce the next free half of the
 // receive buffer in the peer's target SGL, or only new sequence credits.
 func (c *Conn) sendCredits() {
-	c.ctrlSeq++
-	c.rseqComp = c.rseqNo + uint16(c.rqSize/2)
-	m := msgSet(opSGL, uint32(c.rseqNo)+uint32(c.rqSize))
+	cr := c.takeCredits()
 	var err error
-	if c.rbufAvail >= c.rbufSize/2 {
-		if c.msgMode {
-			c.ctrlSeq++
-		}
-		off := c.sbufSize + sgeSize*int(c.ctrlSeq&(qpCtrlSize-1))
-		putSGE(c.sbuf[off:], sge{Addr: c.rmr.Addr() + uint64(c.rbufFree), Key: c.rmr.RKey(), Length: uint32(c.rbufSize / 2)}, c.peerOrder)
+	if cr.announce {
+		off := c.sbufSize + sgeSize*cr.slot
+		putSGE(c.sbuf[off:], sge{Addr: c.rmr.Addr() + uint64(cr.bufOff), Key: c.rmr.RKey(), Length: uint32(c.rbufSize / 2)}, c.peerOrder)
 		c.ssge[1] = uverbs.SGE{Addr: c.smr.Addr() + uint64(off), Length: sgeSize, LKey: c.smr.LKey()}
 		var flags uverbs.SendFlags
 		if c.inline >= sgeSize {
 			flags = uverbs.SendInline
 		}
-		err = c.postWriteMsg(c.ssge[1:2], m, flags, c.remoteSGL.Addr+uint64(c.remoteSGE*sgeSize), c.remoteSGL.Key)
-		c.rbufAvail -= c.rbufSize / 2
-		if c.rbufFree += c.rbufSize / 2; c.rbufFree >= c.rbufSize {
-			c.rbufFree = 0
-		}
-		if c.remoteSGE++; c.remoteSGE == int(c.remoteSGL.Length) {
-			c.remoteSGE = 0
-		}
+		err = c.postWriteMsg(c.ssge[1:2], cr.msg, flags, c.remoteSGL.Addr+uint64(cr.remoteSGE*sgeSize), c.remoteSGL.Key)
 	} else {
-		err = c.postMsg(m)
+		err = c.postMsg(cr.msg)
 	}
 	if err != nil {
 		c.fail(fmt.Errorf("rsocket: send credits: %w", err))
 	}
-}
-
-// fail records the first error and ends the connection's data transfer.
-func (c *Conn) fail(err error) {
-	if c.err == nil {
-		c.err = err
-	}
-	c.state = 0
 }
 
 // process polls the CQ and applies what it finds (rs_poll_cq), then gives
@@ -458,72 +373,8 @@ func (c *Conn) recvDone(wc *cq.WC) {
 	}
 }
 
-// applyMsg applies a message from the peer to the receive state.
-func (c *Conn) applyMsg(m uint32) error {
-	switch msgOp(m) {
-	case opSGL:
-		c.sseqComp = uint16(msgData(m))
-	case opIOMapSGL, opWrite:
-		// An iomap update or a direct write: rsocket.c ignores both here.
-	case opCtrl:
-		switch msgData(m) {
-		case ctrlDisconnect:
-			c.state &^= stReadable | stWritable
-			c.state &^= stConnected
-		case ctrlShutdown:
-			if c.state&stWritable != 0 {
-				c.state &^= stReadable
-			} else {
-				c.state &^= stConnected | stReadable
-			}
-		case ctrlKeepalive:
-		default:
-			return fmt.Errorf("rsocket: control message %d: %w", msgData(m), ErrProtocol)
-		}
-	case opData:
-		n := int(msgData(m))
-		if c.rqueued+n > c.rbufSize || next(c.rmsgTail, len(c.rmsg)) == c.rmsgHead {
-			return fmt.Errorf("rsocket: %d bytes overrun the receive buffer: %w", n, ErrProtocol)
-		}
-		if n == 0 {
-			// Nothing to read, but it used a sequence number: count it
-			// as consumed, or the peer's credits shrink for good.
-			c.rseqNo++
-			return nil
-		}
-		c.rmsg[c.rmsgTail] = uint32(n)
-		c.rmsgTail = next(c.rmsgTail, len(c.rmsg))
-		c.rqueued += n
-	default:
-		return fmt.Errorf("rsocket: operation %d: %w", msgOp(m), ErrProtocol)
-	}
-	return nil
-}
-
-func next(i, n int) int {
-	if i++; i == n {
-		return 0
-	}
-	return i
-}
-
 func (c *Conn) sendDone(wc *cq.WC) {
-	c.sendComps++
-	m := uint32(wc.ID)
-	switch msgOp(m) {
-	case opSGL:
-		c.ctrlMax++
-	case opCtrl:
-		c.ctrlMax++
-		if msgData(m) == ctrlDisconnect {
-			c.state &^= stConnected | stReadable | stWritable
-		}
-	case opIOMapSGL:
-		c.sqeAvail++
-	default:
-		c.sqeAvail++
-		c.sbufAvail += int(msgData(m))
-	}
+	c.stream.sendDone(uint32(wc.ID))
 	if wc.Status != cq.Success && c.state&stConnected != 0 {
 		c.fail(fmt.Errorf("rsocket: send: %w: %w", syscall.EIO, &cq.CompletionError{ID: wc.ID, Status: wc.Status, VendorErr: wc.VendorErr}))
 	}
@@ -607,12 +458,6 @@ func (c *Conn) keepalive() {
 	}
 	c.sendKeepalive()
 	c.ka.Reset(c.kaEvery)
-}
-
-// sendsOutstanding says whether the send queue holds work not yet
-// completed: its free control and data slots do not add up to its size.
-func (c *Conn) sendsOutstanding() bool {
-	return int(c.ctrlMax-c.ctrlSeq)+c.sqeAvail != c.sqSize
 }
 
 // checkProgress is the user timeout's check, every utTick: while sends
@@ -707,13 +552,13 @@ func (c *Conn) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	c.mu.Lock()
-	for c.rmsgHead == c.rmsgTail {
+	for !c.readable() {
 		if c.isClosed() {
 			c.mu.Unlock()
 			return 0, c.opErr("read", errClosed)
 		}
 		c.process()
-		if c.rmsgHead != c.rmsgTail {
+		if c.readable() {
 			break
 		}
 		if c.state&stReadable == 0 {
@@ -735,25 +580,14 @@ func (c *Conn) Read(p []byte) (int, error) {
 		return 0, c.opErr("read", errClosed)
 	}
 	n := 0
-	for n < len(p) && c.rmsgHead != c.rmsgTail {
-		size := int(c.rmsg[c.rmsgHead])
-		if left := len(p) - n; left < size {
-			c.rmsg[c.rmsgHead] -= uint32(left)
-			size = left
-		} else {
-			c.rseqNo++
-			c.rmsgHead = next(c.rmsgHead, len(c.rmsg))
+	for n < len(p) {
+		off, k := c.nextChunk(len(p) - n)
+		if k == 0 {
+			break
 		}
-		c.rqueued -= size
-		c.rbufAvail += size
-		for size > 0 {
-			k := copy(p[n:n+min(size, c.rbufSize-c.rbufOff)], c.rbuf[c.rbufOff:c.rbufSize])
-			n += k
-			size -= k
-			if c.rbufOff += k; c.rbufOff == c.rbufSize {
-				c.rbufOff = 0
-			}
-		}
+		copy(p[n:n+k], c.rbuf[off:off+k])
+		c.consume(k)
+		n += k
 	}
 	if c.giveCredits() {
 		c.sendCredits()
@@ -762,14 +596,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func (c *Conn) canSend() bool {
-	sqe := 1
-	if c.msgMode {
-		sqe = 2
-	}
-	return !c.holdSend && c.sqeAvail >= sqe && c.sbufAvail >= sndLowat && c.sseqNo != c.sseqComp &&
-		c.targetLen(c.targetSGE) != 0
-}
+func (c *Conn) canSend() bool { return c.stream.canSend(c.targetLen(c.targetSGE)) }
 
 // Write writes p to the peer, waiting for buffer space and credits.
 func (c *Conn) Write(p []byte) (int, error) {
@@ -837,35 +664,26 @@ func (c *Conn) Write(p []byte) (int, error) {
 // writeData copies b into the send ring and writes it into the peer's
 // current target buffer (rs_write_data).
 func (c *Conn) writeData(b []byte) error {
-	nsge := 0
-	for rest := b; len(rest) > 0; {
-		k := copy(c.sbuf[c.sOff:c.sbufSize], rest)
-		c.ssge[nsge] = uverbs.SGE{Addr: c.smr.Addr() + uint64(c.sOff), Length: uint32(k), LKey: c.smr.LKey()}
-		nsge++
-		rest = rest[k:]
-		if c.sOff += k; c.sOff == c.sbufSize {
-			c.sOff = 0
-		}
+	off1, n1, n2 := c.reserve(len(b))
+	copy(c.sbuf[off1:off1+n1], b)
+	c.ssge[0] = uverbs.SGE{Addr: c.smr.Addr() + uint64(off1), Length: uint32(n1), LKey: c.smr.LKey()}
+	nsge := 1
+	if n2 > 0 {
+		copy(c.sbuf[:n2], b[n1:])
+		c.ssge[1] = uverbs.SGE{Addr: c.smr.Addr(), Length: uint32(n2), LKey: c.smr.LKey()}
+		nsge = 2
 	}
 	var flags uverbs.SendFlags
 	if len(b) <= c.inline {
 		flags = uverbs.SendInline
 	}
-	c.sseqNo++
-	c.sqeAvail--
-	if c.msgMode {
-		c.sqeAvail--
-	}
-	c.sbufAvail -= len(b)
 	i := c.targetSGE
 	addr := atomic.LoadUint64(c.targetWord64(i, 0))
 	rkey := atomic.LoadUint32(c.targetWord32(i, 8))
 	length := c.targetLen(i) - uint32(len(b))
 	atomic.StoreUint64(c.targetWord64(i, 0), addr+uint64(len(b)))
 	atomic.StoreUint32(c.targetWord32(i, 12), length)
-	if length == 0 {
-		c.targetSGE = next(c.targetSGE, sglSize)
-	}
+	c.wroteTarget(length)
 	if err := c.postWriteMsg(c.ssge[:nsge], msgSet(opData, uint32(len(b))), flags, addr, rkey); err != nil {
 		c.fail(fmt.Errorf("rsocket: write: %w", err))
 		return err

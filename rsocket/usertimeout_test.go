@@ -30,7 +30,7 @@ func TestCheckProgress(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &Conn{readSig: make(chan struct{}, 1), writeSig: make(chan struct{}, 1), closed: make(chan struct{}),
-				sqSize: 16, ctrlMax: 4, state: stConnected | stReadable | stWritable,
+				stream:  stream{sqSize: 16, ctrlMax: 4, state: stConnected | stReadable | stWritable},
 				utLimit: limit, utTick: tick, ut: time.NewTimer(time.Hour)}
 			defer c.ut.Stop()
 			failed := 0

@@ -82,11 +82,12 @@ func TestMsg(t *testing.T) {
 	}
 }
 
-// receiver is the receive state of a Conn with rq receives and a buffer
-// of size bytes, with no device behind it.
-func receiver(rq, size int) *Conn {
-	return &Conn{rqSize: rq, rbufSize: size, rmsg: make([]uint32, rq+1),
-		state: stConnected | stReadable | stWritable, peerOrder: binary.LittleEndian}
+// receiver is a connected stream with rq receives and a buffer of size
+// bytes.
+func receiver(rq, size int) *stream {
+	s := newStream(16, rq, 1<<12, size, false)
+	s.state = stConnected | stReadable | stWritable
+	return &s
 }
 
 // FuzzApplyMsg feeds a stream of peer messages (immediate data, or the
@@ -115,10 +116,11 @@ func FuzzApplyMsg(f *testing.F) {
 			if c.rqueued < 0 || c.rqueued > c.rbufSize {
 				t.Fatalf("%d bytes queued in a %d-byte buffer", c.rqueued, c.rbufSize)
 			}
-			// Consume one queued message, as Read does.
-			if c.rmsgHead != c.rmsgTail {
-				c.rqueued -= int(c.rmsg[c.rmsgHead])
-				c.rmsgHead = next(c.rmsgHead, len(c.rmsg))
+			// Read one queued message, as Read does, in the pieces the
+			// ring's end cuts it into.
+			for seq := c.rseqNo; c.readable() && c.rseqNo == seq; {
+				_, n := c.nextChunk(1 << 30)
+				c.consume(n)
 			}
 		}
 		sum := 0
