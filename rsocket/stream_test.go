@@ -35,6 +35,7 @@ type write struct {
 type pair struct {
 	a, b        *side
 	wrote, read []byte
+	checked     int // bytes of read already compared
 }
 
 func newSide(sq, rq, sbuf, rbuf int, msgMode bool) *side {
@@ -150,9 +151,10 @@ func (x *side) complete() {
 // order; counters within their bounds.
 func (p *pair) check(t *testing.T) {
 	t.Helper()
-	if !bytes.Equal(p.read, p.wrote[:len(p.read)]) {
-		t.Fatalf("read bytes differ from the written ones at %d", len(p.read))
+	if !bytes.Equal(p.read[p.checked:], p.wrote[p.checked:len(p.read)]) {
+		t.Fatalf("read bytes differ from the written ones after %d", p.checked)
 	}
+	p.checked = len(p.read)
 	a, b := &p.a.s, &p.b.s
 	for _, x := range []*stream{a, b} {
 		if x.sqeAvail > x.sqSize-qpCtrlSize || x.ctrlMax-x.ctrlSeq > qpCtrlSize {
