@@ -102,7 +102,9 @@ func (c *Conn) router() (*router, error) {
 // Do owns the connection's completions: do not poll its CQs with GetWC
 // or wait on them while it is in use. Completions of operations not
 // posted through it are dropped. When ctx ends, Do returns ctx's error
-// and the operation's completion is dropped when it comes; when waiting
+// and the operation's completion is dropped when it comes: the operation
+// may still run, so its memory must stay registered and unused until
+// then, or until the connection closes. When waiting
 // on the CQ fails (the connection closed, or broke), every waiting
 // goroutine gets that error, and so do later calls.
 func (c *Conn) Do(ctx context.Context, post func(Op) error) (cq.WC, error) {
