@@ -403,6 +403,10 @@ func (l *Listener) Close() error {
 	return l.err
 }
 
+// lookupNetIP resolves host names; the tests replace it, since the test
+// VM has no resolver and not even /etc/hosts.
+var lookupNetIP = net.DefaultResolver.LookupNetIP
+
 // resolveAddress parses "host:port" and resolves host. A listener may
 // have port 0; a dialer may not. Neither may leave the host out: the
 // host's address picks the RDMA device.
@@ -428,7 +432,7 @@ func resolveAddress(ctx context.Context, address string, listen bool) ([]netip.A
 	if ip, err := netip.ParseAddr(host); err == nil {
 		return []netip.AddrPort{netip.AddrPortFrom(ip.Unmap(), uint16(port))}, nil
 	}
-	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	ips, err := lookupNetIP(ctx, "ip", host)
 	if err != nil {
 		return nil, provider("resolve "+host, err)
 	}
