@@ -112,13 +112,13 @@ vm-test-arm64: vm-test-arm64-$(KERNEL)
 vm-test-arm64-%:
 	$(GO) run ./hack/vm test -arch arm64 -kernel $* $(VMFLAGS) $(ARM64_PKGS) -- $(TESTFLAGS)
 
-## vm-test-race: the shared-connection, close-race, ring stress and CQ
-## resize-under-load tests
+## vm-test-race: the shared-connection, close-race, ring stress, CQ
+## resize-under-load and rpma completion-router tests
 ## with the race detector (test binaries built with cgo, the host's libc in
 ## an amd64 guest). TestLoadManyConnections, which takes 1.5 min under the
 ## race detector and opens connections one goroutine at a time, joins them
 ## in make test-all.
-RACE_TESTS ?= TestLoadSharedConn|TestCloseRacesDataPath|TestRingStress|TestCQResizeUnderLoad
+RACE_TESTS ?= TestLoadSharedConn|TestCloseRacesDataPath|TestRingStress|TestCQResizeUnderLoad|TestRouterGoroutines|TestRouterClose|TestMessenger
 vm-test-race:
 	$(GO) run ./hack/vm test -race -kernel $(KERNEL) $(VMFLAGS) ./uverbs ./rdmacm ./rpma -- -test.run '$(RACE_TESTS)' $(TESTFLAGS)
 

@@ -13,7 +13,8 @@ import (
 func TestNilReceivers(t *testing.T) {
 	n := 0
 	for _, p := range []any{(*rpma.Peer)(nil), (*rpma.Endpoint)(nil), (*rpma.ConnRequest)(nil), (*rpma.Conn)(nil),
-		(*rpma.CQ)(nil), (*rpma.MR)(nil), (*rpma.RemoteMR)(nil), (*rpma.SRQ)(nil), (*rpma.ConnConfig)(nil), (*rpma.SRQConfig)(nil)} {
+		(*rpma.CQ)(nil), (*rpma.MR)(nil), (*rpma.RemoteMR)(nil), (*rpma.SRQ)(nil), (*rpma.ConnConfig)(nil), (*rpma.SRQConfig)(nil),
+		(*rpma.Client)(nil), (*rpma.Listener)(nil), (*rpma.Messenger)(nil)} {
 		n += testenv.CallMethods(t, p, rpma.ErrInvalid)
 	}
 	t.Logf("%d methods called on nil", n)

@@ -62,6 +62,19 @@ type Conn struct {
 	closed atomic.Bool
 	raw    []byte // a page for flush reads and atomic write sources
 	rawMR  *mr.MR
+
+	// rt routes completions to the goroutines of Do and of a
+	// Messenger; made on first use.
+	rtOnce sync.Once
+	rt     *router
+	rtErr  error
+	// messenger is set while a Messenger owns the connection's
+	// receives; msgMR is its buffers, which Close frees after the QP.
+	messenger atomic.Bool
+	msgMR     *MR
+	// listener is the Listener that accepted the connection, which
+	// closes it if it is still open when the Listener closes.
+	listener *Listener
 }
 
 // newConn moves the request's ID to an event channel of the
@@ -290,6 +303,9 @@ func (c *Conn) Close() error {
 	if c == nil {
 		return errNil
 	}
+	if l := c.listener; l != nil {
+		defer l.forget(c) // after the unlock below: Accept holds l.mu, then c.mu
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed.Load() {
@@ -307,6 +323,9 @@ func (c *Conn) Close() error {
 	errs = append(errs, c.id.Close(), c.req.release())
 	if c.ch != nil {
 		errs = append(errs, c.ch.Close())
+	}
+	if c.msgMR != nil { // its receives went with the QP
+		errs = append(errs, c.msgMR.Close())
 	}
 	return provider("delete connection", errors.Join(errs...))
 }

@@ -13,6 +13,20 @@
 // carries what librpma's operations take as flags and op_context: when to
 // report a completion, and the ID it comes back with.
 //
+// # One call
+//
+// On top of librpma's objects, Dial connects to "host:port" in one call
+// (device, Peer, connection, the server's region from its private data)
+// and Listen with Accept serve; their Close releases everything in
+// order. In librpma's words a Peer is the local RDMA device: its context
+// and protection domain, which memory is registered with; AllocMR
+// allocates and registers in one call. Conn.Do, ReadAndWait,
+// WriteAndWait and FlushAndWait post an operation and wait for its own
+// completion, from any number of goroutines on one connection; a
+// Messenger sends and receives messages and keeps its receives posted.
+// docs/rpma.md describes them, and how to read memory its owner changes
+// (the seqlock of Example_keyValue).
+//
 // Private data, and so any descriptor sent in it, is neither
 // authenticated nor encrypted: whoever reaches a listening endpoint can
 // connect with any private data, and a RemoteMR is only as trustworthy as

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -73,6 +74,11 @@ type MR struct {
 	// closed makes operations on a deregistered region fail before
 	// they post: its lkey may belong to a new registration by then.
 	closed atomic.Bool
+	// owned is the memory of an AllocMR region, which Close frees after
+	// the deregistration; peer is the peer that tracks it.
+	owned []byte
+	peer  *Peer
+	freed sync.Once
 }
 
 // RegisterMR registers buf for usage (rpma_mr_reg). buf must be memory
@@ -152,6 +158,9 @@ func (m *MR) Usage() Usage {
 // it yet fail (docs/faults.md). Operations given a closed region return
 // ErrClosed. Closing it again does nothing, as rpma_mr_dereg does with a
 // NULL *mr_ptr.
+//
+// A region from Peer.AllocMR is freed too, after its deregistration:
+// the device may write into the memory until then.
 func (m *MR) Close() error {
 	if m == nil {
 		return errNil
@@ -160,7 +169,14 @@ func (m *MR) Close() error {
 	if err == nil {
 		m.closed.Store(true)
 	}
-	return provider("deregister", err)
+	if err != nil || m.owned == nil {
+		return provider("deregister", err)
+	}
+	m.freed.Do(func() {
+		err = mr.Free(m.owned)
+		m.peer.forget(m)
+	})
+	return provider("free", err)
 }
 
 // sge returns the SGE for n bytes at off, checking the range.

@@ -2,6 +2,7 @@ package rpma
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/purerdma/purerdma/uverbs"
@@ -21,6 +22,9 @@ type Peer struct {
 	// closed makes the methods of a deleted peer answer ErrClosed before
 	// they look at their arguments.
 	closed atomic.Bool
+	// allocated are the regions of AllocMR still open.
+	allocMu   sync.Mutex
+	allocated map[*MR]struct{}
 }
 
 // usable returns the error of a method on a nil or closed peer.

@@ -97,6 +97,15 @@ func postRecv(q receiver, dst *MR, off, n int, opCtx uint64) error {
 	if dst != nil {
 		w[0].SGE = s[:]
 	}
-	_, err = q.PostRecv(w[:])
+	// The concrete calls keep w and s on this stack: through the
+	// interface they escaped, two allocations per receive posted.
+	switch q := q.(type) {
+	case *uverbs.QP:
+		_, err = q.PostRecv(w[:])
+	case *uverbs.SRQ:
+		_, err = q.PostRecv(w[:])
+	default:
+		err = inval("receive on a %T", q)
+	}
 	return provider("recv", err)
 }
