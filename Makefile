@@ -27,7 +27,7 @@ ARM64_PKGS ?= ./uverbs ./mr ./rdmacm ./rpma
 OTHER_OSES    ?= darwin windows freebsd
 PORTABLE_PKGS ?= ./uverbs ./cq ./mr ./rdmacm ./rsocket ./rpma ./cmd/...
 
-.PHONY: all build vet unit abi-check abi-check-host abi-generate fuzz fuzz-short vm-test vm-test-amd64 vm-test-arm64 vm-test-race vm-test-hog vm-test-soak soak vm-test-all test-pair test-pair-ci test test-all test-native demo bench profile vm-shell fetch clean
+.PHONY: kernel-bugs all build vet unit abi-check abi-check-host abi-generate fuzz fuzz-short vm-test vm-test-amd64 vm-test-arm64 vm-test-race vm-test-hog vm-test-soak soak vm-test-all test-pair test-pair-ci test test-all test-native demo bench profile vm-shell fetch clean
 
 all: build
 
@@ -143,6 +143,13 @@ soak_secs = echo '$(DURATION)' | awk '{ d = $$0; t = 0; while (match(d, /^[0-9.]
 soak:
 	@secs=$$($(soak_secs)) || { echo "DURATION=$(DURATION): want a duration such as 1m, 30m or 1h30m"; exit 2; }; \
 	set -x; $(GO) run ./hack/vm test -arch amd64 -kernel $(KERNEL) -timeout $$((secs + 900))s $(VMFLAGS) ./test/soak -- -soak.duration $(DURATION) -test.timeout $$((secs + 720))s $(TESTFLAGS)
+
+## kernel-bugs: the smallest reproductions of the kernel defects we work
+## around (test/kernelbugs, docs/kernel-notes.md) on KERNEL; each test
+## asserts what a correct kernel does, so it fails while the defect is
+## there. Not part of make test.
+kernel-bugs:
+	$(GO) run ./hack/vm test -arch amd64 -kernel $(KERNEL) -ctools $(VMFLAGS) ./test/kernelbugs -- $(TESTFLAGS)
 
 ## vm-test-soak: one minute of the soak, the part make test runs.
 vm-test-soak:

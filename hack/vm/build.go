@@ -25,8 +25,10 @@ type testPackage struct {
 
 // explicitOnly are the packages that run only when named: test/soak runs
 // for as long as its -soak.duration says, in a guest of its own (make
-// soak, make vm-test-soak), not in every suite run.
-var explicitOnly = map[string]bool{module + "/test/soak": true}
+// soak, make vm-test-soak), not in every suite run; test/kernelbugs
+// reproduces kernel defects, which may leave the guest's kernel broken
+// (make kernel-bugs).
+var explicitOnly = map[string]bool{module + "/test/soak": true, module + "/test/kernelbugs": true}
 
 // integrationPackages lists the packages matching patterns whose tests use
 // internal/testenv, the mark of a test that needs a device. Without
