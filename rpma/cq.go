@@ -24,16 +24,16 @@ type CQ struct {
 
 // newCQ creates a CQ of size entries on ch (a new channel of its own when
 // ch is nil) and arms it, as librpma does.
-func newCQ(ctx *uverbs.Context, size int, ch *cq.Channel) (*CQ, error) {
+func newCQ(dev *uverbs.Context, size int, ch *cq.Channel) (*CQ, error) {
 	c := &CQ{ch: ch, shared: ch != nil}
 	if ch == nil {
 		var err error
-		if c.ch, err = cq.NewChannel(ctx); err != nil {
+		if c.ch, err = cq.NewChannel(dev); err != nil {
 			return nil, provider("create completion channel", err)
 		}
 		c.owned = true
 	}
-	q, err := cq.New(ctx, max(size, 1), &cq.Options{Channel: c.ch})
+	q, err := cq.New(dev, max(size, 1), &cq.Options{Channel: c.ch})
 	if err == nil {
 		err = q.ReqNotify(false)
 	}

@@ -78,11 +78,11 @@ type PeerOptions struct {
 	Flush FlushMode
 }
 
-// NewPeer creates a peer on an opened device (rpma_peer_new); the
+// NewPeer creates a peer on dev, an opened device (rpma_peer_new); the
 // context stays the caller's. ContextByAddr finds the device of an
 // address. It is NewPeerWithOptions with the zero PeerOptions.
-func NewPeer(ctx *uverbs.Context) (*Peer, error) {
-	return NewPeerWithOptions(ctx, PeerOptions{})
+func NewPeer(dev *uverbs.Context) (*Peer, error) {
+	return NewPeerWithOptions(dev, PeerOptions{})
 }
 
 // NewPeerWithOptions creates a peer as NewPeer does, with opts. As
@@ -90,17 +90,17 @@ func NewPeer(ctx *uverbs.Context) (*Peer, error) {
 // native atomic write needs IB_UVERBS_DEVICE_ATOMIC_WRITE, native flush
 // both IB_UVERBS_DEVICE_FLUSH_GLOBAL and _FLUSH_PERSISTENT; other bits
 // are ignored.
-func NewPeerWithOptions(ctx *uverbs.Context, opts PeerOptions) (*Peer, error) {
-	if ctx == nil {
+func NewPeerWithOptions(dev *uverbs.Context, opts PeerOptions) (*Peer, error) {
+	if dev == nil {
 		return nil, inval("nil context")
 	}
 	if opts.Flush != FlushAuto && opts.Flush != FlushEmulated {
 		return nil, inval("flush mode %d", int(opts.Flush))
 	}
-	caps := ctx.DeviceCapFlags()
+	caps := dev.DeviceCapFlags()
 	p := &Peer{
-		ctx:               ctx,
-		iwarp:             ctx.Device().NodeType == uverbs.NodeRNIC,
+		ctx:               dev,
+		iwarp:             dev.Device().NodeType == uverbs.NodeRNIC,
 		nativeAtomicWrite: caps&uverbs.DeviceAtomicWrite != 0,
 		nativeFlush: opts.Flush == FlushAuto &&
 			caps&(uverbs.DeviceFlushGlobal|uverbs.DeviceFlushPersistent) == uverbs.DeviceFlushGlobal|uverbs.DeviceFlushPersistent,
@@ -111,7 +111,7 @@ func NewPeerWithOptions(ctx *uverbs.Context, opts PeerOptions) (*Peer, error) {
 	if !p.nativeFlush {
 		logf(LogInfo, "rpma: Native flush is not supported - ordinary RDMA read will be used instead.", "mode", opts.Flush.String())
 	}
-	pd, err := ctx.AllocPD()
+	pd, err := dev.AllocPD()
 	if err != nil {
 		return nil, provider("peer", err)
 	}

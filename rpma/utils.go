@@ -53,11 +53,11 @@ func ContextByAddr(ctx context.Context, addr netip.Addr, typ ContextType) (*uver
 
 // IsODPCapable reports whether the device supports on-demand paging for
 // RC reads and writes (rpma_utils_ibv_context_is_odp_capable).
-func IsODPCapable(ctx *uverbs.Context) (bool, error) {
-	if ctx == nil {
+func IsODPCapable(dev *uverbs.Context) (bool, error) {
+	if dev == nil {
 		return false, inval("nil context")
 	}
-	a, err := ctx.QueryDevice()
+	a, err := dev.QueryDevice()
 	if err != nil {
 		return false, provider("query device", err)
 	}
