@@ -64,8 +64,9 @@ func (id *ID) isGone() bool {
 // While it waits, WaitCQ reads the ID's event channel: the events it
 // reads stay queued for WaitEvent and GetEvent, its own ID's included,
 // so that WaitEvent(ctx, EventDisconnected) after it still gets the
-// disconnection. It starts one goroutine for the wait, which has ended
-// when WaitCQ returns.
+// disconnection. It does so only when it has to sleep: an event already
+// on ch is taken at once, leaving the ID's channel alone. Sleeping, it
+// runs one goroutine, which has ended when WaitCQ returns.
 func (id *ID) WaitCQ(ctx context.Context, ch *cq.Channel) (*cq.CQ, error) {
 	if id == nil || ch == nil {
 		return nil, ErrClosed
@@ -75,6 +76,14 @@ func (id *ID) WaitCQ(ctx context.Context, ch *cq.Channel) (*cq.CQ, error) {
 	}
 	if id.isGone() {
 		return nil, errDisconnected
+	}
+	// An event there already is taken without watching: a caller that
+	// waits only once poll(2) found the channel ready (librpma's
+	// examples do) and polls the ID's channel too must find the ID's
+	// events in the kernel, where the fd shows them, not read by a
+	// watcher (see EventChannel.Fd).
+	if raw, err := ch.SyscallConn(); err == nil && readable(raw) {
+		return ch.Wait(ctx)
 	}
 	wctx, stop := id.watch(ctx)
 	c, err := ch.Wait(wctx)
