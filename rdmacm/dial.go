@@ -373,8 +373,11 @@ func (l *Listener) Close() error {
 // A request that fails on the way (the QP cannot be created, the client
 // gives up or goes before the connection is established) is rejected or
 // dropped and Accept goes on with the next one: one client's failure
-// does not end a server's accept loop. Accept returns an error only when
-// ctx ends, the listener is closed (ErrClosed) or its device is removed.
+// does not end a server's accept loop. Accept returns an error when ctx
+// ends, the listener is closed (ErrClosed), an event other than a request
+// comes for it (its device was removed: EventDeviceRemoval), or reading
+// the channel fails (a request whose device could not be opened, which
+// was rejected); the listener stays usable unless it was closed.
 func (l *Listener) Accept(ctx context.Context) (*ID, error) {
 	if l == nil {
 		return nil, ErrClosed

@@ -137,8 +137,9 @@ func wantWC(t *testing.T, ctx context.Context, what string, get func(context.Con
 	return wc
 }
 
-// TestDialFails checks that Dial reports an address it cannot reach and
-// Accept goes on after a client that gave up.
+// TestDialFails checks that Dial reports an address where nobody
+// listens, and that Accept rejects a request it cannot set up and goes
+// on.
 func TestDialFails(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
 		ctx := ctxT(t)
@@ -155,6 +156,38 @@ func TestDialFails(t *testing.T) {
 		var ue *rdmacm.UnexpectedEventError
 		if !errors.As(err, &ue) || (ue.Event.Type != rdmacm.EventRejected && ue.Event.Type != rdmacm.EventUnreachable && ue.Event.Type != rdmacm.EventConnectError) {
 			t.Errorf("Dial(%s) with no listener: %v, want a rejected or unreachable connection", addr, err)
+		}
+
+		// A server whose QPs cannot be made rejects each request and
+		// goes on waiting for the next.
+		bad := rdmacm.Config{QPCap: uverbs.QPCap{MaxSendWR: 1 << 30}}
+		l, err = bad.Listen(netip.AddrPortFrom(netip.MustParseAddr(d.Addr), 0).String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		closeT(t, "listener", l)
+		actx, cancel := context.WithCancel(ctx)
+		accepted := make(chan error, 1)
+		go func() {
+			id, err := l.Accept(actx)
+			if id != nil {
+				id.Close()
+			}
+			accepted <- err
+		}()
+		for i := range 2 {
+			if _, err := rdmacm.Dial(ctx, l.Addr().String()); !errors.Is(err, rdmacm.ErrRejected) {
+				t.Errorf("Dial %d to a server that cannot make QPs: %v, want ErrRejected", i, err)
+			}
+		}
+		select {
+		case err := <-accepted:
+			t.Errorf("Accept returned after a failed request: %v, want it to go on", err)
+		default:
+		}
+		cancel()
+		if err := <-accepted; !errors.Is(err, context.Canceled) {
+			t.Errorf("Accept after its context ended: %v, want context.Canceled", err)
 		}
 	})
 }
