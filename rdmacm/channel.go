@@ -204,6 +204,10 @@ func (ch *EventChannel) read(ctx context.Context) (*Event, error) {
 			return !errors.Is(err, syscall.EAGAIN)
 		})
 		switch {
+		case rerr == nil && err == nil:
+			// An event left the kernel: it is decoded and returned even
+			// when ctx ended meanwhile, or nobody would ever see it (a
+			// completion wait ends its watcher's ctx as it wakes).
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
 		case errors.Is(rerr, os.ErrDeadlineExceeded) && (dl.IsZero() || time.Now().Before(dl)):
