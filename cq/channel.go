@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"syscall"
 
 	"github.com/purerdma/purerdma/internal/verbs"
 	"github.com/purerdma/purerdma/uverbs"
@@ -31,6 +32,17 @@ func (ch *Channel) Fd() int {
 		return -1
 	}
 	return int(ch.file.Fd())
+}
+
+// SyscallConn returns the channel's file as a raw connection, for
+// readiness checks and poll(2)-style integration that keep the file
+// non-blocking and on the runtime poller (Fd's os.File.Fd may not). The
+// file stays owned by the channel.
+func (ch *Channel) SyscallConn() (syscall.RawConn, error) {
+	if ch == nil {
+		return nil, ErrClosed
+	}
+	return ch.file.SyscallConn()
 }
 
 // Wait blocks until an armed CQ on the channel has a completion and

@@ -53,8 +53,12 @@ type EventChannel struct {
 }
 
 // Fd returns the channel's file descriptor, for poll(2)-style
-// integration; it becomes readable when an event is pending. It stays
-// owned by the channel.
+// integration; it becomes readable when an event is pending in the
+// kernel. Events already read into the channel are not: those another
+// goroutine's WaitEvent read for this one, and those a completion wait
+// (ID.WaitCQ, GetSendComp, GetRecvComp) read while it watched its
+// connection. TryGetEvent returns them, so drain it after each wake-up.
+// The fd stays owned by the channel.
 func (ch *EventChannel) Fd() int {
 	if ch == nil {
 		return -1
@@ -146,11 +150,7 @@ func (ch *EventChannel) next(ctx context.Context, id *ID) (*Event, error) {
 		// Queued before the token goes back: a waiter that takes the
 		// token next looks in pending first and must find its event
 		// there, not go and read the file for an event already read.
-		ch.mu.Lock()
-		ch.pending = append(ch.pending, e)
-		close(ch.grown)
-		ch.grown = make(chan struct{})
-		ch.mu.Unlock()
+		ch.queue(e)
 		<-ch.reader
 	}
 }
@@ -204,8 +204,20 @@ func (ch *EventChannel) read(ctx context.Context) (*Event, error) {
 			return !errors.Is(err, syscall.EAGAIN)
 		})
 		switch {
+		case rerr == nil && err == nil:
+			// An event left the kernel: it is decoded and returned even
+			// when ctx ended meanwhile, or nobody would ever see it (a
+			// completion wait ends its watcher's ctx as it wakes).
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
+		case errors.Is(rerr, os.ErrDeadlineExceeded) && (dl.IsZero() || time.Now().Before(dl)):
+			// Not ctx's deadline: an earlier reader's context ended as
+			// its read returned, and its AfterFunc moved the file's
+			// deadline after this read had set its own. Set it back.
+			if err := ch.file.SetReadDeadline(dl); err != nil {
+				return nil, ErrClosed
+			}
+			continue
 		case errors.Is(rerr, os.ErrDeadlineExceeded):
 			// The file's deadline is ctx's own (or in the past once ctx
 			// ended), and may fire a moment before ctx's timer does. Wait

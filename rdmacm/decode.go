@@ -53,6 +53,10 @@ func (ch *EventChannel) decode(r *abi.UcmEventResp) (*Event, error) {
 				e.Type = EventEstablished
 			}
 		}
+	case EventDisconnected, EventDeviceRemoval:
+		// Marked as it is read, whoever reads it, so that every
+		// completion wait on the ID ends (WaitCQ).
+		owner.markGone()
 	}
 	return e, nil
 }

@@ -18,6 +18,39 @@
 // for the ID's next event and checks its type, leaving the events of other
 // IDs on the channel to their own waiters.
 //
+// # Connecting in one call
+//
+// Dial and Config.Dial do what librdmacm's rdma_create_ep and
+// rdma_connect do: look the host up, resolve the address and the route
+// (ID.Resolve), create an RC QP with a send and a receive CQ, connect
+// and wait for the connection. Listen and Listener.Accept are the
+// server's side. A zero Config works: the QP sizes default as
+// Config.QPCap says and a nil ConnParam means librdmacm's NULL. The IDs
+// they return have an event channel of their own, which ID.Close closes
+// after the QP, the CQs and the ID. The private data of the connection's
+// set-up, a server's region address and rkey say, is ID.PrivateData.
+//
+// # A peer that goes away
+//
+// The completion waits of an ID (GetSendComp, GetRecvComp, and WaitCQ
+// for CQs of the caller's bound to a connection) also watch the
+// connection: when its EventDisconnected or EventDeviceRemoval arrives,
+// or the ID is closed, they stop sleeping. GetSendComp and GetRecvComp
+// first hand out the completions the CQ holds, then return an error
+// matching ErrDisconnected and syscall.ECONNRESET (ErrClosed for a
+// closed ID); no goroutine of the caller's needs to watch the events.
+// The event itself stays queued for WaitEvent. A peer process that
+// exits or is killed disconnects: its kernel destroys its IDs, which
+// sends the disconnection (a DREQ on InfiniBand and RoCE, a TCP close on
+// iWARP). A peer host that vanishes without a disconnection is noticed
+// only when the transport gives up on an outstanding send: on InfiniBand
+// and RoCE hardware after the QP's retries, on iWARP (siw) when TCP
+// does; rxe takes a retry count of 7 as "retry forever", so there a
+// vanished host is never noticed by a connection that has nothing
+// outstanding, and a wait ends only with its context. Bound such waits
+// with a context deadline, or use rsocket, whose keepalives and
+// UserTimeout detect it.
+//
 // In the UDP port space, ID.JoinMulticast joins a multicast group: the
 // EventMulticastJoin event carries the group's address and QKey to send
 // with, and the ID's QP is attached to the group to receive from it.

@@ -19,158 +19,75 @@ import (
 // its doc comment to its closing brace; TestQuickStartREADME keeps the
 // two the same, and TestQuickStart runs it on every device of the VM.
 
-// writeTo connects to the server at addr, writes msg into the buffer
-// whose address and rkey the server sent with its accept, and waits for
-// the write's completion.
-func writeTo(ctx context.Context, addr netip.AddrPort, msg string) error {
-	ch, err := rdmacm.NewEventChannel()
+// writeTo connects to the server at addr ("host:port"), writes msg into
+// the buffer whose address and rkey the server sent with its accept, and
+// waits for the write's completion.
+func writeTo(ctx context.Context, addr, msg string) error {
+	id, err := rdmacm.Dial(ctx, addr) // resolve, create the QP and CQs, connect
 	if err != nil {
 		return err
 	}
-	defer ch.Close() // destroys the ID, its QP and CQs too
-	id, err := ch.CreateID(rdmacm.TCP)
+	defer id.Close() // the QP, its CQs, the ID and its event channel
+
+	var dst rdmacm.Remote // the server's buffer, from its accept
+	if _, err := binary.Decode(id.PrivateData(), binary.LittleEndian, &dst); err != nil {
+		return err
+	}
+	buf, err := mr.AllocRegister(id.PD(), len(msg), uverbs.LocalWrite) // outside the Go heap
 	if err != nil {
 		return err
 	}
-	// Resolving addr binds the ID to the RDMA device that reaches it and
-	// opens the device; id.PD is the PD the process's IDs share there.
-	if err := id.ResolveAddr(netip.AddrPort{}, addr, time.Second); err != nil {
+	defer buf.Close()
+	n := copy(buf.Bytes(), msg)
+	if err := id.PostWrite(1, buf.MR(), 0, n, uverbs.SendSignaled, dst); err != nil {
 		return err
 	}
-	if _, err := id.WaitEvent(ctx, rdmacm.EventAddrResolved); err != nil {
-		return err
-	}
-	if err := id.ResolveRoute(time.Second); err != nil {
-		return err
-	}
-	if _, err := id.WaitEvent(ctx, rdmacm.EventRouteResolved); err != nil {
-		return err
-	}
-	buf, err := mr.Alloc(4096) // outside the Go heap, where the device may write
+	wc, err := id.GetSendComp(ctx) // sleeps until the write is acknowledged
 	if err != nil {
 		return err
 	}
-	defer mr.Free(buf)
-	region, err := mr.Register(id.PD(), buf, uverbs.LocalWrite)
-	if err != nil {
-		return err
-	}
-	defer region.Close()
-	if err := id.CreateQP(nil, uverbs.QPInit{Cap: uverbs.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}}); err != nil {
-		return err
-	}
-	// nil asks for what librdmacm's NULL does: the device's most RDMA
-	// reads and atomics each way and 7 transport and RNR retries.
-	if err := id.Connect(nil); err != nil {
-		return err
-	}
-	est, err := id.WaitEvent(ctx, rdmacm.EventEstablished)
-	if err != nil {
-		return err
-	}
-	var dst rdmacm.Remote // the server's buffer, from its private data
-	if _, err := binary.Decode(est.Param.PrivateData, binary.LittleEndian, &dst); err != nil {
-		return err
-	}
-	n := copy(buf, msg)
-	if err := id.PostWrite(1, region, 0, n, uverbs.SendSignaled, dst); err != nil {
-		return err
-	}
-	wc, err := id.GetSendComp(ctx) // polls the send CQ, sleeping on its channel while it is empty
-	if err != nil {
-		return err
-	}
-	if err := wc.Err(); err != nil {
-		return err // the write failed: wc.Status says why
-	}
-	if err := id.Disconnect(); err != nil {
-		return err
-	}
-	_, err = id.WaitEvent(ctx, rdmacm.EventDisconnected) // the server's answer
-	return err
+	return wc.Err() // the write failed if not nil: wc.Status says why
 }
 
-// serve accepts one connection on the listening ID l, sends the client
-// the address and rkey of a buffer it may write, and returns what the
-// buffer holds once the client disconnects: an RDMA write leaves no
-// completion at the target, and the client disconnects only after its
-// write completed, that is, was acknowledged.
-func serve(ctx context.Context, l *rdmacm.ID) (string, error) {
-	req, err := l.WaitEvent(ctx, rdmacm.EventConnectRequest)
+// serve accepts one connection on l, whose Accept hands the client the
+// address and rkey of buf, and returns what buf holds once the client
+// has gone: an RDMA write leaves no completion at the target, and the
+// client closes the connection only after its write completed, that is,
+// was acknowledged.
+func serve(ctx context.Context, l *rdmacm.Listener, buf *mr.Buffer) (string, error) {
+	id, err := l.Accept(ctx)
 	if err != nil {
 		return "", err
 	}
-	id := req.ID // a new ID for this connection, bound to the device the request came in on
 	defer id.Close()
-	buf, err := mr.Alloc(4096)
-	if err != nil {
-		return "", err
-	}
-	defer mr.Free(buf)
-	region, err := mr.Register(id.PD(), buf, uverbs.LocalWrite|uverbs.RemoteWrite)
-	if err != nil {
-		return "", err
-	}
-	defer region.Close()
-	if err := id.CreateQP(nil, uverbs.QPInit{Cap: uverbs.QPCap{MaxSendWR: 1, MaxRecvWR: 1, MaxSendSGE: 1, MaxRecvSGE: 1}}); err != nil {
-		return "", err
-	}
-	dst := rdmacm.Remote{Addr: region.Addr(), RKey: region.RKey()}
-	private, err := binary.Append(nil, binary.LittleEndian, dst)
-	if err != nil {
-		return "", err
-	}
-	// The accept carries the buffer's address and rkey, so it needs a
-	// ConnParam; a zero one would grant the client no RDMA reads and
-	// atomics and no retries (the RNR retry count given here is the
-	// client's). The Max constants and 7 are what a nil ConnParam means:
-	// as many reads as the client asks for and the device allows.
-	p := &rdmacm.ConnParam{
-		PrivateData:        private,
-		ResponderResources: rdmacm.MaxResponderResources,
-		InitiatorDepth:     rdmacm.MaxInitiatorDepth,
-		RetryCount:         7,
-		RNRRetryCount:      7,
-	}
-	if err := id.Accept(p); err != nil {
-		return "", err
-	}
-	if _, err := id.WaitEvent(ctx, rdmacm.EventEstablished); err != nil {
-		return "", err
-	}
+	// The client's close disconnects: the disconnection ends the wait.
 	if _, err := id.WaitEvent(ctx, rdmacm.EventDisconnected); err != nil {
 		return "", err
 	}
-	// Disconnecting in turn completes the client's disconnect.
-	if err := id.Disconnect(); err != nil {
-		return "", err
-	}
-	return string(bytes.TrimRight(buf, "\x00")), nil
+	return string(bytes.TrimRight(buf.Bytes(), "\x00")), nil
 }
 
 // quickStart has a server listen on addr, at a port the kernel picks, and
 // writeTo write msg to it over the device that has addr: one process
 // connected to itself. It returns what the server found in its buffer.
 func quickStart(ctx context.Context, addr netip.Addr, msg string) (string, error) {
-	ch, err := rdmacm.NewEventChannel()
+	l, err := rdmacm.Listen(netip.AddrPortFrom(addr, 0).String())
 	if err != nil {
 		return "", err
 	}
-	defer ch.Close()
-	l, err := ch.CreateID(rdmacm.TCP)
+	defer l.Close()
+	// The listener is bound to addr's device, whose PD the accepted
+	// connections share: the buffer may be registered before any.
+	buf, err := mr.AllocRegister(l.PD(), max(len(msg), 1), uverbs.LocalWrite|uverbs.RemoteWrite)
 	if err != nil {
 		return "", err
 	}
-	if err := l.Bind(netip.AddrPortFrom(addr, 0)); err != nil {
-		return "", err
-	}
-	if err := l.Listen(1); err != nil {
-		return "", err
-	}
-	server, err := l.LocalAddr()
+	defer buf.Close()
+	private, err := binary.Append(nil, binary.LittleEndian, rdmacm.Remote{Addr: buf.Addr(), RKey: buf.RKey()})
 	if err != nil {
 		return "", err
 	}
+	l.SetPrivateData(private)
 	type result struct {
 		got string
 		err error
@@ -179,10 +96,10 @@ func quickStart(ctx context.Context, addr netip.Addr, msg string) (string, error
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
-		got, err := serve(sctx, l)
+		got, err := serve(sctx, l, buf)
 		served <- result{got, err}
 	}()
-	werr := writeTo(ctx, server, msg)
+	werr := writeTo(ctx, l.Addr().String(), msg)
 	if werr != nil {
 		cancel() // the server waits for a client that is gone
 	}

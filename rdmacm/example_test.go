@@ -2,6 +2,7 @@ package rdmacm_test
 
 import (
 	"context"
+	"encoding/binary"
 	"log"
 	"net/netip"
 	"time"
@@ -11,7 +12,8 @@ import (
 	"github.com/purerdma/purerdma/uverbs"
 )
 
-// The active side: resolve, create the QP, connect, send one message.
+// The active side step by step: resolve, create the QP, connect, send one
+// message. Dial does the first steps in one call.
 func ExampleID_Connect() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -24,16 +26,9 @@ func ExampleID_Connect() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := id.ResolveAddr(netip.AddrPort{}, netip.MustParseAddrPort("192.168.77.1:7471"), 2*time.Second); err != nil {
-		log.Fatal(err)
-	}
-	if _, err := id.WaitEvent(ctx, rdmacm.EventAddrResolved); err != nil {
-		log.Fatal(err)
-	}
-	if err := id.ResolveRoute(2 * time.Second); err != nil {
-		log.Fatal(err)
-	}
-	if _, err := id.WaitEvent(ctx, rdmacm.EventRouteResolved); err != nil {
+	// Address and route resolution, each waited for: the ID is bound to
+	// the device that reaches the server.
+	if err := id.Resolve(ctx, netip.MustParseAddrPort("192.168.77.1:7471"), 2*time.Second); err != nil {
 		log.Fatal(err)
 	}
 	if err := id.CreateQP(nil, uverbs.QPInit{Cap: uverbs.QPCap{MaxSendWR: 4, MaxRecvWR: 4, MaxSendSGE: 1, MaxRecvSGE: 1}}); err != nil {
@@ -107,5 +102,68 @@ func ExampleID_Accept() {
 	}
 	if _, err := id.WaitEvent(ctx, rdmacm.EventEstablished); err != nil {
 		log.Fatal(err)
+	}
+}
+
+// A client in one call: Dial resolves the name, creates the QP and its
+// CQs with the defaults of a zero Config and connects; the server's
+// private data comes with the connection.
+func ExampleDial() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	id, err := rdmacm.Dial(ctx, "server.example:7471")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer id.Close() // the QP, its CQs, the ID and its event channel
+	log.Printf("connected; the server said %q", id.PrivateData())
+	buf, err := mr.AllocRegister(id.PD(), 4096, uverbs.LocalWrite)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer buf.Close()
+	if err := id.PostRecv(1, buf.MR(), 0, buf.Len()); err != nil {
+		log.Fatal(err)
+	}
+	// Ends with an error matching syscall.ECONNRESET if the server
+	// disconnects or dies first.
+	wc, err := id.GetRecvComp(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("received %q", buf.Bytes()[:wc.ByteLen])
+}
+
+// A server in a few calls: Listen binds and listens, Accept creates each
+// connection's QP and CQs, accepts with the private data and waits for
+// the connection. Each connection has an event channel of its own.
+func ExampleListener_Accept() {
+	l, err := rdmacm.Listen("192.168.77.1:7471")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer l.Close()
+	// Memory for the clients to write, in the PD the connections share,
+	// handed out as its address and rkey.
+	buf, err := mr.AllocRegister(l.PD(), 4096, uverbs.LocalWrite|uverbs.RemoteWrite)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer buf.Close()
+	private, err := binary.Append(nil, binary.LittleEndian, rdmacm.Remote{Addr: buf.Addr(), RKey: buf.RKey()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	l.SetPrivateData(private)
+	for {
+		id, err := l.Accept(context.Background())
+		if err != nil {
+			log.Fatal(err) // the listener is closed or its device gone
+		}
+		go func() {
+			defer id.Close()
+			// Wait for the client to go.
+			id.WaitEvent(context.Background(), rdmacm.EventDisconnected)
+		}()
 	}
 }

@@ -84,15 +84,19 @@ type ID struct {
 	uid    uint64
 	ps     PortSpace
 
-	mu     sync.Mutex
-	closed bool
-	done   chan struct{} // closed by Close; made by doneCh
-	dev    *device       // the verbs device the ID is bound to, once known
-	port   uint8
-	qp     *uverbs.QP
-	own    ownedQP  // what CreateQP made besides the QP
-	req    rdLimits // a connection request's read limits, in our view
-	joins  []*mcJoin
+	mu      sync.Mutex
+	closed  bool
+	done    chan struct{} // closed by Close; made by doneCh
+	ended   bool          // the connection has ended (markGone)
+	gone    chan struct{} // closed when ended is set; made by goneCh
+	ownCh   bool          // ch is the ID's own (Dial, Accept): Close closes it
+	private []byte        // the peer's private data (Dial, Listener.Accept)
+	dev     *device       // the verbs device the ID is bound to, once known
+	port    uint8
+	qp      *uverbs.QP
+	own     ownedQP  // what CreateQP made besides the QP
+	req     rdLimits // a connection request's read limits, in our view
+	joins   []*mcJoin
 }
 
 // CreateID creates an ID on the channel (rdma_create_id).
@@ -414,8 +418,10 @@ func (id *ID) do(cmd uint32, req []byte, respOff int, resp []byte) error {
 	return id.ch.do(cmd, req, respOff, resp)
 }
 
-// Close destroys the ID (rdma_destroy_id) and what CreateQP made for it.
-// It is safe to call more than once.
+// Close destroys the ID (rdma_destroy_id) and what CreateQP made for it:
+// the QP and the CQs first, then the ID, and for an ID from Dial or
+// Listener.Accept, last, its own event channel. It is safe to call more
+// than once. A connected ID's peer gets EventDisconnected.
 func (id *ID) Close() error {
 	if id == nil {
 		return ErrClosed
@@ -441,6 +447,10 @@ func (id *ID) Close() error {
 	if id.dev != nil {
 		id.dev.release()
 		id.dev = nil
+	}
+	if id.ownCh {
+		// Last: the ID's events came through it until DESTROY_ID.
+		errs = append(errs, id.ch.Close())
 	}
 	return errors.Join(errs...)
 }

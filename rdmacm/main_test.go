@@ -8,4 +8,11 @@ import (
 )
 
 // TestMain fails the binary if a test leaves IDs, QPs, CQs or fds behind.
-func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
+// With peerEnv set, the binary is instead the killable client of
+// TestPeerGone.
+func TestMain(m *testing.M) {
+	if addr := os.Getenv(peerEnv); addr != "" {
+		os.Exit(runPeer(addr))
+	}
+	os.Exit(testenv.Main(m))
+}

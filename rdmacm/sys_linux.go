@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -67,4 +68,16 @@ var cmdNames = [...]string{
 	"INIT_QP_ATTR", "GET_EVENT", "GET_OPTION", "SET_OPTION", "NOTIFY",
 	"JOIN_IP_MCAST", "LEAVE_MCAST", "MIGRATE_ID", "QUERY", "BIND",
 	"RESOLVE_ADDR", "JOIN_MCAST",
+}
+
+// readable reports whether the file behind raw has something to read
+// now, without reading it or blocking: poll(2) with no timeout.
+func readable(raw syscall.RawConn) bool {
+	ok := false
+	raw.Control(func(fd uintptr) {
+		p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(p, 0)
+		ok = err == nil && n > 0 && p[0].Revents&unix.POLLIN != 0
+	})
+	return ok
 }

@@ -3,6 +3,8 @@
 package rdmacm
 
 import (
+	"syscall"
+
 	"github.com/purerdma/purerdma/internal/unsupported"
 	"github.com/purerdma/purerdma/uverbs"
 )
@@ -18,3 +20,6 @@ func NewEventChannel() (*EventChannel, error) {
 func write(fd int, cmd uint32, req []byte, respOff int, resp []byte) error {
 	return unsupported.Error("rdma_cm command")
 }
+
+// readable is false: no file of the kernel's is there to read.
+func readable(syscall.RawConn) bool { return false }

@@ -2,6 +2,7 @@ package rdmacm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/purerdma/purerdma/cq"
@@ -105,6 +106,18 @@ func (id *ID) post(wr uverbs.SendWR, m *mr.MR, off, length int) error {
 // its channel until there is one or ctx ends (rdma_get_send_comp). Like
 // the C function it suits IDs whose CQs CreateQP made: not shared with
 // other IDs, and separate for sends and receives.
+//
+// Unlike the C function it notices a connection that ended: once the
+// peer disconnected or died (see ErrDisconnected), it returns the
+// completions the CQ still holds, then an error matching ErrDisconnected
+// (and syscall.ECONNRESET) instead of sleeping. Work requests still
+// posted are flushed, as completions with an error status, only when the
+// QP moves to the error state: Disconnect (or Close) does that, and the
+// flushed completions that reach the CQ before a call come out before its
+// ErrDisconnected. The disconnection event itself stays for WaitEvent.
+// While it sleeps it watches the ID's event channel (see WaitCQ); a peer
+// whose host vanishes without a disconnection is noticed only when the
+// transport gives up (see the package documentation).
 func (id *ID) GetSendComp(ctx context.Context) (cq.WC, error) {
 	if id == nil {
 		return cq.WC{}, ErrClosed
@@ -112,12 +125,12 @@ func (id *ID) GetSendComp(ctx context.Context) (cq.WC, error) {
 	if err := id.alive(); err != nil {
 		return cq.WC{}, err
 	}
-	return getComp(ctx, id.own.send, id.own.sendCh)
+	return id.getComp(ctx, id.own.send, id.own.sendCh)
 }
 
 // GetRecvComp returns the next completion of the ID's receive CQ,
 // waiting until there is one or ctx ends (rdma_get_recv_comp); see
-// GetSendComp.
+// GetSendComp, also for a connection that ended.
 func (id *ID) GetRecvComp(ctx context.Context) (cq.WC, error) {
 	if id == nil {
 		return cq.WC{}, ErrClosed
@@ -125,13 +138,14 @@ func (id *ID) GetRecvComp(ctx context.Context) (cq.WC, error) {
 	if err := id.alive(); err != nil {
 		return cq.WC{}, err
 	}
-	return getComp(ctx, id.own.recv, id.own.recvCh)
+	return id.getComp(ctx, id.own.recv, id.own.recvCh)
 }
 
 // getComp polls; when the CQ is empty it arms it, polls once more (a
 // completion may have slipped in before the arm) and sleeps on the
-// channel, as rdma_get_*_comp do.
-func getComp(ctx context.Context, q *cq.CQ, ch *cq.Channel) (cq.WC, error) {
+// channel, as rdma_get_*_comp do, but also on the connection's end.
+// A completion found wins over the end, so that none is lost.
+func (id *ID) getComp(ctx context.Context, q *cq.CQ, ch *cq.Channel) (cq.WC, error) {
 	var wc [1]cq.WC
 	if q == nil || ch == nil {
 		return cq.WC{}, fmt.Errorf("rdmacm: the ID has no CQs of its own (CreateQP without CQs): %w", uverbs.ErrInvalid)
@@ -147,8 +161,12 @@ func getComp(ctx context.Context, q *cq.CQ, ch *cq.Channel) (cq.WC, error) {
 		if n, err = q.Poll(wc[:]); err != nil || n == 1 {
 			return wc[0], err
 		}
-		if _, err := ch.Wait(ctx); err != nil {
+		if id.isGone() {
+			return cq.WC{}, errDisconnected
+		}
+		if _, err := id.WaitCQ(ctx, ch); err != nil && !errors.Is(err, ErrDisconnected) {
 			return cq.WC{}, err
 		}
+		// On ErrDisconnected, poll once more: the completions first.
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/purerdma/purerdma/mr"
@@ -239,7 +238,10 @@ func (c *Conn) CompletionFd() (int, error) {
 // error, and ErrClosed when the connection is closed. Any other failure
 // of the wait is ErrNoCompletion (RPMA_E_NO_COMPLETION, as librpma
 // returns when ibv_get_cq_event fails): poll the CQs with GetWC and wait
-// again.
+// again. Once the connection has ended (the peer disconnected or died,
+// or Disconnect was called) it returns at once an error of kind
+// ErrNoCompletion that also matches rdmacm.ErrDisconnected and
+// syscall.ECONNRESET, as CQ.Wait does: drain the CQs with GetWC.
 func (c *Conn) Wait(ctx context.Context) (q *CQ, isRCQ bool, err error) {
 	if err := c.usable("wait"); err != nil {
 		return nil, false, err
@@ -247,15 +249,9 @@ func (c *Conn) Wait(ctx context.Context) (q *CQ, isRCQ bool, err error) {
 	if c.req.shared == nil {
 		return nil, false, ErrNotSharedChannel
 	}
-	got, err := c.req.shared.Wait(ctx)
+	got, err := c.id.WaitCQ(ctx, c.req.shared)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, false, err
-		}
-		if errors.Is(err, syscall.EBADF) {
-			return nil, false, closedErr("wait", err)
-		}
-		return nil, false, ErrNoCompletion
+		return nil, false, waitErr(ctx, err)
 	}
 	switch {
 	case got == c.req.cq.q:

@@ -118,6 +118,11 @@ func (r *ConnRequest) setup() error {
 			return err
 		}
 	}
+	// The connection's CQs watch its end in Wait.
+	r.cq.id = r.id
+	if r.rcq != nil {
+		r.rcq.id = r.id
+	}
 	init := uverbs.QPInit{
 		SendCQ: r.cq.q,
 		RecvCQ: r.cq.q,

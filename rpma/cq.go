@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/rdmacm"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
@@ -20,6 +21,9 @@ type CQ struct {
 	// it, so that its methods answer ErrClosed before they look at their
 	// arguments.
 	closed atomic.Bool
+	// id is the connection's ID, whose end Wait watches; nil for an SRQ's
+	// receive CQ, which serves several connections.
+	id *rdmacm.ID
 }
 
 // newCQ creates a CQ of size entries on ch (a new channel of its own when
@@ -109,6 +113,16 @@ var errNoWC = inval("get completions into no entries")
 // wait on the completion channel is ErrNoCompletion
 // (RPMA_E_NO_COMPLETION, as librpma returns when ibv_get_cq_event
 // fails): the CQ stays usable; poll it with GetWC and wait again.
+//
+// A connection's CQ also watches the connection: once the peer has
+// disconnected or died (the kernel disconnects a dead process's
+// connections), or the connection was disconnected here, Wait returns at
+// once an error of kind ErrNoCompletion (Code: CodeNoCompletion) that also
+// matches rdmacm.ErrDisconnected and syscall.ECONNRESET. librpma's wait
+// would sleep on. The completions the CQ holds, flushed ones among them,
+// are still there: drain them with GetWC until ErrNoCompletion. The
+// disconnection stays for Conn.NextEvent (ConnClosed). The receive CQ of
+// an SRQ serves several connections and watches none.
 func (c *CQ) Wait(ctx context.Context) error {
 	if err := c.usable("wait"); err != nil {
 		return err
@@ -116,16 +130,37 @@ func (c *CQ) Wait(ctx context.Context) error {
 	if c.shared {
 		return ErrSharedChannel
 	}
-	if _, err := c.ch.Wait(ctx); err != nil {
-		if ctx.Err() != nil {
-			return err
-		}
-		if errors.Is(err, syscall.EBADF) {
-			return closedErr("wait", err)
-		}
-		return ErrNoCompletion
+	if _, err := waitChannel(ctx, c.id, c.ch); err != nil {
+		return waitErr(ctx, err)
 	}
 	return provider("arm CQ", c.q.ReqNotify(false))
+}
+
+// waitChannel waits for ch's next completion event, and for the end of
+// id's connection when id is not nil (rdmacm.ID.WaitCQ).
+func waitChannel(ctx context.Context, id *rdmacm.ID, ch *cq.Channel) (*cq.CQ, error) {
+	if id == nil {
+		return ch.Wait(ctx)
+	}
+	return id.WaitCQ(ctx, ch)
+}
+
+// errConnEnded is the error of a wait on a connection that ended, made
+// once. Its kind is ErrNoCompletion, the code librpma's waits return when
+// ibv_get_cq_event fails: none came and none will.
+var errConnEnded error = &rpmaError{"rpma: wait: " + ErrNoCompletion.Error() + ": " + rdmacm.ErrDisconnected.Error(), ErrNoCompletion, rdmacm.ErrDisconnected}
+
+// waitErr is the error of CQ.Wait and Conn.Wait for err from the wait.
+func waitErr(ctx context.Context, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return err
+	case errors.Is(err, rdmacm.ErrDisconnected):
+		return errConnEnded
+	case errors.Is(err, syscall.EBADF):
+		return closedErr("wait", err)
+	}
+	return ErrNoCompletion
 }
 
 // Fd returns the file descriptor of the CQ's completion channel

@@ -54,6 +54,21 @@
 // pointer to NULL. A second Close does nothing, as librpma's delete
 // functions do with a NULL pointer.
 //
+// # A peer that goes away
+//
+// librpma's waits sleep on when the peer is gone. Here CQ.Wait and
+// Conn.Wait also watch the connection: once the peer has disconnected
+// or its process has died (its kernel then disconnects), or Disconnect
+// was called, they return at once an error of kind ErrNoCompletion
+// (CodeNoCompletion, librpma's code for a failed wait) that also matches
+// rdmacm.ErrDisconnected and syscall.ECONNRESET. The completions the CQs
+// hold, the flushed ones among them, stay for GetWC, and the
+// disconnection for Conn.NextEvent (ConnClosed). A peer host that
+// vanishes without a disconnection is noticed only when the transport
+// gives up on an outstanding operation, never on rxe, which retries
+// forever: bound such waits with a context deadline (see the rdmacm
+// package's documentation).
+//
 // # Concurrency
 //
 // Blocking calls take a context.Context; the files behind Fd methods are

@@ -201,19 +201,7 @@ func (o *Options) dial(ctx context.Context, dst netip.AddrPort) (*Conn, error) {
 		ch.Close()
 		return nil, err
 	}
-	step := func(err error, want rdmacm.EventType) error {
-		if err != nil {
-			return err
-		}
-		_, err = id.WaitEvent(ctx, want)
-		return err
-	}
-	to := o.resolveTimeout()
-	if err := step(id.ResolveAddr(netip.AddrPort{}, dst, to), rdmacm.EventAddrResolved); err != nil {
-		ch.Close()
-		return nil, err
-	}
-	if err := step(id.ResolveRoute(to), rdmacm.EventRouteResolved); err != nil {
+	if err := id.Resolve(ctx, dst, o.resolveTimeout()); err != nil {
 		ch.Close()
 		return nil, err
 	}

@@ -62,16 +62,7 @@ func Dial(t testing.TB, ctx context.Context, addr netip.AddrPort, ps rdmacm.Port
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.ResolveAddr(netip.AddrPort{}, addr, timeout); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.WaitEvent(ctx, rdmacm.EventAddrResolved); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.ResolveRoute(timeout); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.WaitEvent(ctx, rdmacm.EventRouteResolved); err != nil {
+	if err := c.Resolve(ctx, addr, timeout); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.CreateQP(nil, uverbs.QPInit{Cap: qpCap}); err != nil {

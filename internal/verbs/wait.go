@@ -31,6 +31,15 @@ func (e *EventFile) Read(ctx context.Context, buf []byte) error {
 		defer stop()
 	}
 	n, err := e.File.Read(buf)
+	for errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() == nil && (dl.IsZero() || time.Now().Before(dl)) {
+		// Not ctx's deadline: an earlier reader's context ended as its
+		// read returned, and its AfterFunc moved the file's deadline
+		// after this read had set its own. Set it back.
+		if err = e.File.SetReadDeadline(dl); err != nil {
+			return e.err(ctx, err)
+		}
+		n, err = e.File.Read(buf)
+	}
 	if err != nil {
 		return e.err(ctx, err)
 	}
