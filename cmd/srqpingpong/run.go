@@ -7,8 +7,8 @@ import (
 	"io"
 	"math/rand/v2"
 
-	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/cmd/internal/pingpong"
+	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/uverbs"
 )
 

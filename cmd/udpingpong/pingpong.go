@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 
-	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/cmd/internal/pingpong"
+	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/uverbs"
 )
 

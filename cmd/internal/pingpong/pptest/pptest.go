@@ -18,8 +18,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/purerdma/purerdma/internal/netport"
 	"github.com/purerdma/purerdma/cmd/internal/pingpong"
+	"github.com/purerdma/purerdma/internal/netport"
 	"github.com/purerdma/purerdma/internal/testenv"
 	"github.com/purerdma/purerdma/uverbs"
 )
