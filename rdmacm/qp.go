@@ -67,7 +67,7 @@ func (id *ID) CreateQP(pd *uverbs.PD, init uverbs.QPInit) error {
 	return nil
 }
 
-func (o *ownedQP) makeCQs(ctx *uverbs.Context, c uverbs.QPCap) error {
+func (o *ownedQP) makeCQs(dev *uverbs.Context, c uverbs.QPCap) error {
 	o.cqs = true
 	var err error
 	for _, q := range []struct {
@@ -75,11 +75,11 @@ func (o *ownedQP) makeCQs(ctx *uverbs.Context, c uverbs.QPCap) error {
 		cq   **cq.CQ
 		size int
 	}{{&o.sendCh, &o.send, c.MaxSendWR}, {&o.recvCh, &o.recv, c.MaxRecvWR}} {
-		if *q.ch, err = cq.NewChannel(ctx); err != nil {
+		if *q.ch, err = cq.NewChannel(dev); err != nil {
 			o.close()
 			return err
 		}
-		if *q.cq, err = cq.New(ctx, max(q.size, 1), &cq.Options{Channel: *q.ch}); err != nil {
+		if *q.cq, err = cq.New(dev, max(q.size, 1), &cq.Options{Channel: *q.ch}); err != nil {
 			o.close()
 			return err
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/netip"
 	"sync/atomic"
-	"time"
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/rdmacm"
@@ -58,11 +57,11 @@ func (p *Peer) NewConnRequest(ctx context.Context, addr netip.AddrPort, cfg *Con
 	}
 	id, err := ch.CreateID(rdmacm.TCP)
 	if err == nil {
-		err = resolve(ctx, id, addr, cfg.Timeout)
+		err = id.Resolve(ctx, addr, cfg.Timeout)
 	}
 	if err != nil {
 		ch.Close()
-		return nil, err
+		return nil, provider("new connection request", err)
 	}
 	r := &ConnRequest{peer: p, ch: ch, id: id, cfg: cfg}
 	if err := r.setup(); err != nil {
@@ -70,22 +69,6 @@ func (p *Peer) NewConnRequest(ctx context.Context, addr netip.AddrPort, cfg *Con
 		return nil, err
 	}
 	return r, nil
-}
-
-func resolve(ctx context.Context, id *rdmacm.ID, addr netip.AddrPort, timeout time.Duration) error {
-	if err := id.ResolveAddr(netip.AddrPort{}, addr, timeout); err != nil {
-		return provider("resolve address", err)
-	}
-	if _, err := id.WaitEvent(ctx, rdmacm.EventAddrResolved); err != nil {
-		return provider("resolve address", err)
-	}
-	if err := id.ResolveRoute(timeout); err != nil {
-		return provider("resolve route", err)
-	}
-	if _, err := id.WaitEvent(ctx, rdmacm.EventRouteResolved); err != nil {
-		return provider("resolve route", err)
-	}
-	return nil
 }
 
 // setup creates the CQs and the QP of the request, as
