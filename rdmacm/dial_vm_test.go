@@ -1,20 +1,17 @@
 package rdmacm_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"net/netip"
-	"os"
-	"os/exec"
 	"runtime"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/cmtest"
 	"github.com/purerdma/purerdma/internal/testenv"
 	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/rdmacm"
@@ -194,56 +191,6 @@ func TestDialFails(t *testing.T) {
 	})
 }
 
-// peerEnv, set to a server's address, makes the test binary a client
-// that connects to it, says "established" and waits to be killed.
-const peerEnv = "PURERDMA_RDMACM_PEER"
-
-// runPeer is the killable client's main. It closes nothing: the kernel
-// cleans up after the kill.
-func runPeer(addr string) int {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if _, err := rdmacm.Dial(ctx, addr); err != nil {
-		fmt.Fprintln(os.Stderr, "rdmacm peer:", err)
-		return 1
-	}
-	fmt.Println("established")
-	<-ctx.Done()
-	return 0
-}
-
-// startPeer starts a killable client of addr in a child process and
-// returns once it said it is connected; kill kills it. Its output is read
-// here, not by a goroutine, so that the goroutine counts of the tests see
-// none of exec's.
-func startPeer(t *testing.T, addr string) (kill func()) {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), peerEnv+"="+addr)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	// The child gives up on its own after a minute: the read ends.
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if line != "established\n" {
-		t.Fatalf("the peer said %q (%v), want established", line, err)
-	}
-	return func() { cmd.Process.Signal(syscall.SIGKILL) }
-}
-
 // goroutinesBack waits up to a second for the goroutine count to drop to
 // before, and fails the test if it does not.
 func goroutinesBack(t *testing.T, before int) {
@@ -321,7 +268,11 @@ func peerGone(t *testing.T, d testenv.Dev, kill bool, wait func(context.Context,
 	var s *rdmacm.ID
 	if kill {
 		srv := accepted(t, ctx, l)
-		leave = startPeer(t, l.Addr().String())
+		ready, killPeer := cmtest.StartPeer(t, l.Addr().String())
+		if err := ready(); err != nil {
+			t.Fatal(err)
+		}
+		leave = killPeer
 		if s = <-srv; s == nil {
 			t.FailNow()
 		}

@@ -4,15 +4,14 @@ import (
 	"os"
 	"testing"
 
+	"github.com/purerdma/purerdma/internal/cmtest"
 	"github.com/purerdma/purerdma/internal/testenv"
 )
 
 // TestMain fails the binary if a test leaves IDs, QPs, CQs or fds behind.
-// With peerEnv set, the binary is instead the killable client of
+// Started by cmtest.StartPeer, the binary is instead the killable client of
 // TestPeerGone.
 func TestMain(m *testing.M) {
-	if addr := os.Getenv(peerEnv); addr != "" {
-		os.Exit(runPeer(addr))
-	}
+	cmtest.PeerMain()
 	os.Exit(testenv.Main(m))
 }

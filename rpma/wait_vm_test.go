@@ -1,77 +1,20 @@
 package rpma_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"net/netip"
-	"os"
-	"os/exec"
 	"runtime"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/purerdma/purerdma/internal/cmtest"
 	"github.com/purerdma/purerdma/internal/rpmatest"
 	"github.com/purerdma/purerdma/internal/testenv"
 	"github.com/purerdma/purerdma/rdmacm"
 	"github.com/purerdma/purerdma/rpma"
 )
-
-// peerEnv, set to a server's address, makes the test binary a client
-// that connects to it, says "established" and waits to be killed.
-const peerEnv = "PURERDMA_RPMA_PEER"
-
-// runPeer is the killable client's main: an rdmacm client, which an rpma
-// server accepts as any other. It closes nothing: the kernel cleans up
-// after the kill.
-func runPeer(addr string) int {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if _, err := rdmacm.Dial(ctx, addr); err != nil {
-		fmt.Fprintln(os.Stderr, "rpma peer:", err)
-		return 1
-	}
-	fmt.Println("established")
-	<-ctx.Done()
-	return 0
-}
-
-// startPeer starts a killable client of addr in a child process, and
-// returns the function that kills it once it said it is connected. The
-// child's output is read in the caller's goroutine, so that goroutine
-// counts see none of exec's.
-func startPeer(t *testing.T, addr string) (ready func() error, kill func()) {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), peerEnv+"="+addr)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	ready = func() error {
-		// The child gives up on its own after a minute: the read ends.
-		line, err := bufio.NewReader(out).ReadString('\n')
-		if line != "established\n" {
-			return fmt.Errorf("the peer said %q (%v), want established", line, err)
-		}
-		return nil
-	}
-	return ready, func() { cmd.Process.Signal(syscall.SIGKILL) }
-}
 
 // TestWaitPeerGone blocks a server in CQ.Wait or Conn.Wait and has its
 // peer disappear: killed in a child process (its kernel disconnects it),
@@ -120,7 +63,7 @@ func waitPeerGone(t *testing.T, d testenv.Dev, kill, shared bool, wait func(cont
 	var conn *rpma.Conn
 	var leave func()
 	if kill {
-		ready, killPeer := startPeer(t, epAddr.String())
+		ready, killPeer := cmtest.StartPeer(t, epAddr.String())
 		req, err := ep.NextConnRequest(ctx, &cfg)
 		if err != nil {
 			t.Fatal(err)

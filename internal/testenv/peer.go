@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -67,4 +68,33 @@ func FreePort(t testing.TB) int {
 		t.Fatal(err)
 	}
 	return port
+}
+
+// StartSelf runs this test binary again as a child process that runs no
+// test (-test.run=^$) with env (KEY=value) added, so that its TestMain
+// plays a peer that a test can kill; its stderr is the test's. It returns
+// the command and the child's stdout, which the caller reads in its own
+// goroutine (goroutine counts then see none of exec's). The child is
+// killed and waited for when the test ends.
+func StartSelf(t testing.TB, env ...string) (*exec.Cmd, io.Reader) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	return cmd, out
 }

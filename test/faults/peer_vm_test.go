@@ -89,24 +89,7 @@ func servePeer(addr string) error {
 // if it still runs.
 func killablePeer(t *testing.T, d testenv.Dev) (*exec.Cmd, netip.AddrPort, *bufio.Scanner) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), peerEnv+"="+d.Addr)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
+	cmd, out := testenv.StartSelf(t, peerEnv+"="+d.Addr)
 	lines := bufio.NewScanner(out)
 	if !lines.Scan() {
 		t.Fatalf("peer ended before listening: %v", lines.Err())
