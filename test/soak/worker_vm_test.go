@@ -2,6 +2,7 @@ package soak_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -303,9 +304,17 @@ func (s *soaker) checkResources(kind faultKind) bool {
 // tearDown deletes the soak's device and veth pair.
 func (s *soaker) tearDown() {
 	if c, err := rdmanl.Dial(); err == nil {
-		if _, err := c.DeviceByName(s.dev.Name); err == nil {
-			if err := c.LinkDel(s.dev.Name); err != nil {
+		// The goal is a device that is gone: a LinkDel that no longer
+		// finds it, after the lookup before it did, is looked up again
+		// rather than taken as a failure (a 1-minute soak once ended so
+		// while the other worker's device was going away).
+		for try := 0; try < 3; try++ {
+			if _, err := c.DeviceByName(s.dev.Name); err != nil {
+				break
+			}
+			if err := c.LinkDel(s.dev.Name); err != nil && !errors.Is(err, rdmanl.ErrNotFound) {
 				s.problem("rdma link delete %s: %v", s.dev.Name, err)
+				break
 			}
 		}
 		c.Close()
