@@ -12,6 +12,7 @@ import (
 
 	"github.com/purerdma/purerdma/cq"
 	"github.com/purerdma/purerdma/internal/testenv"
+	"github.com/purerdma/purerdma/rdmacm"
 	"github.com/purerdma/purerdma/rpma"
 )
 
@@ -115,8 +116,10 @@ func TestKeyValue(t *testing.T) {
 		}
 		cancel()
 		// The server's Recv ends with the context, or with the
-		// connection: closed, or its receives flushed.
-		if err := <-served; !errors.Is(err, context.Canceled) && !errors.Is(err, rpma.ErrClosed) && !errors.Is(err, cq.ErrCompletion) {
+		// connection: closed, ended (the client's disconnect), or its
+		// receives flushed.
+		if err := <-served; !errors.Is(err, context.Canceled) && !errors.Is(err, rpma.ErrClosed) &&
+			!errors.Is(err, rdmacm.ErrDisconnected) && !errors.Is(err, cq.ErrCompletion) {
 			t.Errorf("the server returned %v", err)
 		}
 	})

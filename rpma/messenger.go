@@ -2,7 +2,11 @@ package rpma
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
+
+	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/rdmacm"
 )
 
 // Messenger sends and receives messages of up to a fixed size on a
@@ -110,7 +114,11 @@ func (m *Messenger) Send(ctx context.Context, p []byte) error {
 }
 
 // Recv waits for the next message. Release it when done with its bytes;
-// until then its buffer is out of the receive queue.
+// until then its buffer is out of the receive queue. When the connection
+// ends (the peer disconnected or died) Recv returns an error of code
+// CodeNoCompletion matching rdmacm.ErrDisconnected and
+// syscall.ECONNRESET, as CQ.Wait does, whether the wait or a flushed
+// receive noticed it first.
 func (m *Messenger) Recv(ctx context.Context) (Message, error) {
 	if m == nil {
 		return Message{}, errNil
@@ -123,8 +131,13 @@ func (m *Messenger) Recv(ctx context.Context) (Message, error) {
 		return Message{}, err
 	}
 	if err := wc.Err(); err != nil {
-		// A failed receive: the connection is broken (a flush), and
-		// the buffer would fail again.
+		// A failed receive: the connection is broken, and the buffer
+		// would fail again. A flushed one means the QP left RTS, as
+		// when the peer went away: say so as the waits do.
+		if wc.Status == cq.WRFlushErr {
+			return Message{}, &rpmaError{"rpma: recv: the connection ended: " + err.Error(), ErrNoCompletion,
+				errors.Join(rdmacm.ErrDisconnected, err)}
+		}
 		return Message{}, err
 	}
 	i := int32(wc.ID & slotMask)

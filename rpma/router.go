@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/rdmacm"
 )
 
 // wcSource is where a router's completions come from: a connection's CQs
@@ -209,7 +210,10 @@ func (r *router) pollFor(ctx context.Context, ch chan cq.WC) error {
 			continue
 		}
 		spins = 0
-		if err := r.src.wait(ctx); err != nil && !errors.Is(err, ErrNoCompletion) {
+		// ErrNoCompletion is a wake-up with nothing to poll, unless the
+		// connection has ended (CQ.Wait says so with an error that is
+		// both): then no completion will come, and every waiter is told.
+		if err := r.src.wait(ctx); err != nil && (!errors.Is(err, ErrNoCompletion) || errors.Is(err, rdmacm.ErrDisconnected)) {
 			return err
 		}
 	}

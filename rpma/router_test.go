@@ -237,6 +237,9 @@ func TestRouterFail(t *testing.T) {
 		{"reset", syscall.ECONNRESET, 8},
 		{"closed", ErrClosed, 3},
 		{"one waiter", syscall.ECONNRESET, 1},
+		// CQ.Wait's error once the connection ended is ErrNoCompletion
+		// too, which alone is a wake-up with nothing to poll.
+		{"connection ended", errConnEnded, 4},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := testCtx(t)

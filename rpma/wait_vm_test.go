@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/netip"
 	"runtime"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ import (
 	"github.com/purerdma/purerdma/rpma"
 )
 
-// TestWaitPeerGone blocks a server in CQ.Wait or Conn.Wait and has its
+// TestWaitPeerGone blocks a server in CQ.Wait, Conn.Wait or Messenger.Recv and has its
 // peer disappear: killed in a child process (its kernel disconnects it),
 // or disconnecting. The wait must end with an error of code
 // CodeNoCompletion matching rdmacm.ErrDisconnected and ECONNRESET within
@@ -31,6 +32,15 @@ func TestWaitPeerGone(t *testing.T) {
 		{"CQ.Wait", false, func(ctx context.Context, c *rpma.Conn) error { return c.CQ().Wait(ctx) }},
 		{"Conn.Wait", true, func(ctx context.Context, c *rpma.Conn) error {
 			_, _, err := c.Wait(ctx)
+			return err
+		}},
+		{"Messenger.Recv", false, func(ctx context.Context, c *rpma.Conn) error {
+			m, err := messengerOf(c)
+			if err != nil {
+				return err
+			}
+			msg, err := m.Recv(ctx)
+			msg.Release()
 			return err
 		}},
 	}
@@ -123,4 +133,20 @@ func waitPeerGone(t *testing.T, d testenv.Dev, kill, shared bool, wait func(cont
 	if err := conn.Disconnect(); err != nil {
 		t.Error(err)
 	}
+}
+
+var messengers sync.Map // *rpma.Conn -> *rpma.Messenger: one per connection
+
+// messengerOf returns c's Messenger, made on first use (the wait runs
+// again after a wake-up with nothing to report); closing c closes it.
+func messengerOf(c *rpma.Conn) (*rpma.Messenger, error) {
+	if m, ok := messengers.Load(c); ok {
+		return m.(*rpma.Messenger), nil
+	}
+	m, err := rpma.NewMessenger(c, 64, 2)
+	if err != nil {
+		return nil, err
+	}
+	messengers.Store(c, m)
+	return m, nil
 }
