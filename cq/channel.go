@@ -42,6 +42,12 @@ func (ch *Channel) SyscallConn() (syscall.RawConn, error) {
 	if ch == nil {
 		return nil, ErrClosed
 	}
+	ch.mu.Lock()
+	closed := ch.closed
+	ch.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
 	return ch.file.SyscallConn()
 }
 
