@@ -21,8 +21,7 @@ const (
 	kvValueSize = 48
 )
 
-// serveKV accepts one client on l, whose region is the table, and
-// applies its PUTs until ctx ends or the connection fails.
+// serveKV accepts one client on l (its region is the table) and applies its PUTs.
 func serveKV(ctx context.Context, l *rpma.Listener) error {
 	conn, err := l.Accept(ctx)
 	if err != nil {
@@ -34,6 +33,7 @@ func serveKV(ctx context.Context, l *rpma.Listener) error {
 		return err
 	}
 	table := l.Region().Bytes()
+	storeSlot(table[:kvSlotSize], nil) // slot 0's version > 0: our receives are posted
 	for {
 		msg, err := m.Recv(ctx)
 		if err != nil {
@@ -51,22 +51,20 @@ func serveKV(ctx context.Context, l *rpma.Listener) error {
 	}
 }
 
-// storeSlot writes v into slot as a seqlock writer: both versions odd (the
-// tail, read last, before the value), the value, both even (the head, read
-// first, last). Atomic stores keep that order for the device on any CPU.
+// storeSlot writes v into slot as a seqlock writer: both versions odd, the
+// value, both even (the head, read first, last); atomic stores keep the order.
 func storeSlot(slot, v []byte) {
 	word := func(off int) *atomic.Uint64 { return (*atomic.Uint64)(unsafe.Pointer(&slot[off])) }
 	head, tail := word(0), word(kvSlotSize-8)
-	ver := head.Load() + 1
-	head.Store(ver)
-	tail.Store(ver)
+	head.Store(head.Load() + 1)
+	tail.Store(head.Load())
 	var val [kvValueSize]byte
 	copy(val[:], v)
 	for i := 0; i < kvValueSize; i += 8 {
 		word(8 + i).Store(binary.LittleEndian.Uint64(val[i:]))
 	}
-	tail.Store(ver + 1)
-	head.Store(ver + 1)
+	tail.Store(head.Load() + 1)
+	head.Store(tail.Load())
 }
 
 // kvClient is a client of serveKV: one goroutine may Get while one Puts.
@@ -88,6 +86,9 @@ func dialKV(ctx context.Context, address string) (*kvClient, error) {
 	if err == nil && c.Remote() == nil {
 		err = fmt.Errorf("%s sent no table", address)
 	}
+	for err == nil && binary.LittleEndian.Uint64(kv.buf.Bytes()) == 0 { // iWARP drops a message no receive waits for
+		err = c.Conn().ReadAndWait(ctx, kv.buf.Span(0, 8), c.Remote().At(0))
+	}
 	if err != nil {
 		c.Close() // frees buf too
 		return nil, err
@@ -95,8 +96,7 @@ func dialKV(ctx context.Context, address string) (*kvClient, error) {
 	return kv, nil
 }
 
-// Get reads key's slot until it finds it whole: both versions equal and
-// even. Odd means a PUT in progress, different means one came between.
+// Get reads key's slot until it is whole: both versions equal and even.
 func (kv *kvClient) Get(ctx context.Context, key int) ([]byte, error) {
 	for {
 		if err := kv.Conn().ReadAndWait(ctx, kv.buf.Span(0, kvSlotSize), kv.Remote().At(key*kvSlotSize)); err != nil {
