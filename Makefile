@@ -27,7 +27,7 @@ ARM64_PKGS ?= ./uverbs ./mr ./rdmacm ./rpma
 OTHER_OSES    ?= darwin windows freebsd
 PORTABLE_PKGS ?= ./uverbs ./cq ./mr ./rdmacm ./rsocket ./rpma ./cmd/...
 
-.PHONY: kernel-bugs all build vet unit abi-check abi-check-host abi-generate fuzz fuzz-short vm-test vm-test-amd64 vm-test-arm64 vm-test-race vm-test-hog vm-test-soak soak vm-test-all test-pair test-pair-ci test test-all test-native demo bench profile vm-shell fetch clean
+.PHONY: vm-test-exec kernel-bugs all build vet unit abi-check abi-check-host abi-generate fuzz fuzz-short vm-test vm-test-amd64 vm-test-arm64 vm-test-race vm-test-hog vm-test-soak soak vm-test-all test-pair test-pair-ci test test-all test-native demo bench profile vm-shell fetch clean
 
 all: build
 
@@ -170,13 +170,21 @@ test-pair:
 test-pair-ci:
 	$(GO) run ./hack/vm pair -ctools -kernel $(KERNEL) $(VMFLAGS) -- -test.short $(TESTFLAGS)
 
+## vm-test-exec: a user's view of cmd/rdmavm: a throw-away module
+## outside the repository that imports purerdma, tested with go test
+## -exec rdmavm (its own write test on rxe0 and siw0, a test that fails on
+## purpose, -ctools against C rping and ibv_rc_pingpong, -pair across two
+## guests) on 6.1, rdmavm's default, sharing the kernels of .cache/vm.
+vm-test-exec:
+	PURERDMA_EXEC_TEST=1 PURERDMA_CACHE=$${PURERDMA_CACHE:-$(CURDIR)/.cache/vm} $(GO) test -count=1 -v -run TestGoTestExec ./cmd/rdmavm
+
 ## test: build, vet, unit tests, the ABI check, a brief fuzz run, the VM tests on amd64
 ## and arm64, the race-detector run, the hog run, a minute of the soak, then
 ## the two-host suite's CI subset (what CI runs).
-test: build vet unit abi-check conformance fuzz-short vm-test vm-test-race vm-test-hog vm-test-soak test-pair-ci
+test: build vet unit abi-check conformance fuzz-short vm-test vm-test-race vm-test-hog vm-test-soak test-pair-ci vm-test-exec
 
 ## test-all: the same with every package on arm64 and the whole two-host suite.
-test-all: build vet unit abi-check fuzz-short vm-test-all vm-test-hog test-pair
+test-all: build vet unit abi-check fuzz-short vm-test-all vm-test-hog test-pair vm-test-exec
 	$(MAKE) vm-test-race RACE_TESTS='$(RACE_TESTS)|TestLoadManyConnections'
 
 ## test-native: the integration tests, the interop with the C tools and a

@@ -12,8 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/purerdma/purerdma/hack/vm/internal/fetch"
-	"github.com/purerdma/purerdma/hack/vm/internal/plan"
+	"github.com/purerdma/purerdma/internal/vm"
+
+	"github.com/purerdma/purerdma/internal/vm/fetch"
+	"github.com/purerdma/purerdma/internal/vm/plan"
 )
 
 // The lines of benchcmp compare's output that bench reads (hack/benchcmp/compare.go).
@@ -70,13 +72,13 @@ func runBenchcmp(env *fetch.Env, o options, args []string, subcommand ...string)
 	var console bytes.Buffer
 	o.console = io.MultiWriter(os.Stdout, &console)
 	start := time.Now()
-	err := runGuest(env, o, plan.ModeTest, func(im *image, b *builder) error {
+	err := runGuest(env, o, plan.ModeTest, func(im *vm.Image, b *builder) error {
 		bin, err := b.harness()
 		if err != nil {
 			return err
 		}
-		im.files[benchcmpPath] = bin
-		im.plan.Steps = []plan.Step{{
+		im.Files[benchcmpPath] = bin
+		im.Plan.Steps = []plan.Step{{
 			Name: "benchcmp " + subcommand[0],
 			Path: benchcmpPath,
 			Args: append(subcommand, rargs...),

@@ -128,7 +128,7 @@ func (b *builder) testBinary(p testPackage) string {
 
 // programs builds the guest's /init and the project's commands.
 func (b *builder) programs() error {
-	if err := b.goCmd("build", "-o", filepath.Join(b.out, "init"), "./hack/vm/init"); err != nil {
+	if err := b.goCmd("build", "-o", filepath.Join(b.out, "init"), "./cmd/rdmavm"); err != nil {
 		return err
 	}
 	bin := filepath.Join(b.out, "bin")

@@ -12,8 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/purerdma/purerdma/hack/vm/internal/fetch"
-	"github.com/purerdma/purerdma/hack/vm/internal/plan"
+	"github.com/purerdma/purerdma/internal/vm"
+
+	"github.com/purerdma/purerdma/internal/vm/fetch"
+	"github.com/purerdma/purerdma/internal/vm/plan"
 )
 
 // test builds the integration test binaries and runs them in the guest.
@@ -26,14 +28,14 @@ func test(env *fetch.Env, o options, args []string) error {
 	if len(pkgs) == 0 {
 		return fmt.Errorf("no integration test packages in %v", patterns)
 	}
-	return runGuest(env, o, plan.ModeTest, func(im *image, b *builder) error {
+	return runGuest(env, o, plan.ModeTest, func(im *vm.Image, b *builder) error {
 		return addTests(im, b, pkgs, guestTestFlags(testFlags, o.timeout))
 	})
 }
 
 // addTests builds the packages' test binaries and packs them, each as a
 // step run with flags.
-func addTests(im *image, b *builder, pkgs []testPackage, flags []string) error {
+func addTests(im *vm.Image, b *builder, pkgs []testPackage, flags []string) error {
 	if err := b.tests(pkgs); err != nil {
 		return err
 	}
@@ -48,17 +50,17 @@ func addTests(im *image, b *builder, pkgs []testPackage, flags []string) error {
 		}
 		for _, l := range libs {
 			if !slices.Contains(bins, l) {
-				im.hostLibs = append(im.hostLibs, l)
+				im.HostLibs = append(im.HostLibs, l)
 			}
 		}
 	}
 	for _, p := range pkgs {
 		dir := "/tests/" + p.Name
-		im.files[dir+"/"+p.Name+".test"] = b.testBinary(p)
+		im.Files[dir+"/"+p.Name+".test"] = b.testBinary(p)
 		if st, err := os.Stat(filepath.Join(p.Dir, "testdata")); err == nil && st.IsDir() {
-			im.trees[dir+"/testdata"] = filepath.Join(p.Dir, "testdata")
+			im.Trees[dir+"/testdata"] = filepath.Join(p.Dir, "testdata")
 		}
-		im.plan.Steps = append(im.plan.Steps, plan.Step{Name: p.Name, Path: dir + "/" + p.Name + ".test", Args: flags, Dir: dir})
+		im.Plan.Steps = append(im.Plan.Steps, plan.Step{Name: p.Name, Path: dir + "/" + p.Name + ".test", Args: flags, Dir: dir})
 	}
 	return nil
 }
@@ -66,13 +68,13 @@ func addTests(im *image, b *builder, pkgs []testPackage, flags []string) error {
 // demo boots the guest, shows its RDMA devices and runs an rpma server
 // and client on each (librpma's flush-to-persistent example in Go).
 func demo(env *fetch.Env, o options) error {
-	return runGuest(env, o, plan.ModeDemo, func(im *image, b *builder) error {
+	return runGuest(env, o, plan.ModeDemo, func(im *vm.Image, b *builder) error {
 		steps := []plan.Step{
 			{Name: "rdma link show", Path: "/opt/purerdma/bin/rdma", Args: []string{"link", "show"}},
 			{Name: "ibv_devices (Go)", Path: "/opt/purerdma/bin/ibv_devices"},
 			{Name: "rpma server and client: 05-flush-to-persistent", Path: "/opt/purerdma/bin/rpma-examples", Args: []string{"demo"}},
 		}
-		im.plan.Steps = steps
+		im.Plan.Steps = steps
 		return nil
 	})
 }
@@ -92,28 +94,28 @@ func shell(env *fetch.Env, o options) error {
 	if err != nil {
 		return err
 	}
-	return runGuest(env, o, plan.ModeShell, func(im *image, b *builder) error {
-		im.hostLibs = append(im.hostLibs, libs...)
-		im.plan.Shell = "/bin/bash"
+	return runGuest(env, o, plan.ModeShell, func(im *vm.Image, b *builder) error {
+		im.HostLibs = append(im.HostLibs, libs...)
+		im.Plan.Shell = "/bin/bash"
 		return nil
 	})
 }
 
 // runGuest prepares the kernel, builds init and the commands, lets fill add
 // the mode's contents, writes the initramfs and boots it.
-func runGuest(env *fetch.Env, o options, mode plan.Mode, fill func(*image, *builder) error) error {
+func runGuest(env *fetch.Env, o options, mode plan.Mode, fill func(*vm.Image, *builder) error) error {
 	g, err := buildGuest(env, o, mode, fill)
 	if err != nil {
 		return err
 	}
 	defer g.cleanup()
-	env.Logf("booting %s guest, kernel %s (%s)", o.arch, g.kernel.Version, sizeOf(g.initrd))
+	env.Logf("booting %s guest, kernel %s (%s)", o.arch, g.kernel.Version, vm.SizeOf(g.initrd))
 	start := time.Now()
 	console := io.Writer(os.Stdout)
 	if o.console != nil {
 		console = o.console
 	}
-	status, err := boot(context.Background(), o.arch, g.kernel.Vmlinuz, g.initrd, o.timeout, console, mode == plan.ModeShell)
+	status, err := vm.Boot(context.Background(), o.arch, g.kernel.Vmlinuz, g.initrd, o.timeout, console, mode == plan.ModeShell)
 	if err != nil {
 		return err
 	}
@@ -133,7 +135,7 @@ type guestImage struct {
 
 // buildGuest prepares the kernel, builds init and the commands, lets fill
 // add the mode's contents and writes the initramfs.
-func buildGuest(env *fetch.Env, o options, mode plan.Mode, fill func(*image, *builder) error) (*guestImage, error) {
+func buildGuest(env *fetch.Env, o options, mode plan.Mode, fill func(*vm.Image, *builder) error) (*guestImage, error) {
 	k, err := prepare(env, o)
 	if err != nil {
 		return nil, err
@@ -159,7 +161,7 @@ func buildGuest(env *fetch.Env, o options, mode plan.Mode, fill func(*image, *bu
 	return g, nil
 }
 
-func fillImage(env *fetch.Env, o options, mode plan.Mode, k *fetch.Kernel, work string, fill func(*image, *builder) error) error {
+func fillImage(env *fetch.Env, o options, mode plan.Mode, k *fetch.Kernel, work string, fill func(*vm.Image, *builder) error) error {
 	if o.race && o.arch != runtime.GOARCH {
 		return fmt.Errorf("-race: race-enabled binaries use the host's libc, so they run in %s guests only", runtime.GOARCH)
 	}
@@ -167,45 +169,37 @@ func fillImage(env *fetch.Env, o options, mode plan.Mode, k *fetch.Kernel, work 
 	if err := b.programs(); err != nil {
 		return err
 	}
-	im := newImage(k, plan.Plan{Mode: mode, Arch: o.arch, CTools: o.ctools, Hog: o.hog})
-	im.files["/init"] = filepath.Join(work, "init")
+	im := vm.NewImage(k, plan.Plan{Mode: mode, Arch: o.arch, CTools: o.ctools, Hog: o.hog})
+	im.Files["/init"] = filepath.Join(work, "init")
 	bins, _ := filepath.Glob(filepath.Join(work, "bin", "*"))
 	for _, bin := range bins {
-		im.files["/opt/purerdma/bin/"+filepath.Base(bin)] = bin
+		im.Files["/opt/purerdma/bin/"+filepath.Base(bin)] = bin
 	}
 	if o.ctools {
 		files, err := env.CToolFiles()
 		if err != nil {
 			return err
 		}
-		im.hostLibs = append(im.hostLibs, files...)
+		im.HostLibs = append(im.HostLibs, files...)
 		// The C test peers (test/*/testdata/peer.c) link librpma from the C tools.
 		peers, libs, err := testPeers(env, o.arch, filepath.Join(work, "peers"))
 		if err != nil {
 			return err
 		}
 		for guest, host := range peers {
-			im.files[guest] = host
+			im.Files[guest] = host
 		}
-		im.hostLibs = append(im.hostLibs, libs...)
+		im.HostLibs = append(im.HostLibs, libs...)
 	}
 	if o.extra != "" {
-		if err := addExtra(env, im, o.extra); err != nil {
+		if err := im.AddExtra(env, o.extra); err != nil {
 			return err
 		}
 	}
 	if err := fill(im, b); err != nil {
 		return err
 	}
-	return im.write(filepath.Join(work, "initrd.cpio"))
-}
-
-func sizeOf(path string) string {
-	st, err := os.Stat(path)
-	if err != nil {
-		return "?"
-	}
-	return fmt.Sprintf("%d MiB", st.Size()>>20)
+	return im.Write(filepath.Join(work, "initrd.cpio"))
 }
 
 // splitArgs separates package patterns from test flags: the flags follow

@@ -28,8 +28,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/purerdma/purerdma/hack/vm/internal/fetch"
-	"github.com/purerdma/purerdma/hack/vm/internal/plan"
+	"github.com/purerdma/purerdma/internal/vm/fetch"
+	"github.com/purerdma/purerdma/internal/vm/plan"
 )
 
 type options struct {

@@ -1,41 +1,16 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 
-	"github.com/purerdma/purerdma/hack/vm/internal/fetch"
-	"github.com/purerdma/purerdma/hack/vm/internal/plan"
-	"github.com/purerdma/purerdma/internal/netport"
+	"github.com/purerdma/purerdma/internal/vm"
+
+	"github.com/purerdma/purerdma/internal/vm/fetch"
+	"github.com/purerdma/purerdma/internal/vm/plan"
 )
-
-// The pair command boots two guests, a and b, on one virtual Ethernet
-// segment: QEMU's socket netdev, a listening and b connecting on the
-// host's loopback. Each guest has rxe on its NIC besides its own rxe0 and
-// siw0, so RoCE packets between them really cross a wire (between two
-// addresses of one guest, rxe short-cuts them through its loopback path).
-// Both guests run the same steps; the tests learn their side from
-// PURERDMA_PAIR_ROLE: a is the server, b the client.
-
-// pairModules are the NIC's modules; sch_netem is already among the
-// optional modules.
-var pairModules = []string{"virtio_net", "virtio_pci"}
-
-var pairWire = plan.Wire{
-	Netdev: "eth0",
-	Device: "rxe1",
-	Guests: []plan.WireGuest{
-		{Name: "a", MAC: "52:54:00:00:90:01", Prefix: "192.168.90.1/24", Role: "server"},
-		{Name: "b", MAC: "52:54:00:00:90:02", Prefix: "192.168.90.2/24", Role: "client"},
-	},
-}
 
 // powerOffTest is the test after which its client guest is gone: it runs
 // as the last step, and the other steps skip it.
@@ -56,20 +31,20 @@ func pair(env *fetch.Env, o options, args []string) error {
 		return fmt.Errorf("no integration test packages in %v", patterns)
 	}
 	flags := guestTestFlags(testFlags, o.timeout)
-	g, err := buildGuest(env, o, plan.ModeTest, func(im *image, b *builder) error {
-		im.nicMods = pairModules
-		im.plan.Wire = &pairWire
+	g, err := buildGuest(env, o, plan.ModeTest, func(im *vm.Image, b *builder) error {
+		im.NICModules = vm.PairModules
+		im.Plan.Wire = &vm.PairWire
 		if err := addTests(im, b, pkgs, append([]string{"-test.skip=" + powerOffTest}, flags...)); err != nil {
 			return err
 		}
 		if wantsPowerOff(flags) {
 			// The power-off test ends guest b, so it comes last, in a
 			// binary of its own.
-			for _, s := range im.plan.Steps {
+			for _, s := range im.Plan.Steps {
 				if strings.HasSuffix(s.Name, "twohost") {
 					s.Name += " (power off)"
 					s.Args = slices.Concat(flags, []string{"-test.run=" + powerOffTest})
-					im.plan.Steps = append(im.plan.Steps, s)
+					im.Plan.Steps = append(im.Plan.Steps, s)
 				}
 			}
 		}
@@ -79,7 +54,7 @@ func pair(env *fetch.Env, o options, args []string) error {
 		return err
 	}
 	defer g.cleanup()
-	return bootPair(env, o, g)
+	return vm.BootPair(env, o.arch, g.kernel, g.initrd, o.timeout, o.console)
 }
 
 // wantsPowerOff reports whether the test flags select the power-off
@@ -98,183 +73,4 @@ func wantsPowerOff(flags []string) bool {
 		return err == nil && ok
 	}
 	return true
-}
-
-// guestRun is one guest of the pair and how its run ended.
-type guestRun struct {
-	wg       plan.WireGuest
-	status   int
-	err      error
-	poweroff time.Time // when the guest asked to be powered off
-	took     time.Duration
-}
-
-// bootPair boots a, waits for its end of the wire to listen, boots b, and
-// waits for both.
-func bootPair(env *fetch.Env, o options, g *guestImage) error {
-	port, err := netport.Free()
-	if err != nil {
-		return err
-	}
-	out := &consoleMux{w: os.Stdout, start: time.Now()}
-	if o.console != nil {
-		out.w = o.console
-	}
-	env.Logf("booting guests a and b on one wire (127.0.0.1:%d), kernel %s (%s)", port, g.kernel.Version, sizeOf(g.initrd))
-	runs := make([]*guestRun, len(pairWire.Guests))
-	var wg sync.WaitGroup
-	for i, w := range pairWire.Guests {
-		r := &guestRun{wg: w}
-		runs[i] = r
-		end := "listen"
-		if i > 0 {
-			end = "connect"
-			// b's QEMU connects at start, so a's must listen first.
-			if err := waitListening(port, 2*time.Minute); err != nil {
-				return err
-			}
-		}
-		nic := []string{
-			"-netdev", fmt.Sprintf("socket,id=wire,%s=127.0.0.1:%d", end, port),
-			"-device", "virtio-net-pci,netdev=wire,mac=" + w.MAC + ",romfile=",
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.run(o, g, out, nic)
-		}()
-	}
-	wg.Wait()
-	out.report(env)
-	var failed []string
-	for _, r := range runs {
-		switch {
-		case !r.poweroff.IsZero():
-			env.Logf("guest %s (%s): powered off as it asked, after %v", r.wg.Name, r.wg.Role, r.took.Round(time.Second))
-		case r.err != nil:
-			env.Logf("guest %s (%s): %v", r.wg.Name, r.wg.Role, r.err)
-			failed = append(failed, r.wg.Name)
-		default:
-			env.Logf("guest %s (%s): exit status %d after %v", r.wg.Name, r.wg.Role, r.status, r.took.Round(time.Second))
-			if r.status != 0 {
-				failed = append(failed, r.wg.Name)
-			}
-		}
-	}
-	if len(failed) > 0 {
-		return fmt.Errorf("pair: guest %s failed", strings.Join(failed, " and "))
-	}
-	return nil
-}
-
-// run boots the guest. A console line asking for power-off kills QEMU,
-// as a pulled plug would stop the machine.
-func (r *guestRun) run(o options, g *guestImage, out *consoleMux, nic []string) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var mu sync.Mutex
-	console := out.guest(r.wg.Name, func(line string) {
-		if strings.HasPrefix(line, plan.PowerOffPrefix+r.wg.Name) {
-			mu.Lock()
-			r.poweroff = time.Now()
-			mu.Unlock()
-			cancel()
-			out.mark(r.wg.Name, "poweroff.start host kills QEMU")
-		}
-	})
-	start := time.Now()
-	status, err := boot(ctx, o.arch, g.kernel.Vmlinuz, g.initrd, o.timeout, console, false, nic...)
-	mu.Lock()
-	defer mu.Unlock()
-	r.status, r.err, r.took = status, err, time.Since(start)
-}
-
-// waitListening waits until a's QEMU listens on port; probing with a
-// connection would take the wire's only accept.
-func waitListening(port int, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for !netport.Listening(port) {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("guest a's QEMU does not listen on 127.0.0.1:%d after %v", port, limit)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return nil
-}
-
-// consoleMux interleaves the guests' consoles line by line, each line
-// prefixed with its guest's name, and notes the marks the guests print.
-type consoleMux struct {
-	mu    sync.Mutex
-	w     io.Writer
-	start time.Time
-	marks []mark
-}
-
-// mark is a moment a guest marked (plan.MarkPrefix), on the host's clock.
-type mark struct {
-	guest, name, text string
-	at                time.Duration // since the pair's start
-}
-
-func (m *consoleMux) mark(guest, line string) {
-	name, text, _ := strings.Cut(line, " ")
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.marks = append(m.marks, mark{guest, name, text, time.Since(m.start)})
-}
-
-// report prints the marks, and the time from each NAME.start to the
-// NAME.end after it.
-func (m *consoleMux) report(env *fetch.Env) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.marks) == 0 {
-		return
-	}
-	env.Logf("marks, on the host's clock since the guests started:")
-	starts := map[string]mark{}
-	for _, k := range m.marks {
-		env.Logf("  %9.3fs  guest %s  %s %s", k.at.Seconds(), k.guest, k.name, k.text)
-		if base, ok := strings.CutSuffix(k.name, ".start"); ok {
-			starts[base] = k
-		}
-	}
-	for _, k := range m.marks {
-		base, ok := strings.CutSuffix(k.name, ".end")
-		if s, found := starts[base]; ok && found && s.at <= k.at {
-			env.Logf("figure %s: %v (from guest %s's start to guest %s's end, host clock)", base, (k.at - s.at).Round(time.Millisecond), s.guest, k.guest)
-		}
-	}
-}
-
-func (m *consoleMux) guest(name string, onLine func(string)) io.Writer {
-	return &guestConsole{m: m, name: name, prefix: "[" + name + "] ", onLine: onLine}
-}
-
-type guestConsole struct {
-	m      *consoleMux
-	name   string
-	prefix string
-	onLine func(string)
-	buf    []byte
-}
-
-func (c *guestConsole) Write(p []byte) (int, error) {
-	c.buf = append(c.buf, p...)
-	for {
-		i := strings.IndexByte(string(c.buf), '\n')
-		if i < 0 {
-			return len(p), nil
-		}
-		line := string(c.buf[:i])
-		c.buf = c.buf[i+1:]
-		c.m.mu.Lock()
-		fmt.Fprintf(c.m.w, "%s%s\n", c.prefix, line)
-		c.m.mu.Unlock()
-		if rest, ok := strings.CutPrefix(line, plan.MarkPrefix); ok {
-			c.m.mark(c.name, rest)
-		}
-		c.onLine(line)
-	}
 }

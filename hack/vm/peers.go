@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/purerdma/purerdma/hack/vm/internal/fetch"
+	"github.com/purerdma/purerdma/internal/vm/fetch"
 )
 
 // Test peers are small C programs that interop tests run against the Go

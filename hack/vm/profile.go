@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/purerdma/purerdma/hack/vm/internal/fetch"
+	"github.com/purerdma/purerdma/internal/vm/fetch"
 )
 
 // The lines around benchcmp profile's report (hack/benchcmp/profile.go).

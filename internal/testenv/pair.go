@@ -1,9 +1,12 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/purerdma/purerdma/uverbs/uverbstest"
 )
 
 // Pair is this guest's side of the two-guest run (go run ./hack/vm pair):
@@ -29,31 +32,23 @@ func (p Pair) Server() bool { return p.Role == "server" }
 // the test skips; inside it, a missing role, address or device fails.
 func RequirePair(t testing.TB) Pair {
 	t.Helper()
-	if !InPair() {
+	u, ok, err := uverbstest.LookupPair()
+	if !ok {
 		t.Skip("needs two guests on one wire: go run ./hack/vm pair (make test-pair)")
 	}
 	p := Pair{
-		Name:     os.Getenv("PURERDMA_PAIR"),
-		Role:     os.Getenv("PURERDMA_PAIR_ROLE"),
-		Peer:     os.Getenv("PURERDMA_PAIR_PEER"),
-		PeerName: os.Getenv("PURERDMA_PAIR_PEER_NAME"),
+		Name:     u.Name,
+		Role:     u.Role,
+		Peer:     u.Peer,
+		PeerName: u.PeerName,
 		PowerOff: os.Getenv("PURERDMA_PAIR_POWEROFF"),
-		Dev: Dev{
-			Name:   os.Getenv("PURERDMA_PAIR_DEV"),
-			Driver: "rxe",
-			Link:   LinkRoCE,
-			Netdev: os.Getenv("PURERDMA_PAIR_NETDEV"),
-			Addr:   os.Getenv("PURERDMA_PAIR_ADDR"),
-		},
+		Dev:      Dev{Name: u.Device.Name, Driver: "rxe", Link: LinkRoCE, Netdev: u.Device.Netdev, Addr: u.Device.Addr},
 	}
-	if p.Role != "server" && p.Role != "client" {
-		t.Fatalf("guest %s: PURERDMA_PAIR_ROLE is %q, want server or client", p.Name, p.Role)
+	if err == nil && p.PowerOff == "" {
+		err = fmt.Errorf("guest %s: PURERDMA_PAIR_POWEROFF is empty", p.Name)
 	}
-	if p.Peer == "" || p.Dev.Addr == "" || p.Dev.Netdev == "" || p.PowerOff == "" {
-		t.Fatalf("guest %s: the pair's environment is incomplete: %+v", p.Name, p)
-	}
-	if _, err := os.Stat(filepath.Join("/sys/class/infiniband", p.Dev.Name)); err != nil {
-		t.Fatalf("guest %s: wire device %q is missing: %v", p.Name, p.Dev.Name, err)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return p
 }

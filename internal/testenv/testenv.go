@@ -24,6 +24,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/purerdma/purerdma/uverbs/uverbstest"
 )
 
 // Dev is one device a test may use.
@@ -264,23 +266,16 @@ func cToolsPromised() bool {
 }
 
 // vmDevice reads the device that the VM's init created for driver and checks
-// that the kernel really has it.
+// that the kernel really has it (uverbstest.Lookup, what users' tests in
+// rdmavm's guests read).
 func vmDevice(t testing.TB, driver string) Dev {
 	t.Helper()
-	key := "PURERDMA_" + strings.ToUpper(driver)
-	d := Dev{
-		Name:   os.Getenv(key),
-		Driver: driver,
-		Netdev: os.Getenv(key + "_NETDEV"),
-		Addr:   os.Getenv(key + "_ADDR"),
+	u, err := uverbstest.Lookup(driver)
+	if err != nil {
+		t.Fatalf("in the VM: %v", err)
 	}
+	d := Dev{Name: u.Name, Driver: u.Driver, Netdev: u.Netdev, Addr: u.Addr}
 	d.Link = d.link()
-	if d.Name == "" {
-		t.Fatalf("VM init did not name a %s device (%s is empty)", driver, key)
-	}
-	if _, err := os.Stat(filepath.Join("/sys/class/infiniband", d.Name)); err != nil {
-		t.Fatalf("%s device %s is missing in the VM: %v", driver, d.Name, err)
-	}
 	return d
 }
 

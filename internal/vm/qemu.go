@@ -1,4 +1,4 @@
-package main
+package vm
 
 import (
 	"bufio"
@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/purerdma/purerdma/hack/vm/internal/plan"
+	"github.com/purerdma/purerdma/internal/vm/plan"
 )
 
 // machine is how QEMU boots a guest of one architecture. No KVM: on these
@@ -39,11 +39,11 @@ var machines = map[string]machine{
 	"arm64": {binary: "qemu-system-aarch64", args: []string{"-M", "virt", "-cpu", "max,pauth-impdef=on", "-m", "2048"}, console: "ttyAMA0"},
 }
 
-// boot runs the guest until init reports its status, the guest dies or the
+// Boot runs the guest until init reports its status, the guest dies or the
 // time limit passes, with the serial console copied to out. interactive
 // connects the console to this terminal. extra goes to QEMU as it is (the
 // pair command's NIC).
-func boot(ctx context.Context, arch, kernel, initrd string, timeout time.Duration, out io.Writer, interactive bool, extra ...string) (int, error) {
+func Boot(ctx context.Context, arch, kernel, initrd string, timeout time.Duration, out io.Writer, interactive bool, extra ...string) (int, error) {
 	m, ok := machines[arch]
 	if !ok {
 		return 0, fmt.Errorf("no machine for %s", arch)

@@ -2,6 +2,8 @@
 // guest's /init: what to run, and how the guest reports the outcome.
 package plan
 
+import "slices"
+
 // Path is where the runner puts the plan in the initramfs.
 const Path = "/etc/purerdma/plan.json"
 
@@ -13,6 +15,11 @@ const ModulesDir = "/modules"
 // combined exit status (0 if every step passed, 1 if one failed, 2 if the
 // guest could not be set up).
 const StatusPrefix = "purerdma-vm: exit status "
+
+// StepPrefix starts the two lines init frames each step's output with:
+// "run NAME (ARCH, Linux RELEASE)" before it and "NAME exit CODE (ARCH,
+// Linux RELEASE, TIME)" after it.
+const StepPrefix = "=== purerdma-vm: "
 
 // Mode says what the guest is for.
 type Mode string
@@ -42,6 +49,21 @@ type Plan struct {
 	// examples, built outside the repository) runs only when they are
 	// there.
 	Extra bool `json:"extra,omitempty"`
+	// Drivers are the device types the guest creates ("rxe", "siw"): nil
+	// is every one the architecture has (DevicesFor). rdmavm -devices
+	// picks them.
+	Drivers []string `json:"drivers,omitempty"`
+}
+
+// GuestDevices returns the devices the plan's guest of arch creates.
+func (p *Plan) GuestDevices(arch string) []Device {
+	var ds []Device
+	for _, d := range DevicesFor(arch) {
+		if p.Drivers == nil || slices.Contains(p.Drivers, d.Type) {
+			ds = append(ds, d)
+		}
+	}
+	return ds
 }
 
 // ExtraDir is where the files of hack/vm -extra land in the guest.

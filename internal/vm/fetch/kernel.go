@@ -7,7 +7,9 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/purerdma/purerdma/hack/vm/internal/kmod"
+	"golang.org/x/sys/unix"
+
+	"github.com/purerdma/purerdma/internal/vm/kmod"
 )
 
 // Kernel is an unpacked Debian kernel in the cache.
@@ -35,19 +37,28 @@ func (e *Env) Kernel(cache, arch, series string) (*Kernel, error) {
 	}
 	archDir := filepath.Join(cache, arch)
 	current := filepath.Join(archDir, "current-"+series)
-	if b, err := os.ReadFile(current); err == nil {
-		k := layout(archDir, series, strings.TrimSpace(string(b)))
-		if k.complete() {
-			e.Logf("kernel %s from the cache", k.Version)
-			return k, nil
-		}
+	if k, ok := Cached(cache, arch, series); ok {
+		e.Logf("kernel %s from the cache", k.Version)
+		return k, nil
+	}
+	// go test -exec rdmavm runs a package's binaries side by side: the
+	// first to find the cache empty fills it, the others wait for it and
+	// then find it whole.
+	unlock, err := lockDir(archDir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if k, ok := Cached(cache, arch, series); ok {
+		e.Logf("kernel %s from the cache", k.Version)
+		return k, nil
 	}
 	// The version, its image's download and its headers' install are
 	// one attempt: stale lists can name a version the mirror has since
 	// dropped (apt-get download and install then fail with a 404), and
 	// after the refresh the version is resolved again, not fetched again.
 	var k *Kernel
-	err := e.WithLists("getting the "+series+" kernel for "+arch, func() error {
+	err = e.WithLists("getting the "+series+" kernel for "+arch, func() error {
 		version, err := e.kernelVersion(arch, series)
 		if err != nil {
 			return err
@@ -68,6 +79,35 @@ func (e *Env) Kernel(cache, arch, series string) (*Kernel, error) {
 		return nil, err
 	}
 	return k, nil
+}
+
+// lockDir takes an exclusive lock on dir (created if need be) that other
+// processes filling the same cache wait for; the returned function
+// releases it.
+func lockDir(dir string) (func(), error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking the cache %s: %w", dir, err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// Cached returns the series' kernel when the cache holds it whole, without
+// apt: what a host that has no apt can still boot.
+func Cached(cache, arch, series string) (*Kernel, bool) {
+	b, err := os.ReadFile(filepath.Join(cache, arch, "current-"+series))
+	if err != nil {
+		return nil, false
+	}
+	k := layout(filepath.Join(cache, arch), series, strings.TrimSpace(string(b)))
+	return k, k.complete()
 }
 
 func layout(archDir, series, version string) *Kernel {

@@ -1,4 +1,4 @@
-package main
+package guest
 
 import (
 	"fmt"
@@ -9,14 +9,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/purerdma/purerdma/hack/vm/internal/plan"
 	"github.com/purerdma/purerdma/internal/rdmanl"
 	"github.com/purerdma/purerdma/internal/rtnl"
+	"github.com/purerdma/purerdma/internal/vm/plan"
 )
 
 // network brings up lo and one veth pair per RDMA device, with the
 // device's address on the first end.
-func network() error {
+func network(p *plan.Plan) error {
 	c, err := rtnl.Dial()
 	if err != nil {
 		return err
@@ -25,7 +25,7 @@ func network() error {
 	if err := c.SetUp("lo"); err != nil {
 		return fmt.Errorf("lo up: %w", err)
 	}
-	for _, d := range plan.DevicesFor(runtime.GOARCH) {
+	for _, d := range p.GuestDevices(runtime.GOARCH) {
 		prefix, err := netip.ParsePrefix(d.Prefix)
 		if err != nil {
 			return err
@@ -47,20 +47,20 @@ func network() error {
 
 // rdmaLinks creates the RDMA devices and waits until user space can open
 // them: their uverbs nodes and rdma_cm appear asynchronously.
-func rdmaLinks() (string, error) {
+func rdmaLinks(p *plan.Plan) (string, error) {
 	c, err := rdmanl.Dial()
 	if err != nil {
 		return "", err
 	}
 	defer c.Close()
-	for _, d := range plan.DevicesFor(runtime.GOARCH) {
+	for _, d := range p.GuestDevices(runtime.GOARCH) {
 		if err := c.LinkAdd(d.Name, d.Type, d.Netdev); err != nil {
 			return "", fmt.Errorf("rdma link add %s type %s netdev %s: %w", d.Name, d.Type, d.Netdev, err)
 		}
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		summary, missing := devices()
+		summary, missing := devices(p)
 		if missing == "" {
 			return summary, nil
 		}
@@ -72,7 +72,7 @@ func rdmaLinks() (string, error) {
 }
 
 // devices describes the RDMA devices and names what is not there yet.
-func devices() (summary, missing string) {
+func devices(p *plan.Plan) (summary, missing string) {
 	nodes := map[string]string{} // ibdev -> uverbsN
 	dirs, _ := filepath.Glob("/sys/class/infiniband_verbs/uverbs*")
 	for _, dir := range dirs {
@@ -81,7 +81,7 @@ func devices() (summary, missing string) {
 		}
 	}
 	var have, lack []string
-	for _, d := range plan.DevicesFor(runtime.GOARCH) {
+	for _, d := range p.GuestDevices(runtime.GOARCH) {
 		node := filepath.Join("/dev/infiniband", nodes[d.Name])
 		if _, err := os.Stat(node); nodes[d.Name] == "" || err != nil {
 			lack = append(lack, d.Name)

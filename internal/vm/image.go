@@ -1,4 +1,11 @@
-package main
+// Package vm boots Debian's kernel in QEMU with soft-RoCE (rxe0) and
+// SoftiWARP (siw0) and runs programs inside: the engine of cmd/rdmavm,
+// which users run their tests with, and of hack/vm, which runs
+// purerdma's own. It writes the initramfs (Image), boots one guest or two
+// on one wire (Boot, BootPair) and reads the outcome from the console;
+// fetch fills the kernel cache, guest is the guest's /init, plan the
+// contract between the two.
+package vm
 
 import (
 	"encoding/json"
@@ -7,10 +14,10 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/purerdma/purerdma/hack/vm/internal/cpio"
-	"github.com/purerdma/purerdma/hack/vm/internal/fetch"
-	"github.com/purerdma/purerdma/hack/vm/internal/kmod"
-	"github.com/purerdma/purerdma/hack/vm/internal/plan"
+	"github.com/purerdma/purerdma/internal/vm/cpio"
+	"github.com/purerdma/purerdma/internal/vm/fetch"
+	"github.com/purerdma/purerdma/internal/vm/kmod"
+	"github.com/purerdma/purerdma/internal/vm/plan"
 )
 
 // moduleRoots are the modules the guest needs; their dependencies follow.
@@ -21,22 +28,25 @@ var moduleRoots = []string{"crc32_generic", "crc32c_generic", "rdma_rxe", "siw",
 // optionalModules are packed when the kernel has them.
 var optionalModules = []string{"sch_netem"}
 
-// image describes an initramfs to write.
-type image struct {
-	kernel   *fetch.Kernel
-	plan     plan.Plan
-	files    map[string]string // guest path -> host file
-	trees    map[string]string // guest dir -> host dir
-	hostLibs []string          // host files packed at their own paths
-	nicMods  []string          // more module roots (the pair command's NIC)
+// Image describes an initramfs to write: the kernel's modules, the plan
+// for init, and host files.
+type Image struct {
+	Kernel     *fetch.Kernel
+	Plan       plan.Plan
+	Files      map[string]string // guest path -> host file
+	Trees      map[string]string // guest dir -> host dir
+	Dirs       []string          // guest directories, empty or not
+	HostLibs   []string          // host files packed at their own paths
+	NICModules []string          // more module roots (the pair's NIC)
 }
 
-func newImage(k *fetch.Kernel, p plan.Plan) *image {
-	return &image{kernel: k, plan: p, files: map[string]string{}, trees: map[string]string{}}
+// NewImage returns an empty image for kernel k and plan p.
+func NewImage(k *fetch.Kernel, p plan.Plan) *Image {
+	return &Image{Kernel: k, Plan: p, Files: map[string]string{}, Trees: map[string]string{}}
 }
 
-// write writes the initramfs to path.
-func (im *image) write(path string) error {
+// Write writes the initramfs to path.
+func (im *Image) Write(path string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -53,23 +63,26 @@ func (im *image) write(path string) error {
 	if err := im.modules(w); err != nil {
 		return err
 	}
-	pj, err := json.MarshalIndent(im.plan, "", "  ")
+	pj, err := json.MarshalIndent(im.Plan, "", "  ")
 	if err != nil {
 		return err
 	}
 	w.File(plan.Path, 0o644, pj)
-	for guest, host := range im.files {
+	for _, d := range im.Dirs {
+		w.Dir(d)
+	}
+	for guest, host := range im.Files {
 		if err := w.CopyFile(guest, host); err != nil {
 			return err
 		}
 	}
-	for guest, host := range im.trees {
+	for guest, host := range im.Trees {
 		if err := w.CopyTree(guest, host); err != nil {
 			return err
 		}
 	}
 	seen := map[string]bool{}
-	for _, h := range im.hostLibs {
+	for _, h := range im.HostLibs {
 		if err := addHostFile(w, h, seen); err != nil {
 			return err
 		}
@@ -80,15 +93,15 @@ func (im *image) write(path string) error {
 	return f.Close()
 }
 
-func (im *image) modules(w *cpio.Writer) error {
-	idx, err := kmod.Index(im.kernel.Modules)
+func (im *Image) modules(w *cpio.Writer) error {
+	idx, err := kmod.Index(im.Kernel.Modules)
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(im.kernel.Siw); err == nil {
-		idx["siw"] = im.kernel.Siw
+	if _, err := os.Stat(im.Kernel.Siw); err == nil {
+		idx["siw"] = im.Kernel.Siw
 	}
-	roots := slices.Concat(moduleRoots, optionalModules, im.nicMods)
+	roots := slices.Concat(moduleRoots, optionalModules, im.NICModules)
 	mods, err := kmod.Closure(idx, roots, append([]string{"siw"}, optionalModules...)...)
 	if err != nil {
 		return err
@@ -139,4 +152,13 @@ func addHostFile(w *cpio.Writer, p string, seen map[string]bool) error {
 		return fmt.Errorf("%s -> %w", p, err)
 	}
 	return nil
+}
+
+// SizeOf is the size of the file at path in MiB, for the log.
+func SizeOf(path string) string {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "?"
+	}
+	return fmt.Sprintf("%d MiB", st.Size()>>20)
 }

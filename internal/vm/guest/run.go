@@ -1,4 +1,4 @@
-package main
+package guest
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/purerdma/purerdma/hack/vm/internal/plan"
+	"github.com/purerdma/purerdma/internal/vm/plan"
 )
 
 // run runs the plan's steps in order and returns the combined status.
@@ -72,7 +72,7 @@ func startHog(n int) {
 var hogSink atomic.Uint64
 
 func runStep(s plan.Step, env []string) int {
-	fmt.Printf("=== purerdma-vm: run %s (%s)\n", s.Name, guestLabel)
+	fmt.Printf("%srun %s (%s)\n", plan.StepPrefix, s.Name, guestLabel)
 	start := time.Now()
 	cmd := exec.Command(s.Path, s.Args...)
 	cmd.Dir = s.Dir
@@ -86,6 +86,6 @@ func runStep(s plan.Step, env []string) int {
 		}
 		fmt.Printf("purerdma-vm: %s: %v\n", s.Name, err)
 	}
-	fmt.Printf("=== purerdma-vm: %s exit %d (%s, %v)\n", s.Name, code, guestLabel, time.Since(start).Round(time.Millisecond))
+	fmt.Printf("%s%s exit %d (%s, %v)\n", plan.StepPrefix, s.Name, code, guestLabel, time.Since(start).Round(time.Millisecond))
 	return code
 }

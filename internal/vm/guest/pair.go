@@ -1,4 +1,4 @@
-package main
+package guest
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/purerdma/purerdma/hack/vm/internal/plan"
 	"github.com/purerdma/purerdma/internal/rdmanl"
 	"github.com/purerdma/purerdma/internal/rtnl"
+	"github.com/purerdma/purerdma/internal/vm/plan"
 )
 
 // wire sets up this guest's side of the pair command's wire: the NIC's

@@ -1,4 +1,4 @@
-package main
+package vm
 
 import (
 	"debug/elf"
@@ -9,18 +9,18 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/purerdma/purerdma/hack/vm/internal/fetch"
-	"github.com/purerdma/purerdma/hack/vm/internal/plan"
+	"github.com/purerdma/purerdma/internal/vm/fetch"
+	"github.com/purerdma/purerdma/internal/vm/plan"
 )
 
-// addExtra packs the files under the host directory dir as
+// AddExtra packs the files under the host directory dir as
 // plan.ExtraDir (hack/vm -extra): programs built outside the repository
 // that a hand run needs in the guest, such as librpma's own C examples
 // (cmd/rpma-examples' TestCExamples runs them against the Go ports). The
 // shared libraries of the ones that are dynamic executables for this
 // host come along at their host paths, as the C tools' do; a file for
 // another architecture is packed as it is.
-func addExtra(env *fetch.Env, im *image, dir string) error {
+func (im *Image) AddExtra(env *fetch.Env, dir string) error {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return fmt.Errorf("-extra: %w", err)
@@ -45,11 +45,11 @@ func addExtra(env *fetch.Env, im *image, dir string) error {
 	abs, _ := filepath.Abs(dir)
 	for _, l := range libs {
 		if a, _ := filepath.Abs(l); !strings.HasPrefix(a, abs+string(filepath.Separator)) {
-			im.hostLibs = append(im.hostLibs, l)
+			im.HostLibs = append(im.HostLibs, l)
 		}
 	}
-	im.trees[plan.ExtraDir] = dir
-	im.plan.Extra = true
+	im.Trees[plan.ExtraDir] = dir
+	im.Plan.Extra = true
 	env.Logf("packing %s as %s (%d dynamic executables)", dir, plan.ExtraDir, len(bins))
 	return nil
 }
@@ -68,4 +68,25 @@ func dynamicForHost(p string) bool {
 	}
 	libs, err := f.ImportedLibraries()
 	return err == nil && len(libs) > 0
+}
+
+// AddProgram packs the host file host as guest, with the shared libraries
+// it loads at their host paths when it is a dynamic executable for this
+// host (a Go program built with cgo): the guest has no libraries of its
+// own.
+func (im *Image) AddProgram(guest, host string) error {
+	im.Files[guest] = host
+	if !dynamicForHost(host) {
+		return nil
+	}
+	libs, err := fetch.WithLibraries([]string{host})
+	if err != nil {
+		return err
+	}
+	for _, l := range libs {
+		if l != host {
+			im.HostLibs = append(im.HostLibs, l)
+		}
+	}
+	return nil
 }

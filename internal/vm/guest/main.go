@@ -1,9 +1,13 @@
-// Command init is the test VM's /init: a static Go program, with no shell
-// or busybox beside it. It mounts the pseudo file systems, loads the RDMA
-// modules, creates rxe0 and (in amd64 guests, which have siw.ko) siw0 on
-// veth pairs, runs the plan the host packed, prints the combined status and
-// powers the guest off.
-package main
+// Package guest is the VM's /init: it runs as PID 1 in a static Go
+// program, with no shell or busybox beside it. It mounts the pseudo file
+// systems, loads the RDMA modules, creates rxe0 and (in amd64 guests, which
+// have siw.ko) siw0 on veth pairs, runs the plan the host packed, prints
+// the combined status and powers the guest off.
+//
+// cmd/rdmavm is the program: it calls Main when the kernel starts it as
+// PID 1, so the binary users install boots the guests it runs in, and
+// make test's guests (hack/vm) boot the same one.
+package guest
 
 import (
 	"encoding/json"
@@ -16,10 +20,11 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/purerdma/purerdma/hack/vm/internal/plan"
+	"github.com/purerdma/purerdma/internal/vm/plan"
 )
 
-func main() {
+// Main is init's whole life: it never returns, the guest powers off.
+func Main() {
 	console()
 	status := 2
 	defer func() {
@@ -67,10 +72,10 @@ func setup() (*plan.Plan, error) {
 	if err := loadModules(plan.ModulesDir); err != nil {
 		return nil, err
 	}
-	if err := network(); err != nil {
+	if err := network(p); err != nil {
 		return nil, err
 	}
-	summary, err := rdmaLinks()
+	summary, err := rdmaLinks(p)
 	if err != nil {
 		return nil, err
 	}
@@ -111,11 +116,23 @@ func mountAll() error {
 		if err := os.MkdirAll(m.target, 0o755); err != nil {
 			return err
 		}
+		if m.fstype == "tmpfs" && packed(m.target) {
+			// rdmavm packs a working directory under /tmp at its host
+			// path (go test's throw-away modules live there); the
+			// initramfs is writable already, so keep it visible.
+			continue
+		}
 		if err := unix.Mount(m.source, m.target, m.fstype, 0, ""); err != nil {
 			return fmt.Errorf("mount %s: %w", m.target, err)
 		}
 	}
 	return nil
+}
+
+// packed reports whether the initramfs put anything under dir.
+func packed(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	return err == nil && len(entries) > 0
 }
 
 func powerOff() {
@@ -143,7 +160,7 @@ func environ(p *plan.Plan) []string {
 		// kernel feature.
 		"PURERDMA_VM_KERNEL": kernelRelease(),
 	}
-	for _, d := range plan.DevicesFor(runtime.GOARCH) {
+	for _, d := range p.GuestDevices(runtime.GOARCH) {
 		key := "PURERDMA_" + strings.ToUpper(d.Type)
 		env[key] = d.Name
 		env[key+"_NETDEV"] = d.Netdev

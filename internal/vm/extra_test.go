@@ -1,4 +1,4 @@
-package main
+package vm
 
 import (
 	"io"
@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/purerdma/purerdma/hack/vm/internal/fetch"
-	"github.com/purerdma/purerdma/hack/vm/internal/plan"
+	"github.com/purerdma/purerdma/internal/vm/fetch"
+	"github.com/purerdma/purerdma/internal/vm/plan"
 )
 
 // TestAddExtra packs a directory with a host executable and a text file:
@@ -38,22 +38,22 @@ func TestAddExtra(t *testing.T) {
 	if dynamicForHost(filepath.Join(dir, "notes.txt")) {
 		t.Error("a text file counts as a dynamic executable")
 	}
-	im := newImage(nil, plan.Plan{})
-	if err := addExtra(&fetch.Env{Log: io.Discard}, im, dir); err != nil {
+	im := NewImage(nil, plan.Plan{})
+	if err := im.AddExtra(&fetch.Env{Log: io.Discard}, dir); err != nil {
 		t.Fatal(err)
 	}
-	if im.trees[plan.ExtraDir] != dir || !im.plan.Extra {
-		t.Errorf("trees %v, plan.Extra %v; want %s packed as %s", im.trees, im.plan.Extra, dir, plan.ExtraDir)
+	if im.Trees[plan.ExtraDir] != dir || !im.Plan.Extra {
+		t.Errorf("trees %v, plan.Extra %v; want %s packed as %s", im.Trees, im.Plan.Extra, dir, plan.ExtraDir)
 	}
-	if !slices.ContainsFunc(im.hostLibs, func(l string) bool { return strings.Contains(filepath.Base(l), "libc.so") }) {
-		t.Errorf("no libc among the packed libraries %v", im.hostLibs)
+	if !slices.ContainsFunc(im.HostLibs, func(l string) bool { return strings.Contains(filepath.Base(l), "libc.so") }) {
+		t.Errorf("no libc among the packed libraries %v", im.HostLibs)
 	}
-	for _, l := range im.hostLibs {
+	for _, l := range im.HostLibs {
 		if strings.HasPrefix(l, dir) {
 			t.Errorf("%s packed as a host library", l)
 		}
 	}
-	if err := addExtra(&fetch.Env{Log: io.Discard}, newImage(nil, plan.Plan{}), filepath.Join(dir, "notes.txt")); err == nil {
+	if err := NewImage(nil, plan.Plan{}).AddExtra(&fetch.Env{Log: io.Discard}, filepath.Join(dir, "notes.txt")); err == nil {
 		t.Error("a file taken as -extra's directory")
 	}
 }

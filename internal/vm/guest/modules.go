@@ -1,4 +1,4 @@
-package main
+package guest
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/purerdma/purerdma/hack/vm/internal/kmod"
+	"github.com/purerdma/purerdma/internal/vm/kmod"
 )
 
 // loadModules loads every module in dir, each after the modules its
