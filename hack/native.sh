@@ -241,7 +241,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   or let the run do it: make test-native INSTALL=1"
 	fi
 	say "installing ${missing[*]}"
-	# The repository's one apt path (hack/vm/internal/fetch): sudo when
+	# The repository's one apt path (internal/vm/fetch): sudo when
 	# not root, and apt-get update once when the install fails.
 	"$GO" run ./hack/vm apt install "${missing[@]}" >>"$log" 2>&1 ||
 		die "installing ${missing[*]} failed (see $log)"

@@ -165,6 +165,8 @@ func (c config) drivers(env *fetch.Env, arch string, k *fetch.Kernel) ([]string,
 			return nil, usageError{fmt.Sprintf("-devices: %q is not rxe or siw", d)}
 		case d == "siw" && arch != "amd64":
 			env.Logf("no siw0 in %s guests: siw.ko is built for amd64 only", arch)
+		case d == "siw" && k.NoSiw != "":
+			env.Logf("%s", k.NoSiw)
 		case d == "siw" && !exists(k.Siw):
 			env.Logf("no siw0: no siw.ko for kernel %s (-siw)", k.Version)
 		default:

@@ -49,7 +49,7 @@ func parse(args []string, stderr io.Writer) (config, []string, error) {
 		fmt.Fprintln(stderr, "usage: go test -exec 'rdmavm [flags]' [packages]\n       rdmavm [flags] [--] program [args]")
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&c.kernel, "kernel", fetch.DefaultSeries, "kernel series: 6.1 (Debian 12's own) or 6.12 (bookworm-security); the newest Debian kernel of it")
+	fs.StringVar(&c.kernel, "kernel", fetch.DefaultSeries, "kernel series: 6.1 (Debian 12's own), 6.12 (bookworm-security), 6.18 (trixie-backports, rxe only) or 7 (the newest 7.x, rxe only); the newest Debian kernel of it")
 	fs.StringVar(&c.arch, "arch", "", "guest architecture, amd64 or arm64 (default: the program's)")
 	fs.StringVar(&c.devices, "devices", "rxe,siw", "RDMA devices to create: rxe, siw or rxe,siw (arm64 guests have rxe only)")
 	fs.BoolVar(&c.ctools, "ctools", false, "pack rdma-core's C tools (ibv_*, rping, rstream, perftest's ib_*, librpma) into the guest, on PATH")

@@ -169,7 +169,13 @@ func fillImage(env *fetch.Env, o options, mode plan.Mode, k *fetch.Kernel, work 
 	if err := b.programs(); err != nil {
 		return err
 	}
-	im := vm.NewImage(k, plan.Plan{Mode: mode, Arch: o.arch, CTools: o.ctools, Hog: o.hog})
+	im := vm.NewImage(k, plan.Plan{Mode: mode, Arch: o.arch, CTools: o.ctools, Hog: o.hog, Env: map[string]string{}})
+	if k.Siw == "" {
+		// A kernel without siw.ko (6.18's, arm64's) gets rxe0 alone;
+		// the tests say why siw is missing (internal/testenv).
+		im.Plan.Drivers = []string{"rxe"}
+		im.Plan.Env[plan.NoSiwEnv] = k.NoSiw
+	}
 	im.Files["/init"] = filepath.Join(work, "init")
 	bins, _ := filepath.Glob(filepath.Join(work, "bin", "*"))
 	for _, bin := range bins {

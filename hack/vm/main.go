@@ -54,7 +54,7 @@ func main() {
 	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
 	var o options
 	fs.StringVar(&o.arch, "arch", "amd64", "guest architecture")
-	fs.StringVar(&o.kernel, "kernel", fetch.DefaultSeries, "kernel series (6.1, 6.12): the newest Debian kernel of it that apt offers")
+	fs.StringVar(&o.kernel, "kernel", fetch.DefaultSeries, "kernel series: 6.1, 6.12, 6.18 (trixie-backports, rxe only) or 7 (the canary): the newest Debian kernel of it that apt offers")
 	fs.StringVar(&o.cache, "cache", defaultCache(), "cache directory (kernels, siw.ko, images)")
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Minute, "time limit for the whole guest run")
 	fs.BoolVar(&o.ctools, "ctools", false, "pack rdma-core's C tools and libraries into the guest")

@@ -21,12 +21,14 @@ import (
 )
 
 // moduleRoots are the modules the guest needs; their dependencies follow.
-// crc32_generic and crc32c_generic are crypto algorithms that rxe and siw
-// request by name, so no depends= line names them.
-var moduleRoots = []string{"crc32_generic", "crc32c_generic", "rdma_rxe", "siw", "rdma_ucm", "ib_uverbs", "veth"}
+var moduleRoots = []string{"rdma_rxe", "siw", "rdma_ucm", "ib_uverbs", "veth"}
 
-// optionalModules are packed when the kernel has them.
-var optionalModules = []string{"sch_netem"}
+// optionalModules are packed when the kernel has them. crc32_generic and
+// crc32c_generic are crypto algorithms that rxe (before 6.14) and siw
+// request by name, so no depends= line names them; from 6.14 rxe calls
+// the crc32 library, and the crypto API's algorithms are
+// crc32_cryptoapi and crc32c_cryptoapi.
+var optionalModules = []string{"crc32_generic", "crc32c_generic", "crc32_cryptoapi", "crc32c_cryptoapi", "sch_netem"}
 
 // Image describes an initramfs to write: the kernel's modules, the plan
 // for init, and host files.

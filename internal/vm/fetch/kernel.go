@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -18,8 +19,9 @@ type Kernel struct {
 	Version string // uname -r, e.g. "6.1.0-48-amd64" or "6.12.117+deb12-amd64"
 	Dir     string // the cache directory of this version
 	Vmlinuz string
-	Modules string // lib/modules/<version>
-	Siw     string // siw.ko built for this kernel
+	Modules string // lib/modules/<version> (usr/lib/modules in Debian 13's packages)
+	Siw     string // siw.ko built for this kernel; "" when there is none
+	NoSiw   string // why Siw is "", for the tests' skip messages
 }
 
 // DefaultSeries is the kernel series a guest boots when none is asked
@@ -53,6 +55,17 @@ func (e *Env) Kernel(cache, arch, series string) (*Kernel, error) {
 		e.Logf("kernel %s from the cache", k.Version)
 		return k, nil
 	}
+	if s, ok := privateSeries[series]; ok {
+		p, err := e.privateApt(cache, arch, s)
+		if err != nil {
+			return nil, err
+		}
+		k, err := e.privateKernel(p, archDir, series)
+		if err != nil {
+			return nil, err
+		}
+		return k, os.WriteFile(current, []byte(k.Version+"\n"), 0o644)
+	}
 	// The version, its image's download and its headers' install are
 	// one attempt: stale lists can name a version the mirror has since
 	// dropped (apt-get download and install then fail with a 404), and
@@ -67,7 +80,7 @@ func (e *Env) Kernel(cache, arch, series string) (*Kernel, error) {
 		if err := e.unpackKernel(k, arch); err != nil {
 			return err
 		}
-		if arch == "amd64" {
+		if k.Siw != "" {
 			return e.buildSiw(k)
 		}
 		return nil
@@ -112,7 +125,7 @@ func Cached(cache, arch, series string) (*Kernel, bool) {
 
 func layout(archDir, series, version string) *Kernel {
 	dir := filepath.Join(archDir, version)
-	return &Kernel{
+	k := &Kernel{
 		Series:  series,
 		Version: version,
 		Dir:     dir,
@@ -120,11 +133,31 @@ func layout(archDir, series, version string) *Kernel {
 		Modules: filepath.Join(dir, "root", "lib", "modules", version),
 		Siw:     filepath.Join(dir, "siw.ko"),
 	}
+	// Debian 13's packages ship their modules under /usr (merged /usr),
+	// and from 7.3 (linux-binary) the kernel beside them.
+	if usr := filepath.Join(dir, "root", "usr", "lib", "modules", version); exists(usr) {
+		k.Modules = usr
+		if v := filepath.Join(usr, "vmlinuz"); !exists(k.Vmlinuz) && exists(v) {
+			k.Vmlinuz = v
+		}
+	}
+	switch {
+	case !strings.HasSuffix(version, "-amd64"):
+		k.Siw, k.NoSiw = "", "no siw in non-amd64 guests: the harness builds siw.ko for amd64 only"
+	case privateSeries[series].noSiw != "":
+		k.Siw, k.NoSiw = "", privateSeries[series].noSiw
+	}
+	return k
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 func (k *Kernel) complete() bool {
 	need := []string{k.Vmlinuz, k.Modules}
-	if strings.HasSuffix(k.Version, "-amd64") {
+	if k.Siw != "" {
 		need = append(need, k.Siw)
 	}
 	for _, p := range need {
@@ -185,6 +218,17 @@ func (e *Env) kernelVersion(arch, series string) (string, error) {
 }
 
 func (e *Env) unpackKernel(k *Kernel, arch string) error {
+	pkg := "linux-image-" + k.Version
+	if arch != hostArch() {
+		pkg += ":" + arch
+	}
+	return e.unpackWith(k, []string{pkg}, nil)
+}
+
+// unpackWith downloads the kernel's packages pkgs (the image, and from
+// 7.3 on the packages it is split into) with apt-get and aptOptions (a
+// private suite's) and unpacks them into the cache.
+func (e *Env) unpackWith(k *Kernel, pkgs []string, aptOptions []string) error {
 	if _, err := os.Stat(k.Vmlinuz); err == nil {
 		return nil
 	}
@@ -198,20 +242,18 @@ func (e *Env) unpackKernel(k *Kernel, arch string) error {
 	if err := os.MkdirAll(dl, 0o755); err != nil {
 		return err
 	}
-	pkg := "linux-image-" + k.Version
-	if arch != hostArch() {
-		pkg += ":" + arch
-	}
-	e.Logf("downloading %s", pkg)
-	if err := e.root(dl, "apt-get", "download", pkg); err != nil {
+	e.Logf("downloading %s", strings.Join(pkgs, " "))
+	if err := e.root(dl, "apt-get", append(slices.Clone(aptOptions), append([]string{"download"}, pkgs...)...)...); err != nil {
 		return err
 	}
-	debs, _ := filepath.Glob(filepath.Join(dl, "linux-image-*.deb"))
-	if len(debs) == 0 {
-		return fmt.Errorf("apt-get download %s left no .deb in %s", pkg, dl)
+	debs, _ := filepath.Glob(filepath.Join(dl, "*.deb"))
+	if len(debs) != len(pkgs) {
+		return fmt.Errorf("apt-get download %s left %d .deb files in %s", strings.Join(pkgs, " "), len(debs), dl)
 	}
-	if err := e.run("", "dpkg-deb", "-x", debs[0], filepath.Join(k.Dir, "root")); err != nil {
-		return err
+	for _, deb := range debs {
+		if err := e.run("", "dpkg-deb", "-x", deb, filepath.Join(k.Dir, "root")); err != nil {
+			return err
+		}
 	}
 	return os.RemoveAll(dl)
 }

@@ -55,6 +55,10 @@ type Plan struct {
 	Drivers []string `json:"drivers,omitempty"`
 }
 
+// NoSiwEnv names, in a guest without siw0 although its architecture
+// could have one, the reason (a kernel the harness builds no siw.ko for).
+const NoSiwEnv = "PURERDMA_VM_NO_SIW"
+
 // GuestDevices returns the devices the plan's guest of arch creates.
 func (p *Plan) GuestDevices(arch string) []Device {
 	var ds []Device
