@@ -95,14 +95,11 @@ func (c config) runGuest(cmd []string, stdout, stderr io.Writer) (int, error) {
 // working directory at its host path, the C tools if asked for.
 func (c config) image(env *fetch.Env, k *fetch.Kernel, arch string, drivers []string, cmd []string, prog string) (*vm.Image, error) {
 	im := vm.NewImage(k, plan.Plan{Mode: plan.ModeTest, Arch: arch, CTools: c.ctools, Drivers: drivers, Env: hostEnv()})
-	self, err := os.Executable()
+	initBin, err := initFor(arch)
 	if err != nil {
 		return nil, err
 	}
-	if a := programArch(self); a != arch {
-		return nil, fmt.Errorf("rdmavm is a %s program and is the guest's init: build it for %s to run %s guests (GOARCH=%s go build)", a, arch, arch, arch)
-	}
-	if err := im.AddProgram("/init", self); err != nil {
+	if err := im.AddProgram("/init", initBin); err != nil {
 		return nil, err
 	}
 	path := cmd[0]
@@ -137,20 +134,52 @@ func (c config) image(env *fetch.Env, k *fetch.Kernel, arch string, drivers []st
 	return im, nil
 }
 
-// kernelFor is the kernel given by path, or the series' newest from the
-// cache or through apt.
+// initFor is the guest's /init: rdmavm itself, or for a guest of another
+// architecture the rdmavm that go install put in GOPATH/bin/linux_<arch>.
+func initFor(arch string) (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if programArch(self) == arch {
+		return self, nil
+	}
+	gopath := os.Getenv("GOPATH")
+	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+		gopath = strings.TrimSpace(string(out))
+	}
+	if gopath == "" {
+		home, _ := os.UserHomeDir()
+		gopath = filepath.Join(home, "go")
+	}
+	other := filepath.Join(strings.Split(gopath, string(os.PathListSeparator))[0], "bin", "linux_"+arch, "rdmavm")
+	if programArch(other) == arch && exists(other) {
+		return other, nil
+	}
+	return "", fmt.Errorf("an %s guest needs rdmavm built for %s, its init: GOARCH=%s go install github.com/purerdma/purerdma/cmd/rdmavm@latest (rdmavm looks for it at %s)", arch, arch, arch, other)
+}
+
+// kernelFor installs QEMU if it can and returns the kernel given by path,
+// or the series' newest from the cache or through apt.
 func (c config) kernelFor(env *fetch.Env, arch string) (*fetch.Kernel, error) {
+	_, aptErr := exec.LookPath("apt-get")
+	qemu := map[string]string{"amd64": "qemu-system-x86_64", "arm64": "qemu-system-aarch64"}[arch]
+	if _, err := exec.LookPath(qemu); err != nil {
+		if aptErr != nil {
+			return nil, fmt.Errorf("%s guests need %s, which is not on PATH, and this host has no apt-get to install it: install QEMU with the system's package manager", arch, qemu)
+		}
+		if _, err := env.EnsureQEMU(arch); err != nil {
+			return nil, fmt.Errorf("installing QEMU for %s guests: %w (install it by hand: apt-get install qemu-system-x86 or qemu-system-arm)", arch, err)
+		}
+	}
 	if c.vmlinuz != "" {
 		return &fetch.Kernel{Version: filepath.Base(c.modules), Vmlinuz: c.vmlinuz, Modules: c.modules, Siw: c.siw}, nil
 	}
-	if _, err := exec.LookPath("apt-get"); err != nil {
+	if aptErr != nil {
 		if k, ok := fetch.Cached(c.cache, arch, c.kernel); ok {
 			return k, nil
 		}
-		return nil, fmt.Errorf("this host has no apt-get to fetch Debian's kernel %s: pass -vmlinuz and -modules (lib/modules/<version>) of a kernel with rdma_rxe, and -siw with a siw.ko for it, or run on Debian or Ubuntu", c.kernel)
-	}
-	if _, err := env.EnsureQEMU(arch); err != nil {
-		return nil, fmt.Errorf("QEMU for %s guests: %w (install it: apt-get install qemu-system-x86 or qemu-system-arm)", arch, err)
+		return nil, fmt.Errorf("this host has no apt-get to fetch Debian's kernel %s: pass -vmlinuz and -modules (lib/modules/<version>) of a kernel with rdma_rxe, and -siw with a siw.ko built for it", c.kernel)
 	}
 	return env.Kernel(c.cache, arch, c.kernel)
 }
