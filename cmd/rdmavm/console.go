@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/purerdma/purerdma/internal/vm/plan"
 )
@@ -28,6 +29,9 @@ type console struct {
 	inStep  map[string]bool // per guest prefix
 	codes   map[string]int  // per guest prefix: the program's exit status
 	setup   bytes.Buffer
+	// The host's clock at the program's start and end in the first
+	// guest, for -v's account of where the time went.
+	started, ended time.Time
 }
 
 func newConsole(stdout, stderr io.Writer, verbose bool) *console {
@@ -60,9 +64,15 @@ func (c *console) line(l string) {
 	if frame, ok := strings.CutPrefix(body, plan.StepPrefix); ok {
 		if strings.HasPrefix(frame, "run ") {
 			c.inStep[guest] = true
+			if c.started.IsZero() {
+				c.started = time.Now()
+			}
 		} else if m := stepEnd.FindStringSubmatch(frame); m != nil {
 			c.inStep[guest] = false
 			c.codes[guest], _ = strconv.Atoi(m[1])
+			if c.ended.IsZero() {
+				c.ended = time.Now()
+			}
 		}
 		c.other(l)
 		return

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/purerdma/purerdma/internal/vm"
 	"github.com/purerdma/purerdma/internal/vm/fetch"
@@ -37,6 +38,7 @@ func (c config) runGuest(cmd []string, stdout, stderr io.Writer) (int, error) {
 	if c.verbose {
 		logw = io.MultiWriter(&setup, stderr)
 	}
+	start := time.Now()
 	env := &fetch.Env{Log: logw}
 	prog := hostProgram(cmd[0])
 	arch := c.arch
@@ -68,6 +70,14 @@ func (c config) runGuest(cmd []string, stdout, stderr io.Writer) (int, error) {
 		return 0, err
 	}
 	con := newConsole(stdout, stderr, c.verbose)
+	booted := time.Now()
+	defer func() {
+		if !con.started.IsZero() && !con.ended.IsZero() {
+			env.Logf("set-up %v (kernel, image %s), boot to the program's start %v, the program %v, power-off %v",
+				booted.Sub(start).Round(time.Millisecond), vm.SizeOf(initrd), con.started.Sub(booted).Round(time.Millisecond),
+				con.ended.Sub(con.started).Round(time.Millisecond), time.Since(con.ended).Round(time.Millisecond))
+		}
+	}()
 	if c.pair {
 		err = vm.BootPair(env, arch, k, initrd, c.timeout, con)
 	} else {
