@@ -34,7 +34,7 @@ ARM64_PKGS ?= ./uverbs ./mr ./rdmacm ./rpma
 OTHER_OSES    ?= darwin windows freebsd
 PORTABLE_PKGS ?= ./uverbs ./cq ./mr ./rdmacm ./rsocket ./rpma ./cmd/...
 
-.PHONY: test-canary vm-test-exec kernel-bugs all build vet unit abi-check abi-check-host abi-generate fuzz fuzz-short vm-test vm-test-amd64 vm-test-arm64 vm-test-race vm-test-hog vm-test-soak soak vm-test-all test-pair test-pair-ci test test-all test-native demo bench profile vm-shell fetch clean
+.PHONY: vm-test-amd64-kernels test-canary vm-test-exec kernel-bugs all build vet unit abi-check abi-check-host abi-generate fuzz fuzz-short vm-test vm-test-amd64 vm-test-arm64 vm-test-race vm-test-hog vm-test-soak soak vm-test-all test-pair test-pair-ci test test-all test-native demo bench profile vm-shell fetch clean
 
 all: build
 
@@ -106,7 +106,16 @@ fuzz-short:
 ## has rxe0 alone on amd64 too). Each run's lines name
 ## its architecture and kernel. TESTFLAGS go to the test binaries, e.g.
 ## make vm-test TESTFLAGS='-run Discovery'.
-vm-test: $(addprefix vm-test-amd64-,$(KERNELS)) $(addprefix vm-test-arm64-,$(ARM64_KERNELS))
+vm-test: vm-test-amd64-kernels $(addprefix vm-test-arm64-,$(ARM64_KERNELS))
+
+comma := ,
+empty :=
+space := $(empty) $(empty)
+
+## vm-test-amd64-kernels: the amd64 suite on each of KERNELS, one guest per
+## kernel from test binaries built once.
+vm-test-amd64-kernels:
+	$(GO) run ./hack/vm test -arch amd64 -kernel $(subst $(space),$(comma),$(strip $(KERNELS))) -ctools $(VMFLAGS) -- $(TESTFLAGS)
 
 ## vm-test-amd64: the amd64 suite on KERNEL; vm-test-amd64-6.12 on 6.12.
 vm-test-amd64: vm-test-amd64-$(KERNEL)

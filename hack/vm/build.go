@@ -72,6 +72,24 @@ type builder struct {
 	// race builds the test binaries with the race detector, which needs
 	// cgo: they then load the host's libc, which the image carries.
 	race bool
+	// built are the steps done, for a builder shared by the guests of
+	// several kernels.
+	built map[string]bool
+}
+
+// once runs step unless it has run, and remembers it when it succeeds.
+func (b *builder) once(step string, f func() error) error {
+	if b.built[step] {
+		return nil
+	}
+	if err := f(); err != nil {
+		return err
+	}
+	if b.built == nil {
+		b.built = map[string]bool{}
+	}
+	b.built[step] = true
+	return nil
 }
 
 func (b *builder) goCmd(args ...string) error { return b.goCmdCgo(false, args...) }
@@ -92,6 +110,10 @@ func (b *builder) goCmdCgo(cgo bool, args ...string) error {
 
 // tests compiles the test binaries, two at a time.
 func (b *builder) tests(pkgs []testPackage) error {
+	return b.once("tests", func() error { return b.buildTests(pkgs) })
+}
+
+func (b *builder) buildTests(pkgs []testPackage) error {
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
@@ -127,7 +149,9 @@ func (b *builder) testBinary(p testPackage) string {
 }
 
 // programs builds the guest's /init and the project's commands.
-func (b *builder) programs() error {
+func (b *builder) programs() error { return b.once("programs", b.buildPrograms) }
+
+func (b *builder) buildPrograms() error {
 	if err := b.goCmd("build", "-o", filepath.Join(b.out, "init"), "./cmd/rdmavm"); err != nil {
 		return err
 	}

@@ -18,7 +18,10 @@ import (
 	"github.com/purerdma/purerdma/internal/vm/plan"
 )
 
-// test builds the integration test binaries and runs them in the guest.
+// test builds the integration test binaries and runs them in the guest,
+// or in one guest per kernel series when -kernel lists several
+// ("6.1,6.12,6.18"): the binaries are the same for every kernel, so they
+// are built once.
 func test(env *fetch.Env, o options, args []string) error {
 	patterns, testFlags := splitArgs(args)
 	pkgs, err := integrationPackages(patterns)
@@ -28,9 +31,34 @@ func test(env *fetch.Env, o options, args []string) error {
 	if len(pkgs) == 0 {
 		return fmt.Errorf("no integration test packages in %v", patterns)
 	}
-	return runGuest(env, o, plan.ModeTest, func(im *vm.Image, b *builder) error {
+	fill := func(im *vm.Image, b *builder) error {
 		return addTests(im, b, pkgs, guestTestFlags(testFlags, o.timeout))
-	})
+	}
+	kernels := strings.Split(o.kernel, ",")
+	if len(kernels) == 1 {
+		return runGuest(env, o, plan.ModeTest, fill)
+	}
+	if err := os.MkdirAll(o.cache, 0o755); err != nil {
+		return err
+	}
+	shared, err := os.MkdirTemp(o.cache, "build-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(shared)
+	o.shared = &builder{arch: o.arch, out: shared, race: o.race}
+	var failed []string
+	for _, k := range kernels {
+		o.kernel = k
+		if err := runGuest(env, o, plan.ModeTest, fill); err != nil {
+			env.Logf("kernel %s: %v", k, err)
+			failed = append(failed, k)
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("the %s guest failed on %s", o.arch, strings.Join(failed, ", "))
+	}
+	return nil
 }
 
 // addTests builds the packages' test binaries and packs them, each as a
@@ -162,13 +190,18 @@ func buildGuest(env *fetch.Env, o options, mode plan.Mode, fill func(*vm.Image, 
 }
 
 func fillImage(env *fetch.Env, o options, mode plan.Mode, k *fetch.Kernel, work string, fill func(*vm.Image, *builder) error) error {
+	initrd := filepath.Join(work, "initrd.cpio")
 	if o.race && o.arch != runtime.GOARCH {
 		return fmt.Errorf("-race: race-enabled binaries use the host's libc, so they run in %s guests only", runtime.GOARCH)
 	}
-	b := &builder{arch: o.arch, out: work, race: o.race}
+	b := o.shared
+	if b == nil {
+		b = &builder{arch: o.arch, out: work, race: o.race}
+	}
 	if err := b.programs(); err != nil {
 		return err
 	}
+	work = b.out
 	im := vm.NewImage(k, plan.Plan{Mode: mode, Arch: o.arch, CTools: o.ctools, Hog: o.hog, Env: map[string]string{}})
 	if k.Siw == "" {
 		// A kernel without siw.ko (6.18's, arm64's) gets rxe0 alone;
@@ -205,7 +238,7 @@ func fillImage(env *fetch.Env, o options, mode plan.Mode, k *fetch.Kernel, work 
 	if err := fill(im, b); err != nil {
 		return err
 	}
-	return im.Write(filepath.Join(work, "initrd.cpio"))
+	return im.Write(initrd)
 }
 
 // splitArgs separates package patterns from test flags: the flags follow

@@ -44,6 +44,7 @@ type options struct {
 	extra   string    // a host directory packed as plan.ExtraDir (-extra)
 	out     string    // where peers puts the compiled C test peers (-out)
 	console io.Writer // where the guest's console goes; nil for os.Stdout
+	shared  *builder  // the binaries of a test over several kernels, built once
 }
 
 func main() {
