@@ -21,6 +21,14 @@
 // 6.1 has no re-registration), never the memory; siw has none. What the
 // device cannot do returns uverbs.ErrUnsupported (unix.EOPNOTSUPP).
 //
+// A region registered with uverbs.OnDemand (on-demand paging, on a device
+// whose DeviceAttr reports ODPSupport: rxe from Linux 6.14) pins nothing:
+// the device faults pages in as it touches them and lets them go when the
+// kernel reclaims them (MADV_DONTNEED, swap). Advise and MR.Advise
+// (ibv_advise_mr) prefetch such pages ahead of the first access; a device
+// without ODP (siw, rxe before Linux 6.14)
+// returns an error matching errors.ErrUnsupported.
+//
 // Alloc marks its memory MADV_DONTFORK, as ibv_fork_init does for
 // registered memory: a forked child does not get it. The functions may be
 // called from any goroutine.

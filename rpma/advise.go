@@ -1,5 +1,12 @@
 package rpma
 
+import (
+	"errors"
+	"syscall"
+
+	"github.com/purerdma/purerdma/mr"
+)
+
 // Advice is what Advise tells the device to do with a region
 // (enum ibv_advise_mr_advice, which rpma_mr_advise takes as an int).
 type Advice int
@@ -20,14 +27,18 @@ const AdviseFlush AdviseFlags = 1 << 0
 
 // Advise gives the device advice about n bytes at off of the region
 // (rpma_mr_advise), such as prefetching the pages of an on-demand-paging
-// registration so that the first remote access does not fault.
+// registration (MR.OnDemand) so that the first remote access does not
+// fault: librpma 1.3's one SGE over the range, through mr.MR.Advise
+// (ibv_advise_mr).
 //
-// purerdma has no UVERBS_METHOD_ADVISE_MR ioctl yet, so after checking
-// its arguments Advise returns ErrUnsupported on every device, as librpma
-// built without IBV_ADVISE_MR_SUPPORTED does (RPMA_E_NOSUPP). Callers
-// should treat ErrUnsupported as "no advice taken", as librpma's examples
-// do. A range outside the region or an unknown flag is ErrInvalid (the
-// kernel's EFAULT and EINVAL, which librpma maps to RPMA_E_INVAL).
+// A device without the kernel's ADVISE_MR method (siw; rxe up to Linux
+// 6.18, ODP or not), or one that does not take the advice, returns
+// ErrUnsupported (RPMA_E_NOSUPP), which matches errors.ErrUnsupported;
+// callers should treat it as "no advice taken", as librpma's examples do.
+// A range outside the region or an unknown flag is ErrInvalid before the
+// kernel is asked, and so is the kernel's EINVAL or EFAULT (RPMA_E_INVAL:
+// the region's access does not allow the advice); any other failure is
+// ErrProvider.
 func (m *MR) Advise(off, n int, advice Advice, flags AdviseFlags) error {
 	if m == nil {
 		return errNil
@@ -41,6 +52,18 @@ func (m *MR) Advise(off, n int, advice Advice, flags AdviseFlags) error {
 	if _, err := m.sge(off, n); err != nil {
 		return err
 	}
-	logf(LogError, "rpma: ibv_advise_mr() is not supported", "advice", int(advice))
-	return unsupported("advise %d bytes at %d (advice %d): no ADVISE_MR ioctl", n, off, advice)
+	err := m.region.Advise(mr.Advice(advice), mr.AdviseFlags(flags), off, n)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, syscall.EBADF):
+		return closedErr("advise", err)
+	case errors.Is(err, ErrUnsupported):
+		logf(LogError, "rpma: ibv_advise_mr() is not supported", "advice", int(advice), "err", err)
+		return &rpmaError{"rpma: " + err.Error(), ErrUnsupported, err}
+	case errors.Is(err, syscall.EINVAL), errors.Is(err, syscall.EFAULT):
+		logf(LogError, "rpma: ibv_advise_mr() failed", "advice", int(advice), "err", err)
+		return &rpmaError{"rpma: " + err.Error(), ErrInvalid, err}
+	}
+	return provider("advise", err)
 }

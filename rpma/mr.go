@@ -79,6 +79,9 @@ type MR struct {
 	owned []byte
 	peer  *Peer
 	freed sync.Once
+	// onDemand is set when the region was registered with on-demand
+	// paging.
+	onDemand bool
 }
 
 // RegisterMR registers buf for usage (rpma_mr_reg). buf must be memory
@@ -95,9 +98,22 @@ func (p *Peer) RegisterMR(buf []byte, usage Usage) (*MR, error) {
 		return nil, inval("register with usage %#x", uint8(usage))
 	}
 	access := p.access(usage)
+	if p.odpMode == ODPAlways {
+		access |= uverbs.OnDemand
+	}
 	r, err := mr.Register(p.pd, buf, access)
 	if errors.Is(err, mr.ErrNotMapped) {
 		return nil, inval("%v", err)
+	}
+	if err != nil && p.odpMode == ODPFallback && errors.Is(err, syscall.EOPNOTSUPP) {
+		// librpma 1.3's rpma_peer_setup_mr_reg: memory the device cannot
+		// pin may still register with on-demand paging.
+		if !p.odp {
+			logf(LogError, "rpma: Peer does not support On-Demand Paging", "length", len(buf), "access", uint32(access))
+			return nil, provider("register", err)
+		}
+		access |= uverbs.OnDemand
+		r, err = mr.Register(p.pd, buf, access)
 	}
 	if err != nil && access&uverbs.AccessFlushPersistent != 0 && errors.Is(err, syscall.EINVAL) {
 		// librpma 1.3 fails the same way; say why.
@@ -107,8 +123,12 @@ func (p *Peer) RegisterMR(buf []byte, usage Usage) (*MR, error) {
 	if err != nil {
 		return nil, provider("register", err)
 	}
-	return &MR{region: r, usage: usage}, nil
+	return &MR{region: r, usage: usage, onDemand: access&uverbs.OnDemand != 0}, nil
 }
+
+// OnDemand reports whether the region was registered with on-demand
+// paging (see ODPMode).
+func (m *MR) OnDemand() bool { return m != nil && m.onDemand }
 
 // DescriptorSize is the size of an MR descriptor
 // (rpma_mr_get_descriptor_size).

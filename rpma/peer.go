@@ -19,6 +19,10 @@ type Peer struct {
 	// what the device reports, less what PeerOptions turn off.
 	nativeFlush       bool
 	nativeAtomicWrite bool
+	// odp is librpma 1.3's is_odp_supported (IsODPCapable), false with
+	// ODPOff; odpMode says when RegisterMR uses it.
+	odp     bool
+	odpMode ODPMode
 	// closed makes the methods of a deleted peer answer ErrClosed before
 	// they look at their arguments.
 	closed atomic.Bool
@@ -72,10 +76,50 @@ func (m FlushMode) String() string {
 	return fmt.Sprintf("FlushMode(%d)", int(m))
 }
 
+// ODPMode chooses when a peer registers regions with on-demand paging
+// (uverbs.OnDemand): the kernel then pins no memory at registration, and
+// the device faults pages in as it touches them, which MR.Advise can do
+// ahead of time.
+type ODPMode int
+
+// ODP modes.
+const (
+	// ODPFallback does what librpma 1.3 built with on-demand paging
+	// (ON_DEMAND_PAGING_SUPPORTED) does: a registration the kernel
+	// refuses with EOPNOTSUPP is made again with on-demand paging when
+	// the device is ODP capable (IsODPCapable). Memory the device cannot
+	// pin, such as some file mappings, registers that way.
+	ODPFallback ODPMode = iota
+	// ODPOff never registers with on-demand paging, as librpma built
+	// without it; the peer does not ask the device about ODP either.
+	ODPOff
+	// ODPAlways registers every region with on-demand paging, from the
+	// first try: no memory is pinned until the device uses it. librpma
+	// has no such choice. NewPeerWithOptions refuses it with
+	// ErrUnsupported on a device that is not ODP capable (rxe before
+	// Linux 6.14, siw).
+	ODPAlways
+)
+
+// String returns "fallback", "off" or "always", the mode's name in log
+// records.
+func (m ODPMode) String() string {
+	switch m {
+	case ODPFallback:
+		return "fallback"
+	case ODPOff:
+		return "off"
+	case ODPAlways:
+		return "always"
+	}
+	return fmt.Sprintf("ODPMode(%d)", int(m))
+}
+
 // PeerOptions are choices librpma makes when it is built; the zero value
 // is librpma 1.3's.
 type PeerOptions struct {
 	Flush FlushMode
+	ODP   ODPMode
 }
 
 // NewPeer creates a peer on dev, an opened device (rpma_peer_new); the
@@ -97,6 +141,9 @@ func NewPeerWithOptions(dev *uverbs.Context, opts PeerOptions) (*Peer, error) {
 	if opts.Flush != FlushAuto && opts.Flush != FlushEmulated {
 		return nil, inval("flush mode %d", int(opts.Flush))
 	}
+	if opts.ODP < ODPFallback || opts.ODP > ODPAlways {
+		return nil, inval("ODP mode %d", int(opts.ODP))
+	}
 	caps := dev.DeviceCapFlags()
 	p := &Peer{
 		ctx:               dev,
@@ -104,6 +151,18 @@ func NewPeerWithOptions(dev *uverbs.Context, opts PeerOptions) (*Peer, error) {
 		nativeAtomicWrite: caps&uverbs.DeviceAtomicWrite != 0,
 		nativeFlush: opts.Flush == FlushAuto &&
 			caps&(uverbs.DeviceFlushGlobal|uverbs.DeviceFlushPersistent) == uverbs.DeviceFlushGlobal|uverbs.DeviceFlushPersistent,
+		odpMode: opts.ODP,
+	}
+	if opts.ODP != ODPOff {
+		// As rpma_peer_new, which fails when it cannot ask.
+		odp, err := IsODPCapable(dev)
+		if err != nil {
+			return nil, err
+		}
+		if !odp && opts.ODP == ODPAlways {
+			return nil, unsupported("peer with ODPAlways: %s is not ODP capable", dev.Device().Name)
+		}
+		p.odp = odp
 	}
 	if !p.nativeAtomicWrite {
 		logf(LogInfo, "rpma: Native atomic write is not supported - ordinary RDMA write will be used instead.")
@@ -128,6 +187,10 @@ func (p *Peer) NativeFlush() bool { return p != nil && p.nativeFlush }
 // with RDMA ATOMIC WRITE (completion opcode cq.OpAtomicWrite) rather than
 // a fenced inline RDMA write (cq.OpRDMAWrite).
 func (p *Peer) NativeAtomicWrite() bool { return p != nil && p.nativeAtomicWrite }
+
+// ODP reports whether the peer may register regions with on-demand
+// paging: the device is ODP capable and the mode is not ODPOff.
+func (p *Peer) ODP() bool { return p != nil && p.odp }
 
 // Context returns the peer's device context.
 func (p *Peer) Context() *uverbs.Context {

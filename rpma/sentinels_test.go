@@ -25,7 +25,7 @@ import (
 // real ones.
 func TestSharedSentinelsMisuse(t *testing.T) {
 	saveLog(t)
-	SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil))) // Advise logs its NOSUPP
+	SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 
 	ctx := context.Background()
 	region := &MR{region: &mr.MR{}, usage: UsageReadDst | UsageWriteSrc} // 0 bytes
@@ -118,7 +118,6 @@ func TestSharedSentinelsMisuse(t *testing.T) {
 		name string
 		call func() error
 	}{
-		{"Advise (no ADVISE_MR ioctl)", func() error { return region.Advise(0, 0, AdvicePrefetch, 0) }},
 		{"visibility Flush of a region without its usage", func() error { return conn.Flush(remote, 0, 8, FlushVisibility, always) }},
 		{"persistent Flush without DirectWriteToPMem", func() error { return conn.Flush(remote, 0, 8, FlushPersistent, always) }},
 	}

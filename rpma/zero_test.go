@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/purerdma/purerdma/mr"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
@@ -139,14 +138,13 @@ func TestSilentByDefault(t *testing.T) {
 	if err := SetLogThreshold(LogThresholdPrimary, LogDebug); err != nil {
 		t.Fatal(err)
 	}
-	m := &MR{region: &mr.MR{}, usage: UsageReadDst}
 	errorPaths := func(t *testing.T) {
 		t.Helper()
 		if err := provider("post", syscall.ENOMEM); !errors.Is(err, ErrProvider) || !errors.Is(err, syscall.ENOMEM) {
 			t.Errorf("provider error = %v, want ErrProvider wrapping ENOMEM", err)
 		}
-		if err := m.Advise(0, 0, AdvicePrefetch, 0); !errors.Is(err, ErrUnsupported) {
-			t.Errorf("Advise = %v, want ErrUnsupported", err)
+		if err := provider("advise", syscall.EOPNOTSUPP); !errors.Is(err, ErrProvider) || !errors.Is(err, syscall.EOPNOTSUPP) {
+			t.Errorf("provider error = %v, want ErrProvider wrapping EOPNOTSUPP", err)
 		}
 	}
 

@@ -14,7 +14,13 @@ import (
 type Method struct {
 	Object, ID uint16
 	attrs      []abi.Attr
-	bufs       [][]byte // memory the attributes point to, kept alive through the call
+	bufs       []attrBuf // memory the attributes point to, kept alive through the call
+}
+
+// attrBuf is the memory attribute id points to.
+type attrBuf struct {
+	id uint16
+	b  []byte
 }
 
 // NewMethod starts a call of method id on object.
@@ -24,7 +30,7 @@ func (m *Method) add(a abi.Attr, buf []byte) {
 	a.Flags |= abi.UVERBS_ATTR_F_MANDATORY
 	m.attrs = append(m.attrs, a)
 	if buf != nil {
-		m.bufs = append(m.bufs, buf)
+		m.bufs = append(m.bufs, attrBuf{a.AttrID, buf})
 	}
 }
 
@@ -69,20 +75,47 @@ func (m *Method) Data(id uint16) (uint64, bool) {
 	return 0, false
 }
 
-// Run calls the method on f's device.
-func (f *FD) Run(m *Method) error {
+// Frame returns what Run hands the kernel for m on a device of driver
+// driverID (RDMA_DRIVER_*): the ioctl header and the attributes. A test
+// compares it with the bytes rdma-core sends.
+func (m *Method) Frame(driverID uint32) []byte {
 	hdr := abi.IoctlHdr{
 		Length:   uint16(sizeofIoctlHdr + sizeofAttr*len(m.attrs)),
 		ObjectID: m.Object,
 		MethodID: m.ID,
 		NumAttrs: uint16(len(m.attrs)),
-		DriverID: f.driverID,
+		DriverID: driverID,
 	}
 	buf := make([]byte, 0, hdr.Length)
 	buf = append(buf, bytesOf(&hdr)...)
 	for i := range m.attrs {
 		buf = append(buf, bytesOf(&m.attrs[i])...)
 	}
+	return buf
+}
+
+// Payload returns the bytes attribute id carries: those inline in its
+// data field, or the memory it points to. A test checks an array
+// attribute's contents with it.
+func (m *Method) Payload(id uint16) []byte {
+	for _, b := range m.bufs {
+		if b.id == id {
+			return b.b
+		}
+	}
+	for _, a := range m.attrs {
+		if a.AttrID == id && a.Len <= 8 {
+			var v [8]byte
+			binary.NativeEndian.PutUint64(v[:], a.Data)
+			return v[:a.Len]
+		}
+	}
+	return nil
+}
+
+// Run calls the method on f's device.
+func (f *FD) Run(m *Method) error {
+	buf := m.Frame(f.driverID)
 	err := ioctl(f.fd, abi.RDMA_VERBS_IOCTL, buf)
 	runtime.KeepAlive(m.bufs)
 	// The kernel writes back new handles and VALID_OUTPUT flags.

@@ -40,3 +40,13 @@ func Bytes[T any](p *T) []byte { return bytesOf(p) }
 // must be heap memory, which does not move) until the call that passes the
 // address returns.
 func Addr(b []byte) uint64 { return addr(b) }
+
+// SliceBytes returns the memory of s, a slice of plain abi structs, as a
+// byte slice without copying: an array attribute (an SGE list) is the
+// structs back to back.
+func SliceBytes[T any](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0])))
+}

@@ -59,6 +59,11 @@ func (e *withKind) Unwrap() []error { return []error{e.err, e.kind} }
 //	EINVAL                  → ErrInvalid
 //	EBUSY                   → ErrBusy
 //	EOPNOTSUPP              → ErrUnsupported
+//	EPROTONOSUPPORT         → ErrUnsupported
+//
+// The ioctl framework returns EPROTONOSUPPORT only when the kernel has no
+// such object, method or attribute (uverbs_ioctl.c says so): a method
+// newer than the kernel, which for the caller is a missing feature.
 //
 // An error that already matches its sentinel, or of no kind above, is
 // returned as it is; so is nil, without allocating.
@@ -72,7 +77,7 @@ func Public(err error) error {
 		kind = ErrQueueFull
 	case errors.Is(err, provider.ErrInvalid), errors.Is(err, syscall.EINVAL):
 		kind = ErrInvalid
-	case errors.Is(err, provider.ErrUnsupported), errors.Is(err, syscall.EOPNOTSUPP):
+	case errors.Is(err, provider.ErrUnsupported), errors.Is(err, syscall.EOPNOTSUPP), errors.Is(err, syscall.EPROTONOSUPPORT):
 		kind = ErrUnsupported
 	case errors.Is(err, provider.ErrClosed):
 		kind = ErrClosed

@@ -26,6 +26,7 @@ func TestPublic(t *testing.T) {
 		{fmt.Errorf("CREATE_QP: %w", unix.EINVAL), ErrInvalid},
 		{fmt.Errorf("DEALLOC_PD: %w", unix.EBUSY), ErrBusy},
 		{fmt.Errorf("RESIZE_CQ: %w", unix.EOPNOTSUPP), ErrUnsupported},
+		{fmt.Errorf("ioctl object 2 method 2: %w", unix.EPROTONOSUPPORT), ErrUnsupported},
 	} {
 		got := Public(tt.err)
 		if !errors.Is(got, tt.want) || !errors.Is(got, tt.err) {

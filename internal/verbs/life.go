@@ -46,6 +46,17 @@ func (l *Life) Do(ctx *Context, cmd *ucmd.Cmd) error {
 	return ctx.Do(cmd)
 }
 
+// Run runs an ioctl method about the object on ctx unless the object is
+// gone, holding its lock as Do does.
+func (l *Life) Run(ctx *Context, m *ucmd.Method) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return ErrClosed
+	}
+	return ctx.Run(m)
+}
+
 // Destroy destroys the object once: it runs the destroy command on ctx,
 // then release. When the context is already closed the kernel object went
 // with it and only release runs. If the kernel refuses (EBUSY becomes
