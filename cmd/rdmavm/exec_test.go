@@ -37,25 +37,31 @@ func TestGoTestExec(t *testing.T) {
 	if cache == "" {
 		cache = filepath.Join(root, ".cache", "vm")
 	}
+	// go test runs the packages' binaries side by side, each in a guest
+	// of its own: three guests in one go test, the pair in another.
 	for _, tc := range []struct {
 		name     string
 		flags    string // rdmavm's, in -exec
-		pkg      string
+		pkgs     []string
 		wantFail bool
 		want     []string // lines of go test -v's output
 	}{
-		{"write", "", "./write", false, []string{"--- PASS: TestWrite/rxe0", "--- PASS: TestWrite/siw0", "ok  \texample.com/rdmavmuser/write"}},
-		{"fails", "", "./fails", true, []string{"fails_test.go:19: deliberate failure after opening rxe0", "--- FAIL: TestFails", "FAIL\texample.com/rdmavmuser/fails"}},
-		{"ctools", " -ctools", "./ctools", false, []string{"--- PASS: TestRpingServerC/rxe", "--- PASS: TestRpingServerC/siw", "--- PASS: TestRCPingpongC"}},
-		{"pair", " -pair", "./pair", false, []string{"[a] --- PASS: TestAcrossTheWire", "[b] --- PASS: TestAcrossTheWire", "ok  \texample.com/rdmavmuser/pair"}},
+		{"one guest each", " -ctools", []string{"./write", "./fails", "./ctools"}, true, []string{
+			"--- PASS: TestWrite/rxe0", "--- PASS: TestWrite/siw0", "ok  \texample.com/rdmavmuser/write",
+			"fails_test.go:19: deliberate failure after opening rxe0", "--- FAIL: TestFails", "FAIL\texample.com/rdmavmuser/fails",
+			"--- PASS: TestRpingServerC/rxe", "--- PASS: TestRpingServerC/siw", "--- PASS: TestRCPingpongC", "ok  \texample.com/rdmavmuser/ctools",
+		}},
+		{"pair", " -pair", []string{"./pair"}, false, []string{
+			"[a] --- PASS: TestAcrossTheWire", "[b] --- PASS: TestAcrossTheWire", "ok  \texample.com/rdmavmuser/pair",
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := exec.Command("go", "test", "-count=1", "-v", "-exec", bin+tc.flags, tc.pkg)
+			cmd := exec.Command("go", append([]string{"test", "-count=1", "-v", "-exec", bin + tc.flags}, tc.pkgs...)...)
 			cmd.Dir = mod
 			cmd.Env = append(os.Environ(), "PURERDMA_CACHE="+cache)
 			start := time.Now()
 			out, err := cmd.CombinedOutput()
-			t.Logf("go test -exec 'rdmavm%s' %s: %v in %v", tc.flags, tc.pkg, err, time.Since(start).Round(time.Millisecond))
+			t.Logf("go test -exec 'rdmavm%s' %s: %v in %v", tc.flags, strings.Join(tc.pkgs, " "), err, time.Since(start).Round(time.Millisecond))
 			if failed := err != nil; failed != tc.wantFail {
 				t.Fatalf("go test failed: %v, want %v\n%s", failed, tc.wantFail, out)
 			}
