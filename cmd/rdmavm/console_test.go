@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestConsole feeds the console lines of guests as init prints them:
@@ -116,6 +117,23 @@ func TestParse(t *testing.T) {
 		_, cmd, err := parse(tc.args, &bytes.Buffer{})
 		if (err != nil) != tc.wantErr || strings.Join(cmd, " ") != strings.Join(tc.cmd, " ") {
 			t.Errorf("parse(%q) = %q, %v; want %q, error %v", tc.args, cmd, err, tc.cmd, tc.wantErr)
+		}
+	}
+}
+
+func TestTestTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want time.Duration
+	}{
+		{[]string{"-test.paniconexit0", "-test.timeout=10m0s", "-test.v=true"}, 10 * time.Minute},
+		{[]string{"-test.timeout", "90s"}, 90 * time.Second},
+		{[]string{"-test.timeout=0s"}, 0},
+		{[]string{"-test.v"}, 0},
+		{[]string{"-test.timeout=soon"}, 0},
+	} {
+		if got := testTimeout(tc.args); got != tc.want {
+			t.Errorf("testTimeout(%q) = %v, want %v", tc.args, got, tc.want)
 		}
 	}
 }

@@ -70,6 +70,11 @@ func (c config) runGuest(cmd []string, stdout, stderr io.Writer) (int, error) {
 		return 0, err
 	}
 	con := newConsole(stdout, stderr, c.verbose)
+	// A test binary's own timeout (go test passes -test.timeout=10m0s)
+	// ends first, with its goroutine dump, rather than the guest's limit.
+	if d := testTimeout(cmd[1:]); d > 0 && c.timeout < d+2*time.Minute {
+		c.timeout = d + 2*time.Minute
+	}
 	booted := time.Now()
 	defer func() {
 		if !con.started.IsZero() && !con.ended.IsZero() {
@@ -298,4 +303,19 @@ func addTree(im *vm.Image, dir string) error {
 		im.Files[p] = p
 		return nil
 	})
+}
+
+// testTimeout is the -test.timeout among a test binary's arguments, 0 when
+// there is none (or it is 0, no limit).
+func testTimeout(args []string) time.Duration {
+	for i, a := range args {
+		v, ok := strings.CutPrefix(a, "-test.timeout=")
+		if !ok && a == "-test.timeout" && i+1 < len(args) {
+			v, ok = args[i+1], true
+		}
+		if d, err := time.ParseDuration(v); ok && err == nil {
+			return d
+		}
+	}
+	return 0
 }
