@@ -1,3 +1,5 @@
+//go:build linux
+
 package rpma_test
 
 import (
