@@ -70,8 +70,14 @@ func (ch *EventChannel) Fd() int {
 
 // do runs a command on the channel's file.
 func (ch *EventChannel) do(cmd uint32, req []byte, respOff int, resp []byte) error {
+	return ch.doWith(write, cmd, req, respOff, resp)
+}
+
+// doWith runs a command on the channel's file through w: write, or
+// writeUnsignalled for a command a signal must not interrupt.
+func (ch *EventChannel) doWith(w func(fd int, cmd uint32, req []byte, respOff int, resp []byte) error, cmd uint32, req []byte, respOff int, resp []byte) error {
 	var err error
-	if cerr := ch.raw.Control(func(fd uintptr) { err = write(int(fd), cmd, req, respOff, resp) }); cerr != nil {
+	if cerr := ch.raw.Control(func(fd uintptr) { err = w(int(fd), cmd, req, respOff, resp) }); cerr != nil {
 		return ErrClosed
 	}
 	// A kernel errno matches its sentinel too (EINVAL is ErrInvalid, ...).

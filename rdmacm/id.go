@@ -283,7 +283,14 @@ func (id *ID) Connect(p *ConnParam) error {
 		return fmt.Errorf("rdmacm: connect: %w", err)
 	}
 	req := abi.UcmConnect{ID: id.handle, ConnParam: id.connParam(paramOr(p), lim, retry, rnr)}
-	if err := id.do(abi.RDMA_USER_CM_CMD_CONNECT, ucmd.Bytes(&req), -1, nil); err != nil {
+	w := write
+	if id.iwarp() {
+		// siw opens the TCP connection inside the command, and a
+		// signal that interrupts it there drops the connection it
+		// made: see writeUnsignalled.
+		w = writeUnsignalled
+	}
+	if err := id.doWith(w, abi.RDMA_USER_CM_CMD_CONNECT, ucmd.Bytes(&req), -1, nil); err != nil {
 		return fmt.Errorf("rdmacm: connect: %w", err)
 	}
 	id.iwarpReads(lim.init)
@@ -409,13 +416,18 @@ func (id *ID) Disconnect() error {
 
 // do runs a command about the ID unless it is closed.
 func (id *ID) do(cmd uint32, req []byte, respOff int, resp []byte) error {
+	return id.doWith(write, cmd, req, respOff, resp)
+}
+
+// doWith is do through w (EventChannel.doWith).
+func (id *ID) doWith(w func(fd int, cmd uint32, req []byte, respOff int, resp []byte) error, cmd uint32, req []byte, respOff int, resp []byte) error {
 	id.mu.Lock()
 	closed := id.closed
 	id.mu.Unlock()
 	if closed {
 		return ErrClosed
 	}
-	return id.ch.do(cmd, req, respOff, resp)
+	return id.ch.doWith(w, cmd, req, respOff, resp)
 }
 
 // Close destroys the ID (rdma_destroy_id) and what CreateQP made for it:

@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -60,6 +61,48 @@ func write(fd int, cmd uint32, req []byte, respOff int, resp []byte) error {
 	}
 	copy(resp, out)
 	return nil
+}
+
+// writeUnsignalled is write with the calling thread's asynchronous
+// signals blocked, for a command the kernel carries out inside the call
+// and cannot take back once a signal interrupts it.
+//
+// That is CONNECT on siw: siw_connect (drivers/infiniband/sw/siw/siw_cm.c)
+// opens the TCP connection with a blocking kernel connect. A signal that
+// arrives meanwhile makes the connect return ERESTARTSYS, even when the
+// handshake has completed; siw then releases the socket, which closes the
+// new connection, and the command fails with ERESTARTSYS. A handler
+// installed with SA_RESTART, as every one of the Go runtime's is, restarts
+// the command, which binds the same address and port again and fails with
+// EADDRNOTAVAIL, since the closing connection still holds them. Worse, the
+// close reaches the listener before siw has accepted the connection, and a
+// siw listener dies of that (docs/kernel-notes.md, siw). A C program rarely
+// takes a signal during the connect; a Go program's threads take the
+// runtime's preemption signal (SIGURG) all the time.
+//
+// The signals stay pending and are delivered once the mask is restored;
+// process-directed ones go to another thread meanwhile. Left unblocked:
+// the synchronous faults, which a blocked one would make fatal, and 32
+// and 33, with which the runtime (and glibc) run a system call on every
+// thread (syscall.AllThreadsSyscall, Setuid), which would otherwise wait
+// for the connect.
+func writeUnsignalled(fd int, cmd uint32, req []byte, respOff int, resp []byte) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var set, old unix.Sigset_t
+	for sig := unix.Signal(1); sig <= 64; sig++ {
+		switch sig {
+		case unix.SIGSEGV, unix.SIGBUS, unix.SIGFPE, unix.SIGILL, unix.SIGTRAP, unix.SIGSYS, 32, 33:
+			continue
+		}
+		w := uint(unsafe.Sizeof(set.Val[0])) * 8
+		set.Val[(uint(sig)-1)/w] |= 1 << ((uint(sig) - 1) % w)
+	}
+	if err := unix.PthreadSigmask(unix.SIG_BLOCK, &set, &old); err != nil {
+		return write(fd, cmd, req, respOff, resp)
+	}
+	defer unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
+	return write(fd, cmd, req, respOff, resp)
 }
 
 var cmdNames = [...]string{
