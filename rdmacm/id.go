@@ -392,15 +392,30 @@ func (id *ID) Reject(private []byte) error {
 }
 
 // Disconnect ends the connection (rdma_disconnect): it moves the QP to
-// the error state (to SQD on iWARP, as librdmacm does), which flushes its
-// work, and tells the peer. Both sides get EventDisconnected.
+// the error state (to SQD on iWARP other than siw, as librdmacm does),
+// which flushes its work, and tells the peer. Both sides get
+// EventDisconnected.
+//
+// On siw the QP goes to the error state too, where librdmacm moves it to
+// SQD: siw's move from RTS to SQD with nothing being transmitted drops
+// the connection without flushing (siw_qp_nextstate_from_rts in
+// drivers/infiniband/sw/siw/siw_qp.c), so an RDMA read waiting for its
+// response, and requests queued behind a full ORQ, never complete; its
+// move to the error state flushes them, and closes the connection through
+// the same call as SQD (siw_qp_cm_drop), so the peer sees the same.
+// Until Linux 6.12 a link going down moved siw's QPs to the error state
+// itself; since then (60dc7fcafea8) a connection that rode out a flap
+// keeps its reads outstanding to the disconnect. The kernel's own SQD
+// that follows (iw_cm_disconnect) leaves a QP in the error state alone.
+// On iWARP hardware (cxgb4) the error state would abort the connection
+// with a reset instead of closing it, so it keeps SQD.
 func (id *ID) Disconnect() error {
 	if id == nil {
 		return ErrClosed
 	}
 	if id.qp != nil {
 		state := uverbs.QPSErr
-		if id.iwarp() {
+		if id.iwarp() && id.dev.ctx.Device().Driver != uverbs.DriverSIW {
 			state = uverbs.QPSSQD
 		}
 		if err := id.qp.Modify(&uverbs.QPAttr{State: state}, uverbs.QPAttrState); err != nil && !errors.Is(err, uverbs.ErrClosed) {
