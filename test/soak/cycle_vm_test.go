@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/purerdma/purerdma/cq"
+	"github.com/purerdma/purerdma/internal/netport"
 	"github.com/purerdma/purerdma/internal/rdmanl"
 	"github.com/purerdma/purerdma/internal/rpmatest"
 	"github.com/purerdma/purerdma/internal/rtnl"
@@ -309,6 +310,9 @@ func (c *cycle) pair() {
 			break
 		}
 		s.connRetries++
+		if s.listenerDead(ep, err) {
+			return
+		}
 		if time.Since(start) > connectFor || c.ctx.Err() != nil {
 			s.problem("cycle %d: no connection in %v: %v", s.cycles, connectFor, err)
 			return
@@ -338,6 +342,25 @@ func (c *cycle) pair() {
 	if c.kind == noFault && s.atomics && e.clean() {
 		c.atomics()
 	}
+}
+
+// listenerDead reports, after a connect to ep failed with err, whether
+// ep's siw listener has died: siw refused the connection (ECONNREFUSED:
+// on iWARP the TCP connect runs inside CONNECT) and no socket listens on
+// the endpoint's port any more, while the endpoint is open. That is the
+// siw listener defect of docs/kernel-notes.md (a connection closed before
+// siw accepted it); retrying cannot help, and closing the endpoint reads
+// freed kernel memory, which the soak's kernel log check then reports.
+func (s *soaker) listenerDead(ep *rpma.Endpoint, err error) bool {
+	if s.driver != "siw" || !errors.Is(err, unix.ECONNREFUSED) {
+		return false
+	}
+	addr, aerr := ep.Addr()
+	if aerr != nil || netport.Listening(int(addr.Port())) {
+		return false
+	}
+	s.problem("cycle %d: the siw listener on %v no longer listens, its rdma_cm ID open (the siw listener defect, docs/kernel-notes.md): %v", s.cycles, addr, err)
+	return true
 }
 
 // child is a cycle whose client is a child process (this binary run

@@ -72,6 +72,7 @@ func TestSoak(t *testing.T) {
 		seed = uint64(time.Now().UnixNano())
 	}
 	t.Logf("soak: %v on Linux %s (%s), seed %d", *soakDuration, testenv.KernelRelease(), testenv.Arch(), seed)
+	klog := openKernelLog()
 	start := time.Now()
 	end := start.Add(*soakDuration)
 
@@ -133,6 +134,7 @@ loop:
 			break loop
 		case <-tick.C:
 			sample()
+			klog.read()
 		}
 	}
 
@@ -144,6 +146,7 @@ loop:
 		ok = w.summary(&b) && ok
 	}
 	ok = flat(&b, samples) && ok
+	ok = klog.summary(&b) && ok
 	if ok {
 		b.WriteString("soak: PASS\n")
 	} else {
