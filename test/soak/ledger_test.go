@@ -229,3 +229,14 @@ func TestLedger(t *testing.T) {
 		}
 	})
 }
+
+func TestKernelLog(t *testing.T) {
+	k := &kernelLog{fd: -1}
+	k.add("6,100,5000,-;siw: device added\n")
+	k.add("4,101,5001,-;refcount_t: underflow; use-after-free.\n")
+	k.add("4,102,5002,c;Call Trace:\n SUBSYSTEM=x\n")
+	k.add("2,103,5003,-;kernel BUG at lib/list_debug.c:54!\n")
+	if k.msgs != 4 || k.defects() != 2 || len(k.bad) != 3 || k.bad[1] != "  Call Trace:" {
+		t.Errorf("%d messages, %d defects: %q", k.msgs, k.defects(), k.bad)
+	}
+}
