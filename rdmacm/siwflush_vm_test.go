@@ -65,6 +65,6 @@ func TestDisconnectCompletesReads(t *testing.T) {
 			status[wc.Status]++
 			done[wc.ID] = true
 		}
-		t.Logf("%d reads in flight at the disconnect: %v", reads, status)
+		t.Logf("%d reads posted just before the disconnect: %v", reads, status)
 	})
 }
