@@ -18,7 +18,9 @@
 // must be back at their baseline; while the workers are paused between
 // cycles the process's RSS, fds, mappings and goroutines are sampled, and
 // the median of the last tenth of the samples must not exceed that of the
-// first tenth after warm-up by more than a stated tolerance.
+// first tenth after warm-up by more than a stated tolerance. The guest
+// kernel's log must show no defect (a BUG, a WARNING, refcount or list
+// corruption, an oops) while the soak runs.
 //
 // It runs in the VM, for -soak.duration (1m by default):
 //
