@@ -11,8 +11,9 @@
 // The package performs the QP state transitions that librdmacm performs:
 // CreateQP moves a new QP to INIT with the attributes the kernel computes,
 // Accept and the active side's connection handling move it through RTR to
-// RTS, and Disconnect moves it to ERR. So RoCE (rxe) and iWARP (siw) devices
-// connect the same way.
+// RTS, and Disconnect moves it to ERR (SQD on iWARP devices other than
+// siw, as librdmacm does on every iWARP device; see ID.Disconnect). So
+// RoCE (rxe) and iWARP (siw) devices connect the same way.
 //
 // ID.WaitEvent turns the asynchronous steps into blocking calls: it waits
 // for the ID's next event and checks its type, leaving the events of other
