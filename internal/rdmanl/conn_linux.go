@@ -36,7 +36,52 @@ func Dial() (*Conn, error) {
 func (c *Conn) Close() error { return c.nl.Close() }
 
 // Devices lists the RDMA devices.
+//
+// The kernel dumps the devices one per message and resumes the dump by
+// position among the registered devices (nldev.c, _nldev_get_dumpit's
+// cb->args[0] and ib_enum_all_devs), so a device unregistered during a
+// dump, before the position reached, makes the dump skip the device after
+// it: the soak, deleting one device while the other worker looked its own
+// up, once got a list without it. Devices therefore dumps until two dumps
+// in a row list the same devices (at most four dumps).
 func (c *Conn) Devices() ([]Device, error) {
+	return agreed(c.dumpDevices)
+}
+
+// agreed calls dump until two calls in a row return the same device
+// indexes, at most four times, and returns the last list.
+func agreed(dump func() ([]Device, error)) ([]Device, error) {
+	prev, err := dump()
+	if err != nil {
+		return nil, err
+	}
+	for range 3 {
+		cur, err := dump()
+		if err != nil {
+			return nil, err
+		}
+		if sameIndexes(prev, cur) {
+			return cur, nil
+		}
+		prev = cur
+	}
+	return prev, nil
+}
+
+func sameIndexes(a, b []Device) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Index != b[i].Index {
+			return false
+		}
+	}
+	return true
+}
+
+// dumpDevices lists the devices in one dump.
+func (c *Conn) dumpDevices() ([]Device, error) {
 	msgs, err := c.request(abi.RDMA_NLDEV_CMD_GET, unix.NLM_F_DUMP, nil)
 	if err != nil {
 		return nil, fmt.Errorf("rdmanl: list devices: %w", err)

@@ -201,12 +201,14 @@ func TestPorts(t *testing.T) {
 	if diff := cmp.Diff([]Port{rxe0Port, siw0Port, mlx1, mlx2}, got); diff != "" {
 		t.Errorf("Ports (-want +got):\n%s", diff)
 	}
-	// A device dump, then a port dump of each device.
+	// Two device dumps that agree (Devices), then a port dump of each
+	// device.
 	var reqs []string
 	for _, r := range k.reqs {
 		reqs = append(reqs, fmt.Sprintf("%#x %#x %v", r.Header.Type, r.Header.Flags, r.Data))
 	}
 	want := []string{
+		"0x1401 0x301 []",
 		"0x1401 0x301 []",
 		"0x1405 0x301 [8 0 1 0 0 0 0 0]",
 		"0x1405 0x301 [8 0 1 0 1 0 0 0]",
@@ -343,10 +345,10 @@ func TestLinkDel(t *testing.T) {
 	if err := c.LinkDel("siw0"); err != nil {
 		t.Fatal(err)
 	}
-	if len(k.reqs) != 2 {
-		t.Fatalf("%d requests, want a device dump and a DELLINK", len(k.reqs))
+	if len(k.reqs) != 3 {
+		t.Fatalf("%d requests, want two device dumps and a DELLINK", len(k.reqs))
 	}
-	del := k.reqs[1]
+	del := k.reqs[2]
 	if del.Header.Type != 0x1404 || del.Header.Flags != unix.NLM_F_REQUEST|unix.NLM_F_ACK {
 		t.Errorf("DELLINK header %+v", del.Header)
 	}
@@ -358,8 +360,8 @@ func TestLinkDel(t *testing.T) {
 	if err := c.LinkDel("rxe9"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("LinkDel of a missing device: %v, want ErrNotFound", err)
 	}
-	if len(k.reqs) != 1 {
-		t.Errorf("%d requests for a missing device, want only the dump", len(k.reqs))
+	if len(k.reqs) != 2 {
+		t.Errorf("%d requests for a missing device, want only the two dumps", len(k.reqs))
 	}
 }
 
@@ -414,5 +416,43 @@ func TestPortString(t *testing.T) {
 		if got := tt.p.String(); got != tt.want {
 			t.Errorf("String() = %q, want %q", got, tt.want)
 		}
+	}
+}
+
+// TestDevicesAgreed: a dump that skipped a device (one unregistered
+// during it) is taken again until two dumps agree.
+func TestDevicesAgreed(t *testing.T) {
+	devs := func(idx ...uint32) []Device {
+		var d []Device
+		for _, i := range idx {
+			d = append(d, Device{Index: i})
+		}
+		return d
+	}
+	for _, c := range []struct {
+		name  string
+		dumps [][]Device
+		want  []uint32
+		calls int
+	}{
+		{"stable", [][]Device{devs(1, 2, 38), devs(1, 2, 38)}, []uint32{1, 2, 38}, 2},
+		{"skipped one", [][]Device{devs(1, 2), devs(1, 2, 38), devs(1, 2, 38)}, []uint32{1, 2, 38}, 3},
+		{"never agrees", [][]Device{devs(1), devs(1, 2), devs(1, 2, 3), devs(1, 2, 3, 4)}, []uint32{1, 2, 3, 4}, 4},
+	} {
+		calls := 0
+		got, err := agreed(func() ([]Device, error) {
+			calls++
+			return c.dumps[calls-1], nil
+		})
+		var idx []uint32
+		for _, d := range got {
+			idx = append(idx, d.Index)
+		}
+		if err != nil || !slices.Equal(idx, c.want) || calls != c.calls {
+			t.Errorf("%s: %v after %d dumps (%v), want %v after %d", c.name, idx, calls, err, c.want, c.calls)
+		}
+	}
+	if _, err := agreed(func() ([]Device, error) { return nil, os.ErrInvalid }); !errors.Is(err, os.ErrInvalid) {
+		t.Errorf("a failed dump: %v", err)
 	}
 }
