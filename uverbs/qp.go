@@ -2,11 +2,11 @@ package uverbs
 
 import (
 	"fmt"
-	"sync"
 	"sync/atomic"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/spin"
 	"github.com/purerdma/purerdma/internal/ucmd"
 	"github.com/purerdma/purerdma/internal/verbs"
 )
@@ -74,13 +74,13 @@ type QP struct {
 	// they read it.
 	noReads atomic.Bool
 
-	sendMu sync.Mutex
+	sendMu spin.Lock // one locked instruction per post (package spin)
 	sq     provider.SQ
 	swr    provider.SendWR // scratch: the provider sees this, not the caller's request
 	sah    provider.AH     // scratch: a UD request's address handle, copied
 	ssge   []provider.SGE
 
-	recvMu sync.Mutex
+	recvMu spin.Lock
 	rq     provider.RQ // nil with an SRQ
 	rwr    provider.RecvWR
 	rsge   []provider.SGE

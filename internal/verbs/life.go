@@ -3,15 +3,15 @@ package verbs
 import (
 	"errors"
 	"fmt"
-	"sync"
 
+	"github.com/purerdma/purerdma/internal/spin"
 	"github.com/purerdma/purerdma/internal/ucmd"
 )
 
 // Life is what every kernel object shares: a lock that its operations and
 // its destruction take, and whether it is gone.
 type Life struct {
-	mu     sync.Mutex
+	mu     spin.Lock // one locked instruction on the data path (package spin)
 	closed bool
 }
 

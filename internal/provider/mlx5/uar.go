@@ -2,12 +2,10 @@ package mlx5
 
 import (
 	"fmt"
-	"runtime"
-	"sync/atomic"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
-	"github.com/purerdma/purerdma/internal/provider/mem"
+	"github.com/purerdma/purerdma/internal/spin"
 )
 
 // A UAR (user access region) is a 4 KiB page of device registers mapped
@@ -41,13 +39,13 @@ import (
 // bfreg is a doorbell register and its BlueFlame buffer (libmlx5's struct
 // mlx5_bf).
 type bfreg struct {
-	page     []byte // the mapped UAR page the register is in
-	reg      int    // the register's offset in page
-	needLock bool   // shared between QPs: mu serializes the rings
-	mu       spinLock
-	offset   int // the half of the buffer the next ring writes: 0 or bufSize
-	bufSize  int // half the register; 0 where there is no BlueFlame
-	uuarn    int // the bfreg's index; 0 (or, dynamic, an NC page) has no BlueFlame
+	page     []byte    // the mapped UAR page the register is in
+	reg      int       // the register's offset in page
+	needLock bool      // shared between QPs: mu serializes the rings
+	mu       spin.Lock // held for the few stores of one ring, as libmlx5's spin lock
+	offset   int       // the half of the buffer the next ring writes: 0 or bufSize
+	bufSize  int       // half the register; 0 where there is no BlueFlame
+	uuarn    int       // the bfreg's index; 0 (or, dynamic, an NC page) has no BlueFlame
 
 	// Dynamic UARs. The first bfreg of a page holds its mapping (mapped)
 	// and object; the others share them.
@@ -272,22 +270,3 @@ func (c *context) bfregFor(index uint32, dyn *bfreg) (*bfreg, error) {
 	}
 	return &c.bfs[index], nil
 }
-
-// spinLock is the lock of a shared bfreg, held for the few stores of one
-// doorbell ring: a CAS to take it and a release store to give it back, one
-// locked instruction where sync.Mutex has two (libmlx5 takes a spin lock
-// there too). A holder that is preempted makes the others yield, not spin.
-type spinLock struct{ v atomic.Uint32 }
-
-func (l *spinLock) Lock() {
-	for i := 0; !l.v.CompareAndSwap(0, 1); i++ {
-		if i >= 64 {
-			runtime.Gosched()
-			i = 0
-		}
-	}
-}
-
-// Unlock gives the lock back: the stores made under it are visible before
-// it is free.
-func (l *spinLock) Unlock() { mem.StoreRelease(&l.v, 0) }
