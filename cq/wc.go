@@ -25,6 +25,10 @@ type WC struct {
 	SLID         uint16
 	SL           uint8
 	DLIDPathBits uint8
+	// The drivers' completion (provider.WC) has the port number here:
+	// with this field the two types have one layout (TestWCLayout), so
+	// the drivers Poll knows write straight into its slice.
+	_ [2]byte
 }
 
 // fill sets w from a provider's completion, zeroing what an error leaves
@@ -50,6 +54,12 @@ func (w *WC) fill(p *provider.WC) {
 	w.SLID = p.SLID
 	w.SL = p.SL
 	w.DLIDPathBits = p.DLIDPathBits
+}
+
+// clearFailed zeroes what a failed completion leaves undefined, as fill
+// does.
+func (w *WC) clearFailed() {
+	*w = WC{ID: w.ID, Status: w.Status, QPNum: w.QPNum, VendorErr: w.VendorErr}
 }
 
 // Err returns nil for a successful completion and otherwise an error that

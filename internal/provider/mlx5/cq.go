@@ -11,6 +11,12 @@ import (
 	"github.com/purerdma/purerdma/internal/provider/mmio"
 )
 
+// CQ is the driver's CQ as a type package cq names: its Poll, reached
+// through a type switch rather than the provider.CQ interface, writes
+// straight into the caller's completions, which an interface call would
+// make escape.
+type CQ = cq
+
 // cq is a completion queue: a power-of-two ring of 64-byte CQEs in user
 // memory that the device writes, and a doorbell record whose first word
 // tells the device how far we have consumed and whose second records the

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -225,5 +226,38 @@ func TestCQResize(t *testing.T) {
 	}
 	if err := c.Resize(resp(t, abi.RxeResizeCQResp{MI: mi(8192, nbuf)})); err == nil {
 		t.Error("Resize of a closed CQ succeeded")
+	}
+}
+
+// TestWCLayout pins provider.WC to the kernel's struct ib_uverbs_wc
+// (abi.WC) field by field, as Poll's whole-slot copy needs: ImmData is
+// the union ex, which Poll turns to host order.
+func TestWCLayout(t *testing.T) {
+	var k abi.WC
+	var p provider.WC
+	for _, c := range []struct {
+		name        string
+		kernel, drv uintptr
+		want        uintptr
+	}{
+		{"wr_id", unsafe.Offsetof(k.WrID), unsafe.Offsetof(p.ID), 0},
+		{"status", unsafe.Offsetof(k.Status), unsafe.Offsetof(p.Status), 8},
+		{"opcode", unsafe.Offsetof(k.Opcode), unsafe.Offsetof(p.Opcode), 12},
+		{"vendor_err", unsafe.Offsetof(k.VendorErr), unsafe.Offsetof(p.VendorErr), 16},
+		{"byte_len", unsafe.Offsetof(k.ByteLen), unsafe.Offsetof(p.ByteLen), 20},
+		{"ex", unsafe.Offsetof(k.Ex), unsafe.Offsetof(p.ImmData), 24},
+		{"qp_num", unsafe.Offsetof(k.QPNum), unsafe.Offsetof(p.QPNum), 28},
+		{"src_qp", unsafe.Offsetof(k.SrcQP), unsafe.Offsetof(p.SrcQP), 32},
+		{"wc_flags", unsafe.Offsetof(k.WCFlags), unsafe.Offsetof(p.Flags), 36},
+		{"pkey_index", unsafe.Offsetof(k.PKeyIndex), unsafe.Offsetof(p.PKeyIndex), 40},
+		{"slid", unsafe.Offsetof(k.SLID), unsafe.Offsetof(p.SLID), 42},
+		{"sl", unsafe.Offsetof(k.SL), unsafe.Offsetof(p.SL), 44},
+		{"dlid_path_bits", unsafe.Offsetof(k.DLIDPathBits), unsafe.Offsetof(p.DLIDPathBits), 45},
+		{"port_num", unsafe.Offsetof(k.PortNum), unsafe.Offsetof(p.PortNum), 46},
+		{"size", unsafe.Sizeof(k), unsafe.Sizeof(p), 48},
+	} {
+		if c.kernel != c.want || c.drv != c.want {
+			t.Errorf("%s: ib_uverbs_wc at %d, provider.WC at %d, want %d", c.name, c.kernel, c.drv, c.want)
+		}
 	}
 }

@@ -9,6 +9,12 @@ import (
 	"github.com/purerdma/purerdma/internal/provider/mem"
 )
 
+// CQ is the driver's CQ as a type package cq names: its Poll, reached
+// through a type switch rather than the provider.CQ interface, writes
+// straight into the caller's completions, which an interface call would
+// make escape.
+type CQ = completionQueue
+
 // completionQueue is a mapped CQ: num CQEs, then struct siw_cq_ctrl.
 type completionQueue struct {
 	dev  provider.Device
