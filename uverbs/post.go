@@ -6,6 +6,9 @@ import (
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/provider/mlx5"
+	"github.com/purerdma/purerdma/internal/provider/rxe"
+	"github.com/purerdma/purerdma/internal/provider/siw"
 	"github.com/purerdma/purerdma/internal/verbs"
 )
 
@@ -63,15 +66,46 @@ var errNoReads = invalid("the QP may have no RDMA read or atomic outstanding (ma
 	"the peer's ResponderResources limits it), or set QPAttr.MaxRdAtomic when moving a QP connected by hand to RTS")
 
 func (qp *QP) putSend(wr *SendWR) error {
-	if len(wr.SGE) > len(qp.ssge) {
-		return invalid("%d SGEs, the QP takes %d", len(wr.SGE), len(qp.ssge))
+	if err := qp.checkSend(wr); err != nil {
+		return err
 	}
-	if wr.Flags&^sendFlags != 0 {
-		return invalid("unknown send flags %#x", uint32(wr.Flags&^sendFlags))
+	// The drivers of this module read the caller's request itself
+	// (provider.SendWR has SendWR's layout) unless it needs what only the
+	// copy sets: an address handle's vector, a window's rkey, or the
+	// signaled flag of sq_sig_all.
+	var err error
+	if wr.AH != nil || wr.MW != nil || qp.sigAll && wr.Flags&SendSignaled == 0 || !qp.putKnown(sendView(wr), &err) {
+		err = qp.sq.Put(qp.copySend(wr))
 	}
-	// The scratch request is set field by field: a composite literal
-	// would be built in a temporary and copied, and SGE, a pointer, would
-	// be written twice. Every field is set here or below (AH).
+	if err != nil {
+		return putErr(err, "send", qp.cap.MaxSendWR)
+	}
+	return nil
+}
+
+// putKnown puts w on the send queue if its driver is one of this module's,
+// called directly (an interface call would make the caller's request
+// escape), and reports whether it was.
+func (qp *QP) putKnown(w *provider.SendWR, err *error) bool {
+	switch sq := qp.sq.(type) {
+	case *rxe.SQ:
+		*err = sq.Put(w)
+	case *siw.SQ:
+		*err = sq.Put(w)
+	case *mlx5.SQ:
+		*err = sq.Put(w)
+	default:
+		return false
+	}
+	return true
+}
+
+// copySend copies wr into the QP's scratch request, with what the driver
+// reads beyond the caller's fields: the address handle's vector, the
+// window's rkey, sq_sig_all's signaled flag. The scratch request is set
+// field by field: a composite literal would be built in a temporary and
+// copied, and SGE, a pointer, would be written twice.
+func (qp *QP) copySend(wr *SendWR) *provider.SendWR {
 	w := &qp.swr
 	w.ID = wr.ID
 	w.Opcode = uint32(wr.Opcode)
@@ -93,14 +127,40 @@ func (qp *QP) putSend(wr *SendWR) error {
 		w.Flags |= abi.IB_SEND_SIGNALED
 	}
 	sge := qp.ssge[:len(wr.SGE)]
-	total := 0
 	for i, s := range wr.SGE {
 		sge[i] = provider.SGE(s)
-		total += int(s.Length)
 	}
 	w.SGE = sge
-	if wr.Flags&SendInline != 0 && total > qp.cap.MaxInlineData {
-		return invalid("%d inline bytes, the QP takes %d", total, qp.cap.MaxInlineData)
+	if wr.Opcode == WRBindMW {
+		w.BindAddr, w.BindLength, w.BindLKey = wr.Bind.Addr, wr.Bind.Length, wr.Bind.LKey
+		w.BindAccess, w.MWRKey = uint32(wr.Bind.Access), wr.MW.rkey
+	}
+	if qp.typ == UD {
+		// Copied, not pointed to: a pointer loaded from *wr and kept in
+		// the QP would make everything wr points to escape, the
+		// caller's SGE array included.
+		qp.sah = wr.AH.av
+		w.AH = &qp.sah
+	}
+	return w
+}
+
+// checkSend refuses what the QP cannot post, before any driver sees it.
+func (qp *QP) checkSend(wr *SendWR) error {
+	if len(wr.SGE) > len(qp.ssge) {
+		return invalid("%d SGEs, the QP takes %d", len(wr.SGE), len(qp.ssge))
+	}
+	if wr.Flags&^sendFlags != 0 {
+		return invalid("unknown send flags %#x", uint32(wr.Flags&^sendFlags))
+	}
+	if wr.Flags&SendInline != 0 {
+		total := 0
+		for _, s := range wr.SGE {
+			total += int(s.Length)
+		}
+		if total > qp.cap.MaxInlineData {
+			return invalid("%d inline bytes, the QP takes %d", total, qp.cap.MaxInlineData)
+		}
 	}
 	switch wr.Opcode {
 	case WRAtomicCmpAndSwp, WRAtomicFetchAndAdd:
@@ -159,24 +219,12 @@ func (qp *QP) putSend(wr *SendWR) error {
 			// ZeroBased as rdma-core's rxe_bind_mw refuses it.
 			return invalid("memory window access %#x", uint32(wr.Bind.Access))
 		}
-		w.BindAddr, w.BindLength, w.BindLKey = wr.Bind.Addr, wr.Bind.Length, wr.Bind.LKey
-		w.BindAccess, w.MWRKey = uint32(wr.Bind.Access), wr.MW.rkey
 	case WRSend, WRSendWithImm, WRSendWithInv, WRLocalInv:
 	default:
 		return invalid("opcode %s", wr.Opcode)
 	}
-	if qp.typ == UD {
-		if wr.AH == nil {
-			return invalid("a UD send needs an address handle")
-		}
-		// Copied, not pointed to: a pointer loaded from *wr and kept in
-		// the QP would make everything wr points to escape, the
-		// caller's SGE array included.
-		qp.sah = wr.AH.av
-		w.AH = &qp.sah
-	}
-	if err := qp.sq.Put(w); err != nil {
-		return putErr(err, "send", qp.cap.MaxSendWR)
+	if qp.typ == UD && wr.AH == nil {
+		return invalid("a UD send needs an address handle")
 	}
 	return nil
 }
@@ -228,13 +276,7 @@ func postRecv(rq provider.RQ, w *provider.RecvWR, sge []provider.SGE, wrs []Recv
 			err = invalid("uverbs: post recv: work request %d: %d SGEs, the queue takes %d", i, len(wr.SGE), len(sge))
 			break
 		}
-		ws := sge[:len(wr.SGE)]
-		for j, s := range wr.SGE {
-			ws[j] = provider.SGE(s)
-		}
-		w.ID = wr.ID
-		w.SGE = ws
-		if perr := rq.Put(w); perr != nil {
+		if perr := putRecv(rq, wr, w, sge); perr != nil {
 			err = fmt.Errorf("uverbs: post recv: work request %d: %w", i, putErr(perr, "receive", size))
 			break
 		}
@@ -246,4 +288,25 @@ func postRecv(rq provider.RQ, w *provider.RecvWR, sge []provider.SGE, wrs []Recv
 		}
 	}
 	return n, err
+}
+
+// putRecv puts wr on rq: the caller's request itself for the drivers of
+// this module (provider.RecvWR has RecvWR's layout), called directly so
+// that it does not escape; a copy in w and sge for another driver.
+func putRecv(rq provider.RQ, wr *RecvWR, w *provider.RecvWR, sge []provider.SGE) error {
+	switch q := rq.(type) {
+	case *rxe.RQ:
+		return q.Put(recvView(wr))
+	case *siw.RQ:
+		return q.Put(recvView(wr))
+	case *mlx5.RQ:
+		return q.Put(recvView(wr))
+	}
+	ws := sge[:len(wr.SGE)]
+	for j, s := range wr.SGE {
+		ws[j] = provider.SGE(s)
+	}
+	w.ID = wr.ID
+	w.SGE = ws
+	return rq.Put(w)
 }

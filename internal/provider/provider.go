@@ -309,12 +309,19 @@ type SGE struct {
 
 // SendWR is a send work request, already checked against the QP's limits.
 // Inline data is read from the SGE addresses.
+//
+// Its layout is uverbs.SendWR's, field for field (uverbs' TestSendWRLayout
+// pins every offset): uverbs hands the caller's own request to the drivers
+// of this module as a *SendWR, without a copy, unless it names an address
+// handle or a memory window (those go through a copy, which sets AH and
+// MWRKey). So a driver reads AH only on a UD QP and the bind fields only
+// for IB_UVERBS_WR_BIND_MW.
 type SendWR struct {
 	ID         uint64
 	Opcode     uint32 // IB_UVERBS_WR_*
 	Flags      uint32 // IB_UVERBS_SEND_*
-	Imm        uint32 // immediate data in host order, or the rkey to invalidate
 	SGE        []SGE
+	Imm        uint32 // immediate data in host order, or the rkey to invalidate
 	RemoteAddr uint64
 	RKey       uint32
 	CompareAdd uint64
@@ -327,21 +334,25 @@ type SendWR struct {
 	// AtomicData are the 8 bytes an IB_UVERBS_WR_ATOMIC_WRITE writes at
 	// RemoteAddr.
 	AtomicData [8]byte
-	// BindAddr, BindLength, BindLKey and BindAccess are the part of a
-	// region, by its lkey, that an IB_UVERBS_WR_BIND_MW opens, with its
-	// access flags (IB_UVERBS_ACCESS_*); MWRKey names the window by its
-	// current rkey, and RKey is the rkey it gets.
-	BindAddr   uint64
-	BindLength uint64
-	BindLKey   uint32
-	BindAccess uint32
-	MWRKey     uint32
 	AH         *AH    // UD: from Context.NewAH; uverbs owns it
 	RemoteQPN  uint32 // UD
 	RemoteQKey uint32 // UD
+	// MWRKey names the window an IB_UVERBS_WR_BIND_MW binds by its
+	// current rkey, and RKey is the rkey it gets; BindLKey, BindAddr,
+	// BindLength and BindAccess are the part of a region, by its lkey,
+	// that the bind opens, with its access flags (IB_UVERBS_ACCESS_*).
+	// uverbs.SendWR has the window's pointer where MWRKey and the padding
+	// after it are.
+	MWRKey     uint32
+	_          uint32
+	BindLKey   uint32
+	BindAddr   uint64
+	BindLength uint64
+	BindAccess uint32
 }
 
-// RecvWR is a receive work request.
+// RecvWR is a receive work request, in the layout of uverbs.RecvWR, which
+// uverbs hands to the drivers of this module without a copy.
 type RecvWR struct {
 	ID  uint64
 	SGE []SGE

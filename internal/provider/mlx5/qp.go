@@ -58,6 +58,11 @@ type qp struct {
 	gone     bool // torn down: its memory is freed
 }
 
+// RQ is the driver's receive queue as a type uverbs names: its Put,
+// reached through a type switch rather than the provider interface, reads
+// the caller's own request, which an interface call would make escape.
+type RQ = recvQueue
+
 // recvQueue is a QP's own receive queue (struct mlx5_wq as the RQ).
 type recvQueue struct {
 	qp      *qp

@@ -11,6 +11,11 @@ import (
 	"github.com/purerdma/purerdma/internal/provider/mmio"
 )
 
+// SQ is the driver's send queue as a type uverbs names: its Put,
+// reached through a type switch rather than the provider interface, reads
+// the caller's own request, which an interface call would make escape.
+type SQ = sendQueue
+
 // sendQueue is a QP's send queue (struct mlx5_wq as the SQ, and the parts
 // of struct mlx5_qp that _mlx5_post_send keeps between requests). Put is
 // one pass of _mlx5_post_send's loop and Flush is its post_send_db, so a

@@ -10,6 +10,11 @@ import (
 	"github.com/purerdma/purerdma/internal/provider/mmio"
 )
 
+// SRQ is the driver's SRQ as a type uverbs names: its Put,
+// reached through a type switch rather than the provider interface, reads
+// the caller's own request, which an interface call would make escape.
+type SRQ = srq
+
 // srq is a shared receive queue (libmlx5's struct mlx5_srq, without tag
 // matching). Its WQEs are not a ring but a free list threaded through
 // their next segments: Put takes the WQE at head, the device follows the

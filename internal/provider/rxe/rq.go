@@ -9,6 +9,11 @@ import (
 	"github.com/purerdma/purerdma/internal/provider/mem"
 )
 
+// RQ is the driver's receive queue (and SRQ) as a type uverbs names: its Put,
+// reached through a type switch rather than the provider interface, reads
+// the caller's own request, which an interface call would make escape.
+type RQ = rq
+
 // rq is a receive queue or an SRQ; both hold struct rxe_recv_wqe.
 type rq struct {
 	q         queue

@@ -8,6 +8,11 @@ import (
 	"github.com/purerdma/purerdma/internal/provider/mem"
 )
 
+// SQ is the driver's send queue as a type uverbs names: its Put,
+// reached through a type switch rather than the provider interface, reads
+// the caller's own request, which an interface call would make escape.
+type SQ = sq
+
 // sq is a send queue of struct rxe_send_wqe.
 type sq struct {
 	q         queue

@@ -8,6 +8,11 @@ import (
 	"github.com/purerdma/purerdma/internal/provider/mem"
 )
 
+// RQ is the driver's receive queue as a type uverbs names: its Put,
+// reached through a type switch rather than the provider interface, reads
+// the caller's own request, which an interface call would make escape.
+type RQ = recvQueue
+
 // recvQueue is the mapped RQ of a QP, or an SRQ. A QP without receive
 // queue has one with no elements.
 type recvQueue struct {

@@ -15,6 +15,11 @@ const (
 	sqeEnd    = sqeInline + 16*5 // end of sge[SIW_MAX_SGE-1]
 )
 
+// SQ is the driver's send queue as a type uverbs names: its Put,
+// reached through a type switch rather than the provider interface, reads
+// the caller's own request, which an interface call would make escape.
+type SQ = sendQueue
+
 // sendQueue is the mapped SQ of one QP.
 type sendQueue struct {
 	dev    provider.Device
