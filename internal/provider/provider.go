@@ -5,10 +5,13 @@
 // one; internal/provider/drivers lists them by the RDMA_DRIVER_* id the
 // kernel reports, so a new driver is a new package and one line there.
 //
-// Drivers only ever see memory owned by purerdma's objects (the queues they
-// mapped and the request copies below), never the caller's: that keeps the
-// caller's work requests and completion arrays on its stack even though
-// every call here goes through an interface.
+// Through these interfaces drivers only ever see memory owned by
+// purerdma's objects (the queues they mapped and the request copies
+// below), never the caller's: an interface call makes its arguments
+// escape. The drivers of this module are also called directly, by their
+// concrete types, with the caller's own requests and completions, whose
+// layouts SendWR, RecvWR and WC share (docs/architecture.md, The data
+// path); their Put and Poll must not keep those pointers.
 package provider
 
 import (
