@@ -44,6 +44,12 @@ type ctrlSeg struct {
 	imm            be32  // immediate data, or the rkey a SEND_WITH_INV invalidates
 }
 
+// seg16 is any 16-byte segment as two big-endian double words: the
+// straight send path (putPlain) writes whole segments with two stores.
+type seg16 struct {
+	hi, lo be64
+}
+
 // dataSeg is a scatter/gather entry of a send or receive WQE (struct
 // mlx5_wqe_data_seg).
 type dataSeg struct {

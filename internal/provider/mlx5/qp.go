@@ -306,6 +306,7 @@ func (p *pendingQP) Finish(resp []byte) (provider.Queues, error) {
 		q.sq.sigBits = ctrlCQUpdate
 	}
 	q.sq.setFMCESE()
+	q.sq.setPlain()
 	init.MaxSendWR = q.sq.maxPost
 	init.MaxRecvWR = q.rq.maxPost
 	init.MaxRecvSGE = uint32(q.rq.maxGS)

@@ -45,6 +45,10 @@ type sendQueue struct {
 	// Put's check of the QP's state is one load.
 	blocked bool
 	fmCESE  [fmFlags + 1]uint8 // fm_ce_se by send flags (setFMCESE)
+	// plain tells, by IB_UVERBS_WR_*, the requests putPlain writes on
+	// this QP's type (setPlain): plainSegs without a remote address
+	// segment, plainRaddr with one; 0 for the rest.
+	plain [len(mlx5Opcode)]uint8
 
 	// What post_send_db rings with: whether the batch had inline data,
 	// and the control segment and size (in 16-byte units) of the last
@@ -111,6 +115,10 @@ func (s *sendQueue) Put(wr *provider.SendWR) error {
 		wr.Opcode == abi.IB_UVERBS_WR_BIND_MW || wr.Opcode == abi.IB_UVERBS_WR_LOCAL_INV || wr.AH == nil && s.ud {
 		return s.refusal(wr, full)
 	}
+	if k := s.plain[wr.Opcode]; k != 0 && wr.Flags&abi.IB_SEND_INLINE == 0 {
+		s.putPlain(wr, k == plainRaddr)
+		return nil
+	}
 	idx := s.curPost & (s.wqeCnt - 1)
 	ctrlOff := s.off + int(idx)<<sendWQEShift
 	s.lastCtrl = ctrlOff
@@ -124,6 +132,83 @@ func (s *sendQueue) Put(wr *provider.SendWR) error {
 	}
 	s.finishCtrl(wr, ctrl, idx, size)
 	return nil
+}
+
+// putPlain is Put for the common requests, sends and RDMA writes and
+// reads on RC and UC with their data in data segments, written straight
+// through: no step can refuse them once Put's checks passed, so the
+// control segment is written in two 8-byte stores at once rather than in
+// libmlx5's order (which only shows when a request is refused half-way),
+// and each data segment in two. The bytes are the general path's
+// (TestPutPlain, and the conformance scripts against libmlx5).
+func (s *sendQueue) putPlain(wr *provider.SendWR, raddr bool) {
+	buf := s.qp.buf
+	idx := s.curPost & (s.wqeCnt - 1)
+	ctrlOff := s.off + int(idx)<<sendWQEShift
+	s.lastCtrl = ctrlOff
+	fm := s.fmCESE[wr.Flags&fmFlags]
+	if wr.Flags&abi.IB_SEND_FENCE == 0 {
+		fm |= s.fence
+	}
+	s.fence = 0
+	ctrl := mem.At[seg16](buf, ctrlOff)
+	// signature and dci_stream_channel_id 0, fm_ce_se, imm.
+	ctrl.lo.set(uint64(fm)<<32 | uint64(sendImm(wr)))
+	seg, size := ctrlOff+segSize, 1
+	if raddr {
+		r := mem.At[seg16](buf, seg)
+		r.hi.set(wr.RemoteAddr)
+		r.lo.set(uint64(wr.RKey) << 32)
+		seg, size = seg+segSize, 2
+	}
+	qend := s.end()
+	for i := range wr.SGE {
+		sg := &wr.SGE[i]
+		if seg == qend {
+			seg = s.off
+		}
+		if sg.Length == 0 {
+			continue
+		}
+		d := mem.At[seg16](buf, seg)
+		d.hi.set(uint64(sg.Length)<<32 | uint64(sg.LKey))
+		d.lo.set(sg.Addr)
+		seg += segSize
+		size++
+	}
+	s.lastSize = size
+	ctrl.hi.set(uint64((s.curPost&0xffff)<<8|uint32(mlx5Opcode[wr.Opcode]))<<32 | uint64(uint32(size)|s.qp.qpn<<8))
+	s.wrid[idx] = wr.ID
+	s.wqeHead[idx] = s.head.Load() + s.pending
+	s.curPost += uint32((size*segSize + sendWQEBB - 1) / sendWQEBB)
+	s.pending++
+}
+
+// The kinds of plain request (sendQueue.plain).
+const (
+	plainSegs  = 1 // control and data segments
+	plainRaddr = 2 // control, remote address and data segments
+)
+
+// setPlain fills the QP's table of the requests putPlain writes: those
+// whose WQE, on this QP's type, is the control segment, the remote
+// address segment or not (as putTransport writes it), and data segments.
+func (s *sendQueue) setPlain() {
+	var raddr []uint32
+	switch s.qp.typ {
+	case abi.IB_UVERBS_QPT_RC:
+		raddr = []uint32{abi.IB_UVERBS_WR_RDMA_WRITE, abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM, abi.IB_UVERBS_WR_RDMA_READ}
+	case abi.IB_UVERBS_QPT_UC:
+		raddr = []uint32{abi.IB_UVERBS_WR_RDMA_WRITE, abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM}
+	default:
+		return
+	}
+	for _, op := range []uint32{abi.IB_UVERBS_WR_SEND, abi.IB_UVERBS_WR_SEND_WITH_IMM, abi.IB_UVERBS_WR_SEND_WITH_INV} {
+		s.plain[op] = plainSegs
+	}
+	for _, op := range raddr {
+		s.plain[op] = plainRaddr
+	}
 }
 
 // refusal is the error of a request Put refuses before writing anything:
