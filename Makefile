@@ -226,8 +226,9 @@ demo:
 	$(GO) run ./hack/vm demo -ctools -kernel $(KERNEL) $(VMFLAGS)
 
 ## bench-host: user-space cost per operation, Go against rdma-core's librxe,
-## libsiw and libmlx5 over the same fake rings, on the host; writes the
-## table into docs/benchmarks-host.md (hack/benchhost.sh).
+## libsiw and libmlx5 over the same fake rings, on the host, in time and
+## in instructions (valgrind's callgrind, installed when missing); writes
+## the table into docs/benchmarks-host.md (hack/benchhost.sh).
 .PHONY: bench-host
 bench-host:
 	GO=$(GO) sh hack/benchhost.sh

@@ -2,6 +2,7 @@ package cq
 
 import (
 	"encoding/binary"
+	"errors"
 	"testing"
 
 	"github.com/purerdma/purerdma/internal/provider/conformance"
@@ -88,21 +89,62 @@ func hostPollEmpty(mk hostCQFunc) func(b *testing.B) {
 	}
 }
 
+// hostLoopPoll polls wc calls times, each finding want completions: the
+// instructions the host cost table counts (conformance.CostRow.Loop; the
+// harnesses' hostloop_poll).
+//
+//go:noinline
+func hostLoopPoll(c *CQ, wc []WC, want, calls int) error {
+	for range calls {
+		if n, err := c.Poll(wc); n != want || err != nil {
+			return errors.Join(conformance.ErrShort, err)
+		}
+	}
+	return nil
+}
+
+// hostCountPoll runs ops polls of k completions (k 0: of one on an empty
+// CQ), the kernel making the CQ full again between the calls of
+// hostLoopPoll, each as many polls as a full CQ answers: ring slots
+// completions (rxe's ring holds one less than its slots).
+func hostCountPoll(mk hostCQFunc, k, slots int) func(testing.TB, int) {
+	return func(tb testing.TB, ops int) {
+		c, fill, refill := mk(tb)
+		wc := make([]WC, max(k, 1))
+		chunk := ops
+		if k > 0 {
+			fill()
+			chunk = slots / k
+		} else {
+			refill = nil
+		}
+		conformance.Chunks(tb, ops, chunk, func(n int) error { return hostLoopPoll(c, wc, k, n) }, refill)
+	}
+}
+
 func TestHostCostPoll(t *testing.T) {
+	cqe := int(conformance.BenchSetup.CQ) - 1
 	conformance.HostCost(t, conformance.BenchSetup, []conformance.CostRow{
-		{Name: "pollempty", What: "poll an empty CQ (one busy-wait turn)", Iters: 10000000, Go: hostPollEmpty(hostCQ)},
-		{Name: "poll1", What: "poll 1 completion", Iters: 2000000, Go: hostPoll(hostCQ, 0x01020304, 1)},
-		{Name: "poll16", What: "poll 16 completions", Iters: 500000, Go: hostPoll(hostCQ, 0x01020304, 16)},
+		{Name: "pollempty", What: "poll an empty CQ (one busy-wait turn)", Iters: 10000000,
+			Go: hostPollEmpty(hostCQ), Count: hostCountPoll(hostCQ, 0, cqe), Loop: hostLoopPoll},
+		{Name: "poll1", What: "poll 1 completion", Iters: 2000000,
+			Go: hostPoll(hostCQ, 0x01020304, 1), Count: hostCountPoll(hostCQ, 1, cqe), Loop: hostLoopPoll},
+		{Name: "poll16", What: "poll 16 completions", Iters: 500000,
+			Go: hostPoll(hostCQ, 0x01020304, 16), Count: hostCountPoll(hostCQ, 16, cqe), Loop: hostLoopPoll},
 	}, 5)
 }
 
 // TestHostCostPollSiw is the same on siw (receives without immediate
 // data, siw has none).
 func TestHostCostPollSiw(t *testing.T) {
+	cqe := int(conformance.SiwBenchSetup.CQ)
 	conformance.HostCost(t, conformance.SiwBenchSetup, []conformance.CostRow{
-		{Name: "pollempty", What: "poll an empty CQ (one busy-wait turn)", Iters: 10000000, Go: hostPollEmpty(hostCQSiw)},
-		{Name: "poll1", What: "poll 1 completion", Iters: 2000000, Go: hostPoll(hostCQSiw, 0, 1)},
-		{Name: "poll16", What: "poll 16 completions", Iters: 500000, Go: hostPoll(hostCQSiw, 0, 16)},
+		{Name: "pollempty", What: "poll an empty CQ (one busy-wait turn)", Iters: 10000000,
+			Go: hostPollEmpty(hostCQSiw), Count: hostCountPoll(hostCQSiw, 0, cqe), Loop: hostLoopPoll},
+		{Name: "poll1", What: "poll 1 completion", Iters: 2000000,
+			Go: hostPoll(hostCQSiw, 0, 1), Count: hostCountPoll(hostCQSiw, 1, cqe), Loop: hostLoopPoll},
+		{Name: "poll16", What: "poll 16 completions", Iters: 500000,
+			Go: hostPoll(hostCQSiw, 0, 16), Count: hostCountPoll(hostCQSiw, 16, cqe), Loop: hostLoopPoll},
 	}, 5)
 }
 

@@ -3,29 +3,33 @@
 # and libmlx5 over the same fake memory (docs/benchmarks-host.md, "Against
 # C"). Builds the C harnesses (hack/conformance.sh, which installs
 # libibverbs-dev, gcc and pkg-config through `go run ./hack/vm apt
-# install` when they are missing), runs the
-# TestHostCost* tests of uverbs and cq (rounds alternate C and Go;
-# medians), and writes the table between the markers in
-# docs/benchmarks-host.md. GO names the go command.
+# install` when they are missing), installs valgrind the same way, runs
+# the TestHostCost* tests of uverbs and cq (time: rounds alternate C and
+# Go, medians; instructions: each side's loop under callgrind), and
+# writes the table between the markers in docs/benchmarks-host.md. GO
+# names the go command.
 set -eu
 go=${GO:-go}
 cd "$(dirname "$0")/.."
 h=$(GO="$go" sh hack/conformance.sh)
+"$go" run ./hack/vm apt install valgrind >&2
 rows=$(mktemp)
 trap 'rm -f "$rows"' EXIT
+# -s=false: go test strips the binaries it runs, and callgrind finds the
+# Go loops it counts by their symbols.
 PURERDMA_BENCH_HOST=1 PURERDMA_BENCH_HOST_OUT="$rows" PURERDMA_CONFORMANCE_C="$PWD/$h" CGO_ENABLED=0 \
-	"$go" test -p 1 -count=1 -run '^TestHostCost' ./uverbs ./cq
+	"$go" test -p 1 -count=1 -timeout 30m -ldflags=-s=false -run '^TestHostCost' ./uverbs ./cq
 
 doc=docs/benchmarks-host.md
 table=$(mktemp)
 trap 'rm -f "$rows" "$table"' EXIT
 {
 	echo "<!-- host-cost:begin (make bench-host writes this table) -->"
-	echo "$(date -u +%Y-%m-%d), $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs, $("$go" version | cut -d' ' -f3), rdma-core $(dpkg -s libibverbs-dev | sed -n 's/^Version: //p'); medians of 5 rounds."
+	echo "$(date -u +%Y-%m-%d), $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs, $("$go" version | cut -d' ' -f3), rdma-core $(dpkg -s libibverbs-dev | sed -n 's/^Version: //p'), gcc $(${CC:-gcc} -dumpfullversion); time: medians of 5 rounds; instructions: $(valgrind --version) callgrind."
 	echo
-	echo "| Row | One operation | Go ns/op | C ns/op | Go/C | Go allocs/op |"
-	echo "|---|---|---:|---:|---:|---:|"
-	awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6 }' "$rows"
+	echo "| Row | One operation | Go ns/op | C ns/op | Go/C ns | Go instr/op | C instr/op | Go/C instr | Go allocs/op |"
+	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+	awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }' "$rows"
 	echo "<!-- host-cost:end -->"
 } >"$table"
 if grep -q '^<!-- host-cost:begin' "$doc"; then

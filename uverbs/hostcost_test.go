@@ -2,6 +2,7 @@ package uverbs
 
 import (
 	"encoding/binary"
+	"errors"
 	"testing"
 
 	"github.com/purerdma/purerdma/internal/abi"
@@ -61,13 +62,20 @@ type hostQPFunc func(testing.TB) (*QP, *conformance.FakeDevice, func(), func())
 
 var hostSGE = []SGE{{Addr: 0x10000, Length: 4096, LKey: 0x55}}
 
+// hostSendWRs are the n signaled RDMA writes of hostSGE the send rows
+// post in one call.
+func hostSendWRs(n int) []SendWR {
+	wrs := make([]SendWR, n)
+	for i := range wrs {
+		wrs[i] = SendWR{ID: uint64(i), Opcode: WRRDMAWrite, Flags: SendSignaled, SGE: hostSGE, RemoteAddr: 0xdead0000, RKey: 0x77}
+	}
+	return wrs
+}
+
 func hostSend(mk hostQPFunc, n int) func(b *testing.B) {
 	return func(b *testing.B) {
 		qp, dev, takeSQ, _ := mk(b)
-		wrs := make([]SendWR, n)
-		for i := range wrs {
-			wrs[i] = SendWR{ID: uint64(i), Opcode: WRRDMAWrite, Flags: SendSignaled, SGE: hostSGE, RemoteAddr: 0xdead0000, RKey: 0x77}
-		}
+		wrs := hostSendWRs(n)
 		b.ReportAllocs()
 		posts := 0
 		for i := 0; b.Loop(); i++ {
@@ -103,11 +111,61 @@ func hostRecv(mk hostQPFunc) func(b *testing.B) {
 	}
 }
 
+// hostLoopSend posts wrs calls times, wrs[0]'s ID the call's number:
+// the instructions the host cost table counts (conformance.CostRow.Loop;
+// the harnesses' hostloop_send).
+//
+//go:noinline
+func hostLoopSend(qp *QP, wrs []SendWR, calls int) error {
+	for i := range calls {
+		wrs[0].ID = uint64(i)
+		if k, err := qp.PostSend(wrs); k != len(wrs) || err != nil {
+			return errors.Join(conformance.ErrShort, err)
+		}
+	}
+	return nil
+}
+
+// hostLoopRecv is hostLoopSend for receives.
+//
+//go:noinline
+func hostLoopRecv(qp *QP, wrs []RecvWR, calls int) error {
+	for i := range calls {
+		wrs[0].ID = uint64(i)
+		if k, err := qp.PostRecv(wrs); k != len(wrs) || err != nil {
+			return errors.Join(conformance.ErrShort, err)
+		}
+	}
+	return nil
+}
+
+// hostCountSend runs ops calls of hostLoopSend with n requests each, the
+// kernel taking the send queue every 256 requests between them.
+func hostCountSend(mk hostQPFunc, n int) func(testing.TB, int) {
+	return func(tb testing.TB, ops int) {
+		qp, _, takeSQ, _ := mk(tb)
+		wrs := hostSendWRs(n)
+		conformance.Chunks(tb, ops, 256/n, func(c int) error { return hostLoopSend(qp, wrs, c) }, takeSQ)
+	}
+}
+
+// hostCountRecv is hostCountSend for receives.
+func hostCountRecv(mk hostQPFunc) func(testing.TB, int) {
+	return func(tb testing.TB, ops int) {
+		qp, _, _, takeRQ := mk(tb)
+		wrs := []RecvWR{{ID: 1, SGE: hostSGE}}
+		conformance.Chunks(tb, ops, 256, func(c int) error { return hostLoopRecv(qp, wrs, c) }, takeRQ)
+	}
+}
+
 func TestHostCostPost(t *testing.T) {
 	conformance.HostCost(t, conformance.BenchSetup, []conformance.CostRow{
-		{Name: "send1", What: "post one send (RDMA write, 1 SGE, signaled) + doorbell", Iters: 2000000, Go: hostSend(hostQP, 1)},
-		{Name: "send16", What: "post 16 sends in one call, one doorbell", Iters: 200000, Go: hostSend(hostQP, 16)},
-		{Name: "recv1", What: "post one receive (1 SGE)", Iters: 2000000, Go: hostRecv(hostQP)},
+		{Name: "send1", What: "post one send (RDMA write, 1 SGE, signaled) + doorbell", Iters: 2000000,
+			Go: hostSend(hostQP, 1), Count: hostCountSend(hostQP, 1), Loop: hostLoopSend},
+		{Name: "send16", What: "post 16 sends in one call, one doorbell", Iters: 200000,
+			Go: hostSend(hostQP, 16), Count: hostCountSend(hostQP, 16), Loop: hostLoopSend},
+		{Name: "recv1", What: "post one receive (1 SGE)", Iters: 2000000,
+			Go: hostRecv(hostQP), Count: hostCountRecv(hostQP), Loop: hostLoopRecv},
 	}, 5)
 }
 
@@ -115,9 +173,12 @@ func TestHostCostPost(t *testing.T) {
 // the element before a batch was taken (here after every 256 requests).
 func TestHostCostPostSiw(t *testing.T) {
 	conformance.HostCost(t, conformance.SiwBenchSetup, []conformance.CostRow{
-		{Name: "send1", What: "post one send (RDMA write, 1 SGE, signaled)", Iters: 2000000, Go: hostSend(hostQPSiw, 1)},
-		{Name: "send16", What: "post 16 sends in one call", Iters: 200000, Go: hostSend(hostQPSiw, 16)},
-		{Name: "recv1", What: "post one receive (1 SGE)", Iters: 2000000, Go: hostRecv(hostQPSiw)},
+		{Name: "send1", What: "post one send (RDMA write, 1 SGE, signaled)", Iters: 2000000,
+			Go: hostSend(hostQPSiw, 1), Count: hostCountSend(hostQPSiw, 1), Loop: hostLoopSend},
+		{Name: "send16", What: "post 16 sends in one call", Iters: 200000,
+			Go: hostSend(hostQPSiw, 16), Count: hostCountSend(hostQPSiw, 16), Loop: hostLoopSend},
+		{Name: "recv1", What: "post one receive (1 SGE)", Iters: 2000000,
+			Go: hostRecv(hostQPSiw), Count: hostCountRecv(hostQPSiw), Loop: hostLoopRecv},
 	}, 5)
 }
 

@@ -30,10 +30,7 @@ func hostQPMLX5(tb testing.TB) (*QP, *conformance.MLX5Host) {
 func hostSendMLX5(n int) func(b *testing.B) {
 	return func(b *testing.B) {
 		qp, h := hostQPMLX5(b)
-		wrs := make([]SendWR, n)
-		for i := range wrs {
-			wrs[i] = SendWR{ID: uint64(i), Opcode: WRRDMAWrite, Flags: SendSignaled, SGE: hostSGE, RemoteAddr: 0xdead0000, RKey: 0x77}
-		}
+		wrs := hostSendWRs(n)
 		b.ReportAllocs()
 		posts := 0
 		for i := 0; b.Loop(); i++ {
@@ -68,11 +65,32 @@ func hostRecvMLX5(b *testing.B) {
 	}
 }
 
+// hostCountSendMLX5 runs ops calls of hostLoopSend with n requests each,
+// the QP restarted every conformance.MLX5BenchChunk requests between
+// them, as the harness's count command does.
+func hostCountSendMLX5(n int) func(testing.TB, int) {
+	return func(tb testing.TB, ops int) {
+		qp, h := hostQPMLX5(tb)
+		wrs := hostSendWRs(n)
+		conformance.Chunks(tb, ops, conformance.MLX5BenchChunk/n, func(c int) error { return hostLoopSend(qp, wrs, c) }, h.Restart)
+	}
+}
+
+// hostCountRecvMLX5 is hostCountSendMLX5 for receives.
+func hostCountRecvMLX5(tb testing.TB, ops int) {
+	qp, h := hostQPMLX5(tb)
+	wrs := []RecvWR{{ID: 9, SGE: hostSGE}}
+	conformance.Chunks(tb, ops, conformance.MLX5BenchChunk, func(c int) error { return hostLoopRecv(qp, wrs, c) }, h.Restart)
+}
+
 func TestHostCostPostMLX5(t *testing.T) {
 	conformance.HostCost(t, conformance.MLX5BenchSetup, []conformance.CostRow{
-		{Name: "send1", What: "post one send (RDMA write, 1 SGE, signaled) + doorbell", Iters: 2000000, Go: hostSendMLX5(1)},
-		{Name: "send16", What: "post 16 sends in one call, one doorbell", Iters: 200000, Go: hostSendMLX5(16)},
-		{Name: "recv1", What: "post one receive (1 SGE) + doorbell record", Iters: 2000000, Go: hostRecvMLX5},
+		{Name: "send1", What: "post one send (RDMA write, 1 SGE, signaled) + doorbell", Iters: 2000000,
+			Go: hostSendMLX5(1), Count: hostCountSendMLX5(1), Loop: hostLoopSend},
+		{Name: "send16", What: "post 16 sends in one call, one doorbell", Iters: 200000,
+			Go: hostSendMLX5(16), Count: hostCountSendMLX5(16), Loop: hostLoopSend},
+		{Name: "recv1", What: "post one receive (1 SGE) + doorbell record", Iters: 2000000,
+			Go: hostRecvMLX5, Count: hostCountRecvMLX5, Loop: hostLoopRecv},
 	}, 5)
 }
 

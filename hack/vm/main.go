@@ -107,7 +107,8 @@ func usage() {
 }
 
 // aptCommand is vm apt, what hack/abicheck.sh, conformance.sh, native.sh
-// and benchhost.sh (through conformance.sh) call instead of apt-get, so
+// and benchhost.sh (valgrind, and the rest through conformance.sh) call
+// instead of apt-get, so
 // that they refresh stale package lists as the harness does:
 //
 //	install PKG...  installs the packages dpkg does not list as

@@ -462,34 +462,34 @@ static void siw_cq_refill(void)
 		__atomic_store_n(&((struct siw_cqe *)slot(&cq, k))->flags, SIW_WQE_VALID, __ATOMIC_RELEASE);
 }
 
-// bench times iters operations of one row of the host cost table,
-// as the Go side's rows in uverbs/hostcost_test.go and cq/hostcost_test.go
-// do, and prints the time per operation.
-static void bench(const char *row, long iters)
+// The requests of the bench and count rows: w[16] chained RDMA writes of
+// sg, the receive rw.
+static struct ibv_sge bench_sg = { .addr = 0x10000, .length = 4096, .lkey = 0x55 };
+static struct ibv_send_wr bench_w[16];
+static struct ibv_recv_wr bench_rw = { .wr_id = 1, .sg_list = &bench_sg, .num_sge = 1 };
+
+// The fake kernel's work between operations: take the posted send or
+// receive slots, make the CQ full again.
+static void (*bench_take_sq)(void), (*bench_take_rq)(void), (*bench_refill)(void);
+
+// bench_prepare builds the requests and, for the poll rows (not
+// pollempty), fills every CQ slot with a receive (rxe: with immediate
+// data) and makes the CQ full.
+static void bench_prepare(const char *row)
 {
-	static struct ibv_send_wr w[16];
-	static struct ibv_sge sg = { .addr = 0x10000, .length = 4096, .lkey = 0x55 };
-	struct ibv_send_wr *bad;
-	struct ibv_recv_wr rw = { .wr_id = 1, .sg_list = &sg, .num_sge = 1 }, *rbad;
-	struct ibv_wc wc[16];
-	double t0, t1;
-	long i;
-
-	void (*take_sq)(void), (*take_rq)(void), (*refill)(void);
-
 	if (prov == PROV_RXE) {
-		take_sq = take_sq_rxe;
-		take_rq = take_rq_rxe;
-		refill = cq_refill;
+		bench_take_sq = take_sq_rxe;
+		bench_take_rq = take_rq_rxe;
+		bench_refill = cq_refill;
 	} else {
-		take_sq = take_sq_siw;
-		take_rq = take_rq_siw;
-		refill = siw_cq_refill;
+		bench_take_sq = take_sq_siw;
+		bench_take_rq = take_rq_siw;
+		bench_refill = siw_cq_refill;
 	}
 	for (int k = 0; k < 16; k++) {
-		w[k] = (struct ibv_send_wr){ .wr_id = k, .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
-			.sg_list = &sg, .num_sge = 1, .wr.rdma = { .remote_addr = 0xdead0000, .rkey = 0x77 },
-			.next = k < 15 ? &w[k + 1] : NULL };
+		bench_w[k] = (struct ibv_send_wr){ .wr_id = k, .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+			.sg_list = &bench_sg, .num_sge = 1, .wr.rdma = { .remote_addr = 0xdead0000, .rkey = 0x77 },
+			.next = k < 15 ? &bench_w[k + 1] : NULL };
 	}
 	if (!strncmp(row, "poll", 4) && strcmp(row, "pollempty") && prov == PROV_SIW) {
 		// Every element holds a receive.
@@ -518,6 +518,20 @@ static void bench(const char *row, long iters)
 		}
 		cq_refill();
 	}
+}
+
+// bench times iters operations of one row of the host cost table,
+// as the Go side's rows in uverbs/hostcost_test.go and cq/hostcost_test.go
+// do, and prints the time per operation.
+static void bench(const char *row, long iters)
+{
+	struct ibv_send_wr *bad, *w = bench_w;
+	struct ibv_recv_wr rw = bench_rw, *rbad;
+	struct ibv_wc wc[16];
+	double t0, t1;
+	long i;
+
+	bench_prepare(row);
 	t0 = now_ns();
 	if (!strcmp(row, "send1")) {
 		struct ibv_send_wr one = w[15];
@@ -527,14 +541,14 @@ static void bench(const char *row, long iters)
 			if (ibv_post_send(verbs.qp, &one, &bad))
 				die("post send");
 			if (i % 256 == 255)
-				take_sq();
+				bench_take_sq();
 		}
 	} else if (!strcmp(row, "send16")) {
 		for (i = 0; i < iters; i++) {
 			if (ibv_post_send(verbs.qp, &w[0], &bad))
 				die("post send");
 			if (i % 16 == 15)
-				take_sq();
+				bench_take_sq();
 		}
 	} else if (!strcmp(row, "recv1")) {
 		for (i = 0; i < iters; i++) {
@@ -542,7 +556,7 @@ static void bench(const char *row, long iters)
 			if (ibv_post_recv(verbs.qp, &rw, &rbad))
 				die("post recv");
 			if (i % 256 == 255)
-				take_rq();
+				bench_take_rq();
 		}
 	} else if (!strcmp(row, "pollempty")) {
 		for (i = 0; i < iters; i++)
@@ -555,7 +569,7 @@ static void bench(const char *row, long iters)
 			int got = ibv_poll_cq(verbs.cq, k, wc);
 
 			if (got < k) {
-				refill();
+				bench_refill();
 				if (ibv_poll_cq(verbs.cq, k - got, wc + got) != k - got)
 					die("poll after refill");
 			}
@@ -567,6 +581,98 @@ static void bench(const char *row, long iters)
 	}
 	t1 = now_ns();
 	printf("bench %s %.3f\n", row, (t1 - t0) / iters);
+}
+
+// ---- instructions per operation (the count command) ----------------------
+//
+// count ROW OPS runs OPS operations of one row, for callgrind
+// (internal/provider/conformance, HostCost): the operations run in the
+// hostloop_ functions only, which valgrind --toggle-collect counts, and
+// the fake kernel's work between their calls, which it does not; the
+// doorbell's write (__wrap_write), called from inside them, is toggled
+// off again. The Go side's loops are hostLoop* in uverbs/hostcost_test.go
+// and cq/hostcost_test.go, over the same chunks: 256 requests between
+// two takes, a full CQ's worth of polls between two refills. noclone
+// keeps each loop one symbol under its own name.
+#define HOSTLOOP __attribute__((noinline, noclone))
+
+HOSTLOOP static int hostloop_send(struct ibv_send_wr *first, long calls)
+{
+	struct ibv_send_wr *bad;
+
+	for (long i = 0; i < calls; i++) {
+		first->wr_id = i;
+		if (ibv_post_send(verbs.qp, first, &bad))
+			return -1;
+	}
+	return 0;
+}
+
+HOSTLOOP static int hostloop_recv(struct ibv_recv_wr *rw, long calls)
+{
+	struct ibv_recv_wr *bad;
+
+	for (long i = 0; i < calls; i++) {
+		rw->wr_id = i;
+		if (ibv_post_recv(verbs.qp, rw, &bad))
+			return -1;
+	}
+	return 0;
+}
+
+// hostloop_poll polls ask completions calls times, each finding want.
+HOSTLOOP static int hostloop_poll(struct ibv_wc *wc, int ask, int want, long calls)
+{
+	for (long i = 0; i < calls; i++)
+		if (ibv_poll_cq(verbs.cq, ask, wc) != want)
+			return -1;
+	return 0;
+}
+
+static void count(const char *row, long ops)
+{
+	struct ibv_send_wr one;
+	struct ibv_recv_wr rw = bench_rw;
+	struct ibv_wc wc[16];
+	long chunk;
+	int k = 0;
+
+	bench_prepare(row);
+	one = bench_w[15];
+	if (!strcmp(row, "send1") || !strcmp(row, "recv1"))
+		chunk = 256;
+	else if (!strcmp(row, "send16"))
+		chunk = 16;
+	else if (!strcmp(row, "pollempty"))
+		chunk = ops;
+	else if (!strcmp(row, "poll1") || !strcmp(row, "poll16")) {
+		// rxe's ring holds one completion less than it has slots.
+		k = row[5] == '6' ? 16 : 1;
+		chunk = (prov == PROV_RXE ? cq.n - 1 : cq.n) / k;
+	} else
+		die("count: no row %s", row);
+	for (long done = 0; done < ops; done += chunk) {
+		long c = ops - done < chunk ? ops - done : chunk;
+		int err;
+
+		if (!strcmp(row, "send1"))
+			err = hostloop_send(&one, c);
+		else if (!strcmp(row, "send16"))
+			err = hostloop_send(&bench_w[0], c);
+		else if (!strcmp(row, "recv1"))
+			err = hostloop_recv(&rw, c);
+		else
+			err = hostloop_poll(wc, k ? k : 1, k, c);
+		if (err)
+			die("count %s: an operation failed", row);
+		if (!strncmp(row, "send", 4))
+			bench_take_sq();
+		else if (!strcmp(row, "recv1"))
+			bench_take_rq();
+		else if (k)
+			bench_refill();
+	}
+	printf("count %s %ld\n", row, ops);
 }
 
 int main(void)
@@ -622,6 +728,10 @@ int main(void)
 			char *row = word(&save, "bench");
 
 			bench(row, num(&save));
+		} else if (!strcmp(t, "count")) {
+			char *row = word(&save, "count");
+
+			count(row, num(&save));
 		} else if (!strcmp(t, "arm")) {
 			if (ibv_req_notify_cq(verbs.cq, num(&save)))
 				die("ibv_req_notify_cq: %s", strerror(errno));

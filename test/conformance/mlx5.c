@@ -950,6 +950,116 @@ static void bench(const char *row, long iters)
 	}
 	printf("bench %s %.3f\n", row, t / iters);
 }
+
+// count ROW OPS runs OPS operations of one row, for callgrind
+// (internal/provider/conformance, HostCost): the operations run in the
+// hostloop_ functions only, which valgrind --toggle-collect counts; the
+// restarts and fills run between their calls, uncounted, in the chunks
+// of bench (BENCH_CHUNK requests, a full CQ's worth of polls). The Go
+// side's loops are hostLoop* in uverbs/hostcostmlx5_test.go and
+// cq/hostcostmlx5_test.go. noclone keeps each loop one symbol under its
+// own name.
+#define HOSTLOOP __attribute__((noinline, noclone))
+
+HOSTLOOP static int hostloop_send(struct ibv_send_wr *first, long calls)
+{
+	struct ibv_send_wr *bad;
+
+	for (long i = 0; i < calls; i++) {
+		first->wr_id = i;
+		if (ibv_post_send(verbs.qp, first, &bad))
+			return -1;
+	}
+	return 0;
+}
+
+HOSTLOOP static int hostloop_recv(struct ibv_recv_wr *rw, long calls)
+{
+	struct ibv_recv_wr *bad;
+
+	for (long i = 0; i < calls; i++) {
+		rw->wr_id = i;
+		if (ibv_post_recv(verbs.qp, rw, &bad))
+			return -1;
+	}
+	return 0;
+}
+
+// hostloop_poll polls ask completions calls times, each finding want.
+HOSTLOOP static int hostloop_poll(struct ibv_wc *wc, int ask, int want, long calls)
+{
+	for (long i = 0; i < calls; i++)
+		if (ibv_poll_cq(verbs.cq, ask, wc) != want)
+			return -1;
+	return 0;
+}
+
+HOSTLOOP static int hostloop_arm(long calls)
+{
+	for (long i = 0; i < calls; i++)
+		if (ibv_req_notify_cq(verbs.cq, 0))
+			return -1;
+	return 0;
+}
+
+static void count(const char *row, long ops)
+{
+	static struct ibv_send_wr w[16];
+	static struct ibv_sge sg = { .addr = 0x10000, .length = 4096, .lkey = 0x55 };
+	struct ibv_recv_wr rw = { .wr_id = 9, .sg_list = &sg, .num_sge = 1 }, *rbad;
+	struct ibv_wc wc[16];
+	int send = !strcmp(row, "send1") || !strcmp(row, "send16");
+	int poll = !strcmp(row, "pollempty") || !strcmp(row, "poll1") || !strcmp(row, "poll16");
+	int k = !strcmp(row, "send16") || !strcmp(row, "poll16") ? 16 : strcmp(row, "pollempty") != 0;
+	uint32_t avail = 0;
+	long chunk;
+
+	for (int j = 0; j < 16; j++) {
+		w[j] = (struct ibv_send_wr){ .wr_id = j, .opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+			.sg_list = &sg, .num_sge = 1, .wr.rdma = { .remote_addr = 0xdead0000, .rkey = 0x77 },
+			.next = j < 15 ? &w[j + 1] : NULL };
+	}
+	bench_restart();
+	if (send)
+		chunk = BENCH_CHUNK / k;
+	else if (!strcmp(row, "recv1"))
+		chunk = BENCH_CHUNK;
+	else if (!strcmp(row, "arm") || !strcmp(row, "pollempty"))
+		chunk = ops;
+	else if (poll)
+		chunk = cq.n / k;
+	else
+		die("count: no row %s", row);
+	if (poll)
+		while (!ibv_post_recv(verbs.qp, &rw, &rbad))
+			;
+	for (long done = 0; done < ops; done += chunk) {
+		long c = ops - done < chunk ? ops - done : chunk;
+		int err;
+
+		if (poll && k) {
+			bench_fill(cq.n - avail);
+			avail = cq.n;
+		}
+		if (send)
+			err = hostloop_send(&w[16 - k], c);
+		else if (!strcmp(row, "recv1"))
+			err = hostloop_recv(&rw, c);
+		else if (!strcmp(row, "arm"))
+			err = hostloop_arm(c);
+		else
+			err = hostloop_poll(wc, k ? k : 1, k, c);
+		if (err)
+			die("count %s: an operation failed", row);
+		avail -= c * k;
+		if (send || !strcmp(row, "recv1"))
+			bench_restart();
+	}
+	if (poll)
+		while (ibv_poll_cq(verbs.cq, 16, wc) > 0)
+			;
+	printf("count %s %ld\n", row, ops);
+}
 // ---- end of host cost ----------------------------------------------------
 
 int main(int argc, char **argv)
@@ -1006,6 +1116,10 @@ int main(int argc, char **argv)
 			if (!row)
 				die("bench what?");
 			bench(row, num(&save));
+		} else if (!strcmp(t, "count")) { // instructions per operation
+			char *row = word(&save, "count");
+
+			count(row, num(&save));
 		} else if (!strcmp(t, "dump")) {
 			dump(word(&save, "dump"));
 		} else {

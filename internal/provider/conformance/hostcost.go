@@ -1,12 +1,17 @@
 package conformance
 
 import (
+	"debug/elf"
 	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,14 +26,35 @@ import (
 // The host cost table: what one operation costs in user space, Go against
 // rdma-core's librxe, libsiw and libmlx5 (hostcost_mlx5.go), over the same
 // fake rings (the harnesses' bench rows and the Go benchmarks in
-// uverbs/hostcost_test.go and cq/hostcost_test.go). Rounds alternate C and Go; the table has the
-// median of each. `make bench-host` runs it.
+// uverbs/hostcost_test.go and cq/hostcost_test.go), in time and in
+// instructions. Time: rounds alternate C and Go; the table has the median
+// of each. Instructions: valgrind's callgrind counts the instructions
+// executed inside one named loop function on each side (the harnesses'
+// count command, hostloop_*; the rows' Loop), which runs nothing but the
+// operations; the fake kernel's work runs between the loop's calls, and
+// its doorbell, called from inside, is toggled off again. Two runs of
+// countSmall and countLarge operations are differenced, so that what
+// happens once (the first call's stack growth, the loop's entry) drops
+// out. `make bench-host` runs it.
 
 // EnvBenchHost enables the host cost tests; EnvBenchHostOut names the
 // file they append their rows to.
 const (
 	EnvBenchHost    = "PURERDMA_BENCH_HOST"
 	EnvBenchHostOut = "PURERDMA_BENCH_HOST_OUT"
+)
+
+// envBenchHostCount, "ROW OPS", makes HostCost run OPS operations of one
+// row through its Count instead of timing: the test binary re-runs itself
+// so under callgrind.
+const envBenchHostCount = "PURERDMA_BENCH_HOST_COUNT"
+
+// The two run lengths whose difference is counted: large enough that the
+// chunks' boundaries (a few instructions each) are lost in the rounding,
+// small enough that a run under callgrind takes a second or two.
+const (
+	countSmall = 4096
+	countLarge = 16384
 )
 
 // BenchSetup is the rxe QP both sides time: rings of 1024 slots, send
@@ -41,18 +67,53 @@ var (
 
 // CostRow is one row of the table.
 type CostRow struct {
-	Name  string // the harness's bench row
+	Name  string // the harness's bench and count row
 	What  string // what one operation is, for the table
 	Iters int    // C iterations in a round
 	Go    func(b *testing.B)
+	// Count runs ops operations of the row, each call of Loop a chunk of
+	// them, with the fake kernel's work between the calls, as the
+	// harness's count command does.
+	Count func(tb testing.TB, ops int)
+	// Loop is the function callgrind counts: a named top-level function
+	// marked go:noinline that runs operations only.
+	Loop any
 }
+
+// Chunks runs ops operations as calls of loop of at most chunk each,
+// and between after each call: Count's skeleton.
+func Chunks(tb testing.TB, ops, chunk int, loop func(n int) error, between func()) {
+	tb.Helper()
+	for done := 0; done < ops; done += chunk {
+		if err := loop(min(chunk, ops-done)); err != nil {
+			tb.Fatal(err)
+		}
+		if between != nil {
+			between()
+		}
+	}
+}
+
+// ErrShort is what a Loop returns when an operation did less than asked.
+var ErrShort = errors.New("host cost: an operation did less than asked")
 
 // HostCost times rows on the provider of u in rounds, C then Go, and
 // appends the medians to the file named by EnvBenchHostOut (or logs
 // them). It skips unless EnvBenchHost is set.
 func HostCost(t *testing.T, u Setup, rows []CostRow, rounds int) {
+	if v := os.Getenv(envBenchHostCount); v != "" {
+		countChild(t, rows, v)
+		return
+	}
 	if os.Getenv(EnvBenchHost) == "" {
 		t.Skipf("host cost table: set %s=1 (make bench-host)", EnvBenchHost)
+	}
+	valgrind, err := exec.LookPath("valgrind")
+	if err != nil {
+		t.Fatalf("host cost table: %v (make bench-host installs Debian's valgrind)", err)
+	}
+	if err := hasSymbols(rows); err != nil {
+		t.Fatal(err)
 	}
 	var h string
 	if strings.HasPrefix(u.Provider, "mlx5") {
@@ -68,8 +129,7 @@ func HostCost(t *testing.T, u Setup, rows []CostRow, rounds int) {
 	allocs := map[string]int64{}
 	for range rounds {
 		var script strings.Builder
-		fmt.Fprintf(&script, "%s %d %d %d %d %d %d %d %d\n", u.Provider, u.SQ, u.RQ, u.SRQ, u.CQ,
-			u.MaxSendSGE, u.MaxRecvSGE, u.MaxInline, u.SRQMaxSGE)
+		script.WriteString(setupLine(u))
 		for _, r := range rows {
 			fmt.Fprintf(&script, "bench %s %d\n", r.Name, r.Iters)
 		}
@@ -105,8 +165,12 @@ func HostCost(t *testing.T, u Setup, rows []CostRow, rounds int) {
 		if c == 0 {
 			t.Fatalf("no C time for %s", r.Name)
 		}
-		lines = append(lines, fmt.Sprintf("%s %s\t%s\t%.1f\t%.1f\t%.2f\t%d", u.Provider, r.Name, r.What, g, c, g/c, allocs[r.Name]))
-		t.Logf("%s %-10s Go %7.1f ns  C %7.1f ns  Go/C %.2f  %d allocs/op", u.Provider, r.Name, g, c, g/c, allocs[r.Name])
+		gi := perOp(t, func(ops int) uint64 { return goInstr(t, valgrind, r, ops) })
+		ci := perOp(t, func(ops int) uint64 { return cInstr(t, valgrind, h, u, r, ops) })
+		lines = append(lines, fmt.Sprintf("%s %s\t%s\t%.1f\t%.1f\t%.2f\t%.0f\t%.0f\t%.2f\t%d", u.Provider, r.Name, r.What,
+			g, c, g/c, gi, ci, gi/ci, allocs[r.Name]))
+		t.Logf("%s %-10s Go %7.1f ns  C %7.1f ns  Go/C %.2f  Go %7.1f instr  C %7.1f instr  Go/C %.2f  %d allocs/op",
+			u.Provider, r.Name, g, c, g/c, gi, ci, gi/ci, allocs[r.Name])
 	}
 	if p := os.Getenv(EnvBenchHostOut); p != "" {
 		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -118,6 +182,142 @@ func HostCost(t *testing.T, u Setup, rows []CostRow, rounds int) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// setupLine is the harnesses' setup line for u.
+func setupLine(u Setup) string {
+	return fmt.Sprintf("%s %d %d %d %d %d %d %d %d\n", u.Provider, u.SQ, u.RQ, u.SRQ, u.CQ,
+		u.MaxSendSGE, u.MaxRecvSGE, u.MaxInline, u.SRQMaxSGE)
+}
+
+// perOp is the instructions per operation of count, the instructions of
+// a run of that many operations: the difference of two runs, over the
+// difference of their lengths.
+func perOp(t *testing.T, count func(ops int) uint64) float64 {
+	small, large := count(countSmall), count(countLarge)
+	if large <= small {
+		t.Fatalf("callgrind: %d instructions for %d operations, %d for %d", small, countSmall, large, countLarge)
+	}
+	return float64(large-small) / float64(countLarge-countSmall)
+}
+
+// countChild runs the operations of v, "ROW OPS", in the test binary
+// that goInstr started under callgrind.
+func countChild(t *testing.T, rows []CostRow, v string) {
+	var name string
+	var ops int
+	if _, err := fmt.Sscan(v, &name, &ops); err != nil {
+		t.Fatalf("%s=%q: %v", envBenchHostCount, v, err)
+	}
+	for _, r := range rows {
+		if r.Name == name {
+			r.Count(t, ops)
+			return
+		}
+	}
+	t.Fatalf("%s=%q: no such row", envBenchHostCount, v)
+}
+
+// goInstr counts the instructions of ops operations of r in Go: the test
+// binary runs itself, this test only, under callgrind, collecting inside
+// r.Loop only and not inside the fake device's doorbell. One P and no
+// asynchronous preemption keep the goroutine that runs the loop on its
+// thread, uninterrupted by signals.
+func goInstr(t *testing.T, valgrind string, r CostRow, ops int) uint64 {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(valgrind, append(callgrindArgs(t, funcName(r.Loop), funcName((*FakeDevice).Doorbell)),
+		exe, "-test.run=^"+regexp.QuoteMeta(t.Name())+"$", "-test.count=1")...)
+	cmd.Env = append(os.Environ(), envBenchHostCount+"="+fmt.Sprintf("%s %d", r.Name, ops),
+		"GOMAXPROCS=1", "GODEBUG=asyncpreemptoff=1")
+	return callgrind(t, cmd)
+}
+
+// cInstr is goInstr for the C harness h: its count command runs the
+// operations in its hostloop_ functions; its doorbell is the fake
+// kernel's write.
+func cInstr(t *testing.T, valgrind, h string, u Setup, r CostRow, ops int) uint64 {
+	cmd := exec.Command(valgrind, append(callgrindArgs(t, "hostloop_*", "__wrap_write"), h)...)
+	cmd.Stdin = strings.NewReader(setupLine(u) + fmt.Sprintf("count %s %d\n", r.Name, ops))
+	return callgrind(t, cmd)
+}
+
+// callgrindArgs are valgrind's arguments for counting the instructions
+// inside loop (--toggle-collect switches collection on at its entry and
+// off at its exit, which also makes collection start off) and not inside
+// the functions of exclude that it calls (their toggle switches it off
+// again). The output file is the last argument's value.
+func callgrindArgs(t *testing.T, loop string, exclude ...string) []string {
+	a := []string{"--tool=callgrind", "--quiet", "--toggle-collect=" + loop}
+	for _, e := range exclude {
+		a = append(a, "--toggle-collect="+e)
+	}
+	return append(a, "--callgrind-out-file="+filepath.Join(t.TempDir(), "callgrind.out"))
+}
+
+// callgrind runs cmd, valgrind with callgrindArgs, and returns the
+// instructions it collected: the totals line of its output file.
+func callgrind(t *testing.T, cmd *exec.Cmd) uint64 {
+	var out string
+	for _, a := range cmd.Args {
+		if v, ok := strings.CutPrefix(a, "--callgrind-out-file="); ok {
+			out = v
+		}
+	}
+	outb, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, outb)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range Lines(string(b)) {
+		if v, ok := strings.CutPrefix(l, "totals: "); ok {
+			n, err := strconv.ParseUint(strings.Fields(v)[0], 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				t.Fatalf("%s: nothing collected\n%s", strings.Join(cmd.Args, " "), outb)
+			}
+			return n
+		}
+	}
+	t.Fatalf("%s: no totals line", out)
+	return 0
+}
+
+// hasSymbols says why callgrind could not find the rows' loops in the
+// running test binary, if it could not: `go test` strips the binaries it
+// runs unless given -ldflags=-s=false, as make bench-host does.
+func hasSymbols(rows []CostRow) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	f, err := elf.Open(exe)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		return fmt.Errorf("host cost table: %s: %w (go test strips the binary: run it with -ldflags=-s=false)", exe, err)
+	}
+	for _, r := range rows {
+		if !slices.ContainsFunc(syms, func(s elf.Symbol) bool { return s.Name == funcName(r.Loop) }) {
+			return fmt.Errorf("host cost table: %s has no symbol %s", exe, funcName(r.Loop))
+		}
+	}
+	return nil
+}
+
+// funcName is the symbol of function f, as callgrind sees it.
+func funcName(f any) string {
+	return runtime.FuncForPC(reflect.ValueOf(f).Pointer()).Name()
 }
 
 func median(v []float64) float64 {
@@ -192,7 +392,11 @@ func (d *FakeDevice) Mmap(offset uint64, size int) ([]byte, error) {
 // Munmap does nothing.
 func (d *FakeDevice) Munmap([]byte) error { return nil }
 
-// Doorbell counts.
+// Doorbell counts. It stays a function of its own: the host cost
+// table's instruction counts leave the fake kernel's doorbell out by its
+// name.
+//
+//go:noinline
 func (d *FakeDevice) Doorbell(uint32) error { d.Doorbells++; return nil }
 
 // CreateCQ makes the CQ of driver d on dev from its

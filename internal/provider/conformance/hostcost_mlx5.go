@@ -13,13 +13,14 @@ import (
 )
 
 // The mlx5 rows of the host cost table. The C side is the mlx5 harness's
-// bench command (test/conformance/mlx5.c, "host cost"); the Go side builds
-// the mlx5 driver's CQ and QP through one provider.Context with the
-// answers that harness's fake kernel gives (the package importing this
-// registers the driver). What the fake device does happens with the clock
-// stopped on both sides: Restart every MLX5BenchChunk posts (nothing else
-// hands WQEs back to an mlx5 queue but a completion), and a Fill of the
-// whole CQ when it holds fewer completions than a poll asks for.
+// bench and count commands (test/conformance/mlx5.c, "host cost"); the Go
+// side builds the mlx5 driver's CQ and QP through one provider.Context
+// with the answers that harness's fake kernel gives (the package
+// importing this registers the driver). What the fake device does
+// happens with the clock stopped, and outside the counted loops, on both
+// sides: Restart every MLX5BenchChunk posts (nothing else hands WQEs back
+// to an mlx5 queue but a completion), and a Fill of the whole CQ when it
+// holds fewer completions than a poll asks for.
 
 // MLX5BenchSetup is the mlx5 QP both sides time: the sizes of BenchSetup.
 var MLX5BenchSetup = Setup{Provider: "mlx5", SQ: 1024, RQ: 1024, CQ: 1024, MaxSendSGE: 4, MaxRecvSGE: 4, MaxInline: 64}
