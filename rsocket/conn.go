@@ -191,13 +191,15 @@ func (c *Conn) start(d connData) {
 	c.done.Add(2)
 	go c.pollLoop()
 	go c.cmLoop(ctx)
+	// The timers are made under mu, which their functions take before
+	// they Reset them: one that fires before its field is set waits.
+	c.mu.Lock()
 	if c.kaEvery > 0 {
 		c.ka = time.AfterFunc(c.kaEvery, c.keepalive)
 	}
 	if c.utLimit > 0 {
 		c.ut = time.AfterFunc(c.utTick, c.checkProgress)
 	}
-	c.mu.Lock()
 	c.process()
 	c.mu.Unlock()
 }
