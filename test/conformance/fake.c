@@ -447,3 +447,35 @@ void poll_cq(int n, uint32_t (*flags)(const struct ibv_wc *))
 		       wc[i].pkey_index, wc[i].slid, wc[i].sl, wc[i].dlid_path_bits);
 	}
 }
+
+HOSTLOOP int hostloop_send(struct ibv_send_wr *first, long calls)
+{
+	struct ibv_send_wr *bad;
+
+	for (long i = 0; i < calls; i++) {
+		first->wr_id = i;
+		if (ibv_post_send(verbs.qp, first, &bad))
+			return -1;
+	}
+	return 0;
+}
+
+HOSTLOOP int hostloop_recv(struct ibv_recv_wr *rw, long calls)
+{
+	struct ibv_recv_wr *bad;
+
+	for (long i = 0; i < calls; i++) {
+		rw->wr_id = i;
+		if (ibv_post_recv(verbs.qp, rw, &bad))
+			return -1;
+	}
+	return 0;
+}
+
+HOSTLOOP int hostloop_poll(struct ibv_wc *wc, int ask, int want, long calls)
+{
+	for (long i = 0; i < calls; i++)
+		if (ibv_poll_cq(verbs.cq, ask, wc) != want)
+			return -1;
+	return 0;
+}

@@ -138,4 +138,17 @@ void hex(FILE *f, const void *p, size_t n);
 // if not NULL, gives the flags to print for each.
 void poll_cq(int n, uint32_t (*flags)(const struct ibv_wc *));
 
+// The count command's loops (both harnesses): each runs calls operations
+// on verbs.qp or verbs.cq and nothing else, so that valgrind
+// --toggle-collect=hostloop_* counts them alone (HostCost in
+// internal/provider/conformance). hostloop_send posts the list at first,
+// hostloop_recv the receive rw, each with wr_id the call's index;
+// hostloop_poll polls ask completions, each call finding want. They return
+// 0, or -1 at the first failure. noclone keeps each loop one symbol under
+// its own name.
+#define HOSTLOOP __attribute__((noinline, noclone))
+int hostloop_send(struct ibv_send_wr *first, long calls);
+int hostloop_recv(struct ibv_recv_wr *rw, long calls);
+int hostloop_poll(struct ibv_wc *wc, int ask, int want, long calls);
+
 #endif

@@ -592,42 +592,9 @@ static void bench(const char *row, long iters)
 // doorbell's write (__wrap_write), called from inside them, is toggled
 // off again. The Go side's loops are hostLoop* in uverbs/hostcost_test.go
 // and cq/hostcost_test.go, over the same chunks: 256 requests between
-// two takes, a full CQ's worth of polls between two refills. noclone
-// keeps each loop one symbol under its own name.
-#define HOSTLOOP __attribute__((noinline, noclone))
+// two takes, a full CQ's worth of polls between two refills. The loops
+// are in fake.c.
 
-HOSTLOOP static int hostloop_send(struct ibv_send_wr *first, long calls)
-{
-	struct ibv_send_wr *bad;
-
-	for (long i = 0; i < calls; i++) {
-		first->wr_id = i;
-		if (ibv_post_send(verbs.qp, first, &bad))
-			return -1;
-	}
-	return 0;
-}
-
-HOSTLOOP static int hostloop_recv(struct ibv_recv_wr *rw, long calls)
-{
-	struct ibv_recv_wr *bad;
-
-	for (long i = 0; i < calls; i++) {
-		rw->wr_id = i;
-		if (ibv_post_recv(verbs.qp, rw, &bad))
-			return -1;
-	}
-	return 0;
-}
-
-// hostloop_poll polls ask completions calls times, each finding want.
-HOSTLOOP static int hostloop_poll(struct ibv_wc *wc, int ask, int want, long calls)
-{
-	for (long i = 0; i < calls; i++)
-		if (ibv_poll_cq(verbs.cq, ask, wc) != want)
-			return -1;
-	return 0;
-}
 
 static void count(const char *row, long ops)
 {
