@@ -70,34 +70,31 @@ func (qp *QP) putSend(wr *SendWR) error {
 		return err
 	}
 	// The drivers of this module read the caller's request itself
-	// (provider.SendWR has SendWR's layout) unless it needs what only the
-	// copy sets: an address handle's vector, a window's rkey, or the
-	// signaled flag of sq_sig_all.
+	// (provider.SendWR has SendWR's layout), called by their concrete
+	// types (an interface call would make the request escape), unless it
+	// needs what only the copy sets: an address handle's vector, a
+	// window's rkey, or the signaled flag of sq_sig_all.
 	var err error
-	if wr.AH != nil || wr.MW != nil || qp.sigAll && wr.Flags&SendSignaled == 0 || !qp.putKnown(sendView(wr), &err) {
+	direct := wr.AH == nil && wr.MW == nil && (!qp.sigAll || wr.Flags&SendSignaled != 0)
+	if direct {
+		switch sq := qp.sq.(type) {
+		case *mlx5.SQ:
+			err = sq.Put(sendView(wr))
+		case *rxe.SQ:
+			err = sq.Put(sendView(wr))
+		case *siw.SQ:
+			err = sq.Put(sendView(wr))
+		default:
+			direct = false
+		}
+	}
+	if !direct {
 		err = qp.sq.Put(qp.copySend(wr))
 	}
 	if err != nil {
 		return putErr(err, "send", qp.cap.MaxSendWR)
 	}
 	return nil
-}
-
-// putKnown puts w on the send queue if its driver is one of this module's,
-// called directly (an interface call would make the caller's request
-// escape), and reports whether it was.
-func (qp *QP) putKnown(w *provider.SendWR, err *error) bool {
-	switch sq := qp.sq.(type) {
-	case *rxe.SQ:
-		*err = sq.Put(w)
-	case *siw.SQ:
-		*err = sq.Put(w)
-	case *mlx5.SQ:
-		*err = sq.Put(w)
-	default:
-		return false
-	}
-	return true
 }
 
 // copySend copies wr into the QP's scratch request, with what the driver

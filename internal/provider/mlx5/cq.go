@@ -169,16 +169,25 @@ func (q *cq) updateConsIndex() {
 // known) ends the poll; it is consumed, and the completions before it are
 // returned (libmlx5 returns an error and drops them).
 func (q *cq) Poll(wc []provider.WC) int {
+	n, _ := q.PollStatus(wc)
+	return n
+}
+
+// PollStatus is Poll, and reports whether any completion it moved failed
+// (package cq, which calls it directly, then clears what a failure leaves
+// undefined).
+func (q *cq) PollStatus(wc []provider.WC) (int, bool) {
 	var cur cursor
-	n := 0
+	n, failed := 0, uint32(0)
 	for n < len(wc) {
 		if q.pollOne(&cur, &wc[n]) != cqOK {
 			break
 		}
+		failed |= wc[n].Status
 		n++
 	}
 	q.updateConsIndex()
-	return n
+	return n, failed != 0
 }
 
 // Take reads one completion and keeps its slot until Release.

@@ -63,8 +63,16 @@ var wcOpcode = [abi.SIW_NUM_OPCODES]uint32{
 // in the loop: a call and a composite literal per completion were half of
 // a poll of many.
 func (q *completionQueue) Poll(wcs []provider.WC) int {
+	n, _ := q.PollStatus(wcs)
+	return n
+}
+
+// PollStatus is Poll, and reports whether any completion it moved failed
+// (package cq, which calls it directly, then clears what a failure leaves
+// undefined).
+func (q *completionQueue) PollStatus(wcs []provider.WC) (int, bool) {
 	buf, get, num := q.buf, q.get, q.num
-	n := 0
+	n, failed := 0, uint32(0)
 	for ; n < len(wcs); n++ {
 		off := int(get) * cqeSize
 		word := mem.Uint32(buf, off+flagsWord)
@@ -80,6 +88,7 @@ func (q *completionQueue) Poll(wcs []provider.WC) int {
 		if int(status) < len(wcStatus) {
 			wc.Status = wcStatus[status]
 		}
+		failed |= wc.Status
 		wc.Opcode = abi.IB_WC_SEND
 		if int(opcode) < len(wcOpcode) {
 			wc.Opcode = wcOpcode[opcode]
@@ -109,13 +118,14 @@ func (q *completionQueue) Poll(wcs []provider.WC) int {
 		}
 	}
 	q.get = get
-	return n
+	return n, failed != 0
 }
 
 // Take is Poll of one: every siw element is handed back on its own, by
 // clearing its valid flag, so there is nothing to keep for Release.
 func (q *completionQueue) Take(wc *provider.WC) bool {
-	return q.Poll(unsafe.Slice(wc, 1)) == 1
+	n, _ := q.PollStatus(unsafe.Slice(wc, 1))
+	return n == 1
 }
 
 // Release does nothing: Take handed each element back already.
