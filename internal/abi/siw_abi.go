@@ -17,7 +17,7 @@ const (
 	SIW_ABI_VERSION    = 1
 	SIW_MAX_SGE        = 6
 	SIW_UOBJ_MAX_KEY   = 0x08FFFF               // largest mmap key
-	SIW_INVAL_UOBJ_KEY = SIW_UOBJ_MAX_KEY + 1   // the key of a queue that has no mapping
+	SIW_INVAL_UOBJ_KEY = SIW_UOBJ_MAX_KEY + 1   // "no mapping" in the ABI; also a valid offset since Linux 5.4 (internal/provider/siw: mapCQ)
 	SIW_MAX_INLINE     = 16 * (SIW_MAX_SGE - 1) // sizeof(struct siw_sge) * (SIW_MAX_SGE - 1): inline data occupies sge[1:]
 )
 

@@ -99,10 +99,13 @@ func mapCQ(dev provider.Device, resp []byte) (provider.CQ, error) {
 	if len(resp) < createCQRespSize {
 		return nil, fmt.Errorf("siw: CREATE_CQ response has %d bytes, want %d", len(resp), createCQRespSize)
 	}
+	// The keys are not compared with SIW_INVAL_UOBJ_KEY, as libsiw
+	// compares them: since Linux 5.4 they are byte offsets that grow by
+	// the pages of each queue of the context, and the 145th page's,
+	// 0x90000, equals that "invalid" key; a kernel that has no mapping to
+	// offer fails the command instead (siw_create_cq, siw_create_qp,
+	// siw_create_srq). docs/kernel-notes.md has the details.
 	r := *mem.At[abi.SiwUrespCreateCQ](resp, 0)
-	if r.CQKey == abi.SIW_INVAL_UOBJ_KEY {
-		return nil, errors.New("siw: the kernel offers no mapping for the CQ")
-	}
 	if r.NumCQE == 0 {
 		return nil, errors.New("siw: CQ with no elements")
 	}
@@ -124,8 +127,8 @@ func mapQP(dev provider.Device, init *provider.QPInit, resp []byte) (provider.SQ
 		return nil, nil, fmt.Errorf("siw: CREATE_QP response has %d bytes, want %d", len(resp), createQPRespSize)
 	}
 	r := *mem.At[abi.SiwUrespCreateQP](resp, 0)
-	if r.SQKey == abi.SIW_INVAL_UOBJ_KEY || r.NumSQE == 0 {
-		return nil, nil, errors.New("siw: the kernel offers no mapping for the send queue")
+	if r.NumSQE == 0 { // keys: see mapCQ
+		return nil, nil, errors.New("siw: the kernel offers no send queue")
 	}
 	sqBuf, err := mapQueue(dev, r.SQKey, r.NumSQE, sqeSize, 0)
 	if err != nil {
@@ -148,10 +151,6 @@ func mapQP(dev provider.Device, init *provider.QPInit, resp []byte) (provider.SQ
 	if r.NumRQE == 0 {
 		return sq, rq, nil
 	}
-	if r.RQKey == abi.SIW_INVAL_UOBJ_KEY {
-		err := errors.New("siw: the kernel offers no mapping for the receive queue")
-		return nil, nil, errors.Join(err, sq.Close())
-	}
 	rq.buf, err = mapQueue(dev, r.RQKey, r.NumRQE, rqeSize, 0)
 	if err != nil {
 		return nil, nil, errors.Join(fmt.Errorf("siw: RQ: %w", err), sq.Close())
@@ -165,8 +164,8 @@ func mapSRQ(dev provider.Device, resp []byte) (provider.RQ, error) {
 		return nil, fmt.Errorf("siw: CREATE_SRQ response has %d bytes, want %d", len(resp), createSRQResp)
 	}
 	r := *mem.At[abi.SiwUrespCreateSRQ](resp, 0)
-	if r.SRQKey == abi.SIW_INVAL_UOBJ_KEY || r.NumRQE == 0 {
-		return nil, errors.New("siw: the kernel offers no mapping for the SRQ")
+	if r.NumRQE == 0 { // keys: see mapCQ
+		return nil, errors.New("siw: the kernel offers an SRQ with no elements")
 	}
 	buf, err := mapQueue(dev, r.SRQKey, r.NumRQE, rqeSize, 0)
 	if err != nil {
