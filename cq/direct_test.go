@@ -14,15 +14,22 @@ import (
 func rxeCQ(t *testing.T) (*CQ, []byte) {
 	t.Helper()
 	buf := conformance.RxeRing(6, 8)
+	return rxeCQOn(t, buf), buf
+}
+
+// rxeCQOn is a CQ on the rxe provider over the ring buf, as the kernel
+// would map it.
+func rxeCQOn(tb testing.TB, buf []byte) *CQ {
+	tb.Helper()
 	dev := &conformance.FakeDevice{Maps: map[uint64][]byte{1 << 12: buf}}
 	var resp [16]byte // struct rxe_create_cq_resp: mi (offset u64, size u32, pad)
 	binary.NativeEndian.PutUint64(resp[0:], 1<<12)
 	binary.NativeEndian.PutUint32(resp[8:], uint32(len(buf)))
 	ring, err := conformance.CreateCQ(rxe.Driver(), dev, resp[:])
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	return &CQ{ring: ring}, buf
+	return &CQ{ring: ring}
 }
 
 // TestPollDirect: through the driver's Poll straight into the caller's

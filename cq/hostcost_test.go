@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/purerdma/purerdma/internal/provider/conformance"
-	"github.com/purerdma/purerdma/internal/provider/rxe"
 	"github.com/purerdma/purerdma/internal/provider/siw"
 )
 
@@ -22,15 +21,7 @@ import (
 func hostCQ(tb testing.TB) (*CQ, func(), func()) {
 	tb.Helper()
 	buf := conformance.RxeRing(6, conformance.BenchSetup.CQ)
-	dev := &conformance.FakeDevice{Maps: map[uint64][]byte{1 << 12: buf}}
-	var resp [16]byte // struct rxe_create_cq_resp: mi (offset u64, size u32, pad)
-	binary.NativeEndian.PutUint64(resp[0:], 1<<12)
-	binary.NativeEndian.PutUint32(resp[8:], uint32(len(buf)))
-	ring, err := conformance.CreateCQ(rxe.Driver(), dev, resp[:])
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return &CQ{ring: ring}, func() { conformance.RxeFillCQ(buf) }, func() { conformance.RxeRefillCQ(buf) }
+	return rxeCQOn(tb, buf), func() { conformance.RxeFillCQ(buf) }, func() { conformance.RxeRefillCQ(buf) }
 }
 
 // hostCQSiw is hostCQ on siw: 1024 siw_cqe and the siw_cq_ctrl word.
