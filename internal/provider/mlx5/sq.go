@@ -178,10 +178,7 @@ func (s *sendQueue) putPlain(wr *provider.SendWR, raddr bool) {
 	}
 	s.lastSize = size
 	ctrl.hi.set(uint64((s.curPost&0xffff)<<8|uint32(mlx5Opcode[wr.Opcode]))<<32 | uint64(uint32(size)|s.qp.qpn<<8))
-	s.wrid[idx] = wr.ID
-	s.wqeHead[idx] = s.head.Load() + s.pending
-	s.curPost += uint32((size*segSize + sendWQEBB - 1) / sendWQEBB)
-	s.pending++
+	s.record(wr.ID, idx, size)
 }
 
 // The kinds of plain request (sendQueue.plain).
@@ -362,7 +359,13 @@ func (s *sendQueue) putData(wr *provider.SendWR, seg, size int) (int, error) {
 func (s *sendQueue) finishCtrl(wr *provider.SendWR, ctrl *ctrlSeg, idx uint32, size int) {
 	ctrl.opmodIdxOpcode.set((s.curPost&0xffff)<<8 | uint32(mlx5Opcode[wr.Opcode]))
 	ctrl.qpnDS.set(uint32(size) | s.qp.qpn<<8)
-	s.wrid[idx] = wr.ID
+	s.record(wr.ID, idx, size)
+}
+
+// record keeps a written WQE's wr_id and place in the queue, and moves
+// the queue past its size (16-byte units) in whole basic blocks.
+func (s *sendQueue) record(id uint64, idx uint32, size int) {
+	s.wrid[idx] = id
 	s.wqeHead[idx] = s.head.Load() + s.pending
 	s.curPost += uint32((size*segSize + sendWQEBB - 1) / sendWQEBB)
 	s.pending++
