@@ -38,23 +38,23 @@ func (l *Life) Gone() bool { return l.closed }
 // Do runs a command about the object on ctx unless the object is gone,
 // holding its lock so that it cannot be destroyed half-way.
 func (l *Life) Do(ctx *Context, cmd *ucmd.Cmd) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
-		return ErrClosed
-	}
-	return ctx.Do(cmd)
+	return l.live(func() error { return ctx.Do(cmd) })
 }
 
 // Run runs an ioctl method about the object on ctx unless the object is
 // gone, holding its lock as Do does.
 func (l *Life) Run(ctx *Context, m *ucmd.Method) error {
+	return l.live(func() error { return ctx.Run(m) })
+}
+
+// live runs f under the lock unless the object is gone.
+func (l *Life) live(f func() error) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
 		return ErrClosed
 	}
-	return ctx.Run(m)
+	return f()
 }
 
 // Destroy destroys the object once: it runs the destroy command on ctx,
