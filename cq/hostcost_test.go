@@ -113,30 +113,41 @@ func hostCountPoll(mk hostCQFunc, k, slots int) func(testing.TB, int) {
 	}
 }
 
+// pollRows are a driver's three poll rows: timed by goRow(k) and counted
+// by count(k) for polls of k completions (k 0: of one on an empty CQ).
+func pollRows(goRow func(k int) func(*testing.B), count func(k int) func(testing.TB, int)) []conformance.CostRow {
+	return []conformance.CostRow{
+		{Name: "pollempty", What: "poll an empty CQ (one busy-wait turn)", Iters: 10000000,
+			Go: goRow(0), Count: count(0), Loop: hostLoopPoll},
+		{Name: "poll1", What: "poll 1 completion", Iters: 2000000,
+			Go: goRow(1), Count: count(1), Loop: hostLoopPoll},
+		{Name: "poll16", What: "poll 16 completions", Iters: 500000,
+			Go: goRow(16), Count: count(16), Loop: hostLoopPoll},
+	}
+}
+
+// ringPollRows are pollRows on the rings mk makes (rxe, siw), whose
+// completions carry imm, a full CQ answering slots completions.
+func ringPollRows(mk hostCQFunc, imm uint32, slots int) []conformance.CostRow {
+	goRow := func(k int) func(*testing.B) {
+		if k == 0 {
+			return hostPollEmpty(mk)
+		}
+		return hostPoll(mk, imm, k)
+	}
+	return pollRows(goRow, func(k int) func(testing.TB, int) { return hostCountPoll(mk, k, slots) })
+}
+
 func TestHostCostPoll(t *testing.T) {
 	cqe := int(conformance.BenchSetup.CQ) - 1
-	conformance.HostCost(t, conformance.BenchSetup, []conformance.CostRow{
-		{Name: "pollempty", What: "poll an empty CQ (one busy-wait turn)", Iters: 10000000,
-			Go: hostPollEmpty(hostCQ), Count: hostCountPoll(hostCQ, 0, cqe), Loop: hostLoopPoll},
-		{Name: "poll1", What: "poll 1 completion", Iters: 2000000,
-			Go: hostPoll(hostCQ, 0x01020304, 1), Count: hostCountPoll(hostCQ, 1, cqe), Loop: hostLoopPoll},
-		{Name: "poll16", What: "poll 16 completions", Iters: 500000,
-			Go: hostPoll(hostCQ, 0x01020304, 16), Count: hostCountPoll(hostCQ, 16, cqe), Loop: hostLoopPoll},
-	}, 5)
+	conformance.HostCost(t, conformance.BenchSetup, ringPollRows(hostCQ, 0x01020304, cqe), 5)
 }
 
 // TestHostCostPollSiw is the same on siw (receives without immediate
 // data, siw has none).
 func TestHostCostPollSiw(t *testing.T) {
 	cqe := int(conformance.SiwBenchSetup.CQ)
-	conformance.HostCost(t, conformance.SiwBenchSetup, []conformance.CostRow{
-		{Name: "pollempty", What: "poll an empty CQ (one busy-wait turn)", Iters: 10000000,
-			Go: hostPollEmpty(hostCQSiw), Count: hostCountPoll(hostCQSiw, 0, cqe), Loop: hostLoopPoll},
-		{Name: "poll1", What: "poll 1 completion", Iters: 2000000,
-			Go: hostPoll(hostCQSiw, 0, 1), Count: hostCountPoll(hostCQSiw, 1, cqe), Loop: hostLoopPoll},
-		{Name: "poll16", What: "poll 16 completions", Iters: 500000,
-			Go: hostPoll(hostCQSiw, 0, 16), Count: hostCountPoll(hostCQSiw, 16, cqe), Loop: hostLoopPoll},
-	}, 5)
+	conformance.HostCost(t, conformance.SiwBenchSetup, ringPollRows(hostCQSiw, 0, cqe), 5)
 }
 
 // The rows as benchmarks, for profiling: go test -bench HostPoll ./cq.

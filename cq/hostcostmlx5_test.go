@@ -96,16 +96,10 @@ func hostCountArmMLX5(tb testing.TB, ops int) {
 }
 
 func TestHostCostPollMLX5(t *testing.T) {
-	conformance.HostCost(t, conformance.MLX5BenchSetup, []conformance.CostRow{
-		{Name: "pollempty", What: "poll an empty CQ (one busy-wait turn)", Iters: 10000000,
-			Go: hostPollMLX5(0), Count: hostCountPollMLX5(0), Loop: hostLoopPoll},
-		{Name: "poll1", What: "poll 1 completion", Iters: 2000000,
-			Go: hostPollMLX5(1), Count: hostCountPollMLX5(1), Loop: hostLoopPoll},
-		{Name: "poll16", What: "poll 16 completions", Iters: 500000,
-			Go: hostPollMLX5(16), Count: hostCountPollMLX5(16), Loop: hostLoopPoll},
-		{Name: "arm", What: "arm the CQ (doorbell record + UAR doorbell)", Iters: 10000000,
-			Go: hostArmMLX5, Count: hostCountArmMLX5, Loop: hostLoopArm},
-	}, 5)
+	rows := append(pollRows(hostPollMLX5, hostCountPollMLX5), conformance.CostRow{
+		Name: "arm", What: "arm the CQ (doorbell record + UAR doorbell)", Iters: 10000000,
+		Go: hostArmMLX5, Count: hostCountArmMLX5, Loop: hostLoopArm})
+	conformance.HostCost(t, conformance.MLX5BenchSetup, rows, 5)
 }
 
 // The mlx5 rows as benchmarks, for profiling: go test -bench HostMLX5 ./cq.
