@@ -36,7 +36,7 @@ type CQ struct {
 	cqe     atomic.Int64 // Resize changes it under the lock; CQE reads it without
 	id      uint64       // user handle: names the CQ in events
 	ring    provider.CQ
-	scratch [pollBatch]provider.WC // the provider writes here, never into the caller's slice
+	scratch [pollBatch]provider.WC // a driver outside drain's switch writes here (drainCopy), never into the caller's slice
 
 	events atomic.Uint64 // completion events delivered for this CQ
 
@@ -203,7 +203,7 @@ func (c *CQ) lockLive() error {
 	return nil
 }
 
-// pollBatch is how many completions drain takes from the provider in one
+// pollBatch is how many completions drainCopy takes from the provider in one
 // call: the provider hands their slots back to the kernel once per call.
 const pollBatch = 16
 

@@ -76,7 +76,7 @@ type QP struct {
 
 	sendMu spin.Lock // one locked instruction per post (package spin)
 	sq     provider.SQ
-	swr    provider.SendWR // scratch: the provider sees this, not the caller's request
+	swr    provider.SendWR // scratch: what copySend gives the provider in place of the caller's request
 	sah    provider.AH     // scratch: a UD request's address handle, copied
 	ssge   []provider.SGE
 
