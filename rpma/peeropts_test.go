@@ -2,39 +2,30 @@ package rpma_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/purerdma/purerdma/rpma"
 	"github.com/purerdma/purerdma/uverbs"
 )
 
-func TestFlushModeString(t *testing.T) {
+// TestModeStrings: the names the peer's modes print in log records, and
+// a value outside each enum.
+func TestModeStrings(t *testing.T) {
 	for _, tt := range []struct {
-		m    rpma.FlushMode
+		m    fmt.Stringer
 		want string
 	}{
 		{rpma.FlushAuto, "auto"},
 		{rpma.FlushEmulated, "emulated"},
-		{2, "FlushMode(2)"},
-	} {
-		if got := tt.m.String(); got != tt.want {
-			t.Errorf("FlushMode(%d).String() = %q, want %q", int(tt.m), got, tt.want)
-		}
-	}
-}
-
-func TestODPModeString(t *testing.T) {
-	for _, tt := range []struct {
-		m    rpma.ODPMode
-		want string
-	}{
+		{rpma.FlushMode(2), "FlushMode(2)"},
 		{rpma.ODPFallback, "fallback"},
 		{rpma.ODPOff, "off"},
 		{rpma.ODPAlways, "always"},
-		{3, "ODPMode(3)"},
+		{rpma.ODPMode(3), "ODPMode(3)"},
 	} {
 		if got := tt.m.String(); got != tt.want {
-			t.Errorf("ODPMode(%d).String() = %q, want %q", int(tt.m), got, tt.want)
+			t.Errorf("%#v.String() = %q, want %q", tt.m, got, tt.want)
 		}
 	}
 }
