@@ -316,9 +316,10 @@ type SGE struct {
 // Its layout is uverbs.SendWR's, field for field (uverbs' TestSendWRLayout
 // pins every offset): uverbs hands the caller's own request to the drivers
 // of this module as a *SendWR, without a copy, unless it names an address
-// handle or a memory window (those go through a copy, which sets AH and
-// MWRKey). So a driver reads AH only on a UD QP and the bind fields only
-// for IB_UVERBS_WR_BIND_MW.
+// handle or a memory window, or the QP signals every request (those go
+// through a copy, which sets AH, MWRKey and the signaled flag). So a
+// driver reads AH only on a UD QP and the bind fields only for
+// IB_UVERBS_WR_BIND_MW.
 type SendWR struct {
 	ID         uint64
 	Opcode     uint32 // IB_UVERBS_WR_*
