@@ -36,7 +36,7 @@ type CQ struct {
 	cqe     atomic.Int64 // Resize changes it under the lock; CQE reads it without
 	id      uint64       // user handle: names the CQ in events
 	ring    provider.CQ
-	scratch [pollBatch]provider.WC // a driver outside drain's switch writes here (drainCopy), never into the caller's slice
+	scratch [pollBatch]provider.WC // a driver outside Poll's assertions writes here (drainCopy), never into the caller's slice
 
 	events atomic.Uint64 // completion events delivered for this CQ
 
@@ -183,8 +183,30 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 		c.life.Unlock()
 		return 0, ErrClosed
 	}
-	n := c.drain(wc)
+	// The drivers of this module write the completions into wc
+	// themselves, reached by their concrete types: their Poll does not
+	// keep the slice, so it stays where the caller put it (an interface
+	// call would make it escape to the heap, and the caller's array with
+	// it). One type assertion is a compare with the driver's itab; a
+	// type switch would hash the type first. A failed completion's
+	// undefined fields are cleared afterwards, when the driver reports
+	// one (PollStatus): that is rare, and it keeps the drivers' output
+	// what the conformance tests compare with C.
+	var n int
+	var failed bool
+	if r, ok := c.ring.(*mlx5.CQ); ok {
+		n, failed = r.PollStatus(driverWCs(wc))
+	} else if r, ok := c.ring.(*rxe.CQ); ok {
+		n, failed = r.PollStatus(driverWCs(wc))
+	} else if r, ok := c.ring.(*siw.CQ); ok {
+		n, failed = r.PollStatus(driverWCs(wc))
+	} else {
+		n = c.drainCopy(wc)
+	}
 	c.life.Unlock()
+	if failed {
+		clearFailed(wc[:n])
+	}
 	return n, nil
 }
 
@@ -207,33 +229,6 @@ func (c *CQ) lockLive() error {
 // call: the provider hands their slots back to the kernel once per call.
 const pollBatch = 16
 
-// drain moves up to len(wc) completions from the ring into wc. The
-// drivers of this module write them there themselves, reached through a
-// type switch: their Poll does not keep the slice, so it stays where the
-// caller put it (an interface call would make it escape to the heap, and
-// the caller's array with it). A failed completion's undefined fields are
-// cleared afterwards, when the driver reports one (PollStatus): that is
-// rare, and it keeps the drivers' output what the conformance tests
-// compare with C.
-func (c *CQ) drain(wc []WC) int {
-	var n int
-	var failed bool
-	switch r := c.ring.(type) {
-	case *rxe.CQ:
-		n, failed = r.PollStatus(driverWCs(wc))
-	case *siw.CQ:
-		n, failed = r.PollStatus(driverWCs(wc))
-	case *mlx5.CQ:
-		n, failed = r.PollStatus(driverWCs(wc))
-	default:
-		return c.drainCopy(wc)
-	}
-	if failed {
-		clearFailed(wc[:n])
-	}
-	return n
-}
-
 // clearFailed clears what the failed completions among wc leave
 // undefined, out of line: it is the rare case.
 func clearFailed(wc []WC) {
@@ -244,7 +239,7 @@ func clearFailed(wc []WC) {
 	}
 }
 
-// drainCopy is drain for a driver reached only through provider.CQ: it
+// drainCopy is Poll's for a driver reached only through provider.CQ: it
 // polls into the CQ's scratch, pollBatch at a time, and copies.
 func (c *CQ) drainCopy(wc []WC) int {
 	done := 0

@@ -50,6 +50,7 @@ func hostQPOn(tb testing.TB, driver provider.Driver, dev *conformance.FakeDevice
 		cap:  QPCap{MaxSendWR: int(u.SQ), MaxRecvWR: int(u.RQ), MaxSendSGE: 4, MaxRecvSGE: 4, MaxInlineData: 64},
 		ssge: make([]provider.SGE, 4), rsge: make([]provider.SGE, 4)}
 	qp.state.Store(uint32(QPSInit))
+	qp.setNoReads(false)
 	return qp
 }
 

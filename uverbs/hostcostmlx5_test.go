@@ -24,6 +24,7 @@ func hostQPMLX5(tb testing.TB) (*QP, *conformance.MLX5Host) {
 		cap:  QPCap{MaxSendWR: int(u.SQ), MaxRecvWR: int(u.RQ), MaxSendSGE: 4, MaxRecvSGE: 4, MaxInlineData: 64},
 		ssge: make([]provider.SGE, 4), rsge: make([]provider.SGE, 4)}
 	qp.state.Store(uint32(QPSRTS))
+	qp.setNoReads(false)
 	return qp, h
 }
 

@@ -66,35 +66,86 @@ var errNoReads = invalid("the QP may have no RDMA read or atomic outstanding (ma
 	"the peer's ResponderResources limits it), or set QPAttr.MaxRdAtomic when moving a QP connected by hand to RTS")
 
 func (qp *QP) putSend(wr *SendWR) error {
-	if err := qp.checkSend(wr); err != nil {
-		return err
-	}
-	// The drivers of this module read the caller's request itself
-	// (provider.SendWR has SendWR's layout), called by their concrete
-	// types (an interface call would make the request escape), unless it
-	// needs what only the copy sets: an address handle's vector, a
-	// window's rkey, or the signaled flag of sq_sig_all.
 	var err error
-	direct := wr.AH == nil && wr.MW == nil && (!qp.sigAll || wr.Flags&SendSignaled != 0)
-	if direct {
-		switch sq := qp.sq.(type) {
-		case *mlx5.SQ:
+	if qp.plain(wr) {
+		// The drivers of this module read the caller's request itself
+		// (provider.SendWR has SendWR's layout), called by their
+		// concrete types: an interface call would make the request
+		// escape. One type assertion is a compare with the driver's
+		// itab; a type switch would hash the type first.
+		if sq, ok := qp.sq.(*mlx5.SQ); ok {
 			err = sq.Put(sendView(wr))
-		case *rxe.SQ:
+		} else if sq, ok := qp.sq.(*rxe.SQ); ok {
 			err = sq.Put(sendView(wr))
-		case *siw.SQ:
+		} else if sq, ok := qp.sq.(*siw.SQ); ok {
 			err = sq.Put(sendView(wr))
-		default:
-			direct = false
+		} else {
+			err = qp.putSendChecked(wr)
 		}
-	}
-	if !direct {
-		err = qp.sq.Put(qp.copySend(wr))
+	} else {
+		err = qp.putSendChecked(wr)
 	}
 	if err != nil {
 		return putErr(err, "send", qp.cap.MaxSendWR)
 	}
 	return nil
+}
+
+// plain reports whether wr passes checkSend with nothing but what is
+// tested here: an opcode the QP takes as it is (plainOps), known flags
+// but inline, SGEs the QP takes, and no address handle or window, which
+// only the copy carries to the driver. The rest go through
+// putSendChecked.
+func (qp *QP) plain(wr *SendWR) bool {
+	return uint(len(wr.SGE)) <= uint(len(qp.ssge)) && wr.Flags&^(sendFlags&^SendInline) == 0 &&
+		wr.AH == nil && wr.MW == nil && wr.Opcode < 32 && qp.plainOps.Load()>>wr.Opcode&1 != 0
+}
+
+// plainOpsFor are the opcodes that a QP of type typ takes with no check
+// beyond plain's, as bits: checkSend's cases that look at nothing else.
+// A UD QP and an sq_sig_all QP have none: their requests need the copy
+// (the address handle; the signaled flag). Reads are plain while the QP
+// may have them outstanding (noReads false).
+func plainOpsFor(typ QPType, sigAll, noReads bool) uint32 {
+	if typ == UD || sigAll {
+		return 0
+	}
+	ops := uint32(1)<<WRSend | 1<<WRSendWithImm | 1<<WRSendWithInv | 1<<WRLocalInv |
+		1<<WRRDMAWrite | 1<<WRRDMAWriteWithImm
+	if typ == RC && !noReads {
+		ops |= 1 << WRRDMARead
+	}
+	return ops
+}
+
+// setNoReads records whether the QP may have no RDMA read or atomic
+// outstanding (errNoReads), and what that makes plain.
+func (qp *QP) setNoReads(none bool) {
+	qp.noReads.Store(none)
+	qp.plainOps.Store(plainOpsFor(qp.typ, qp.sigAll, none))
+}
+
+// putSendChecked puts a request plain does not pass: checkSend's checks,
+// then the driver reads the caller's request as putSend's path does, or
+// the QP's scratch copy when the request needs what only the copy sets:
+// an address handle's vector, a window's rkey, or the signaled flag of
+// sq_sig_all. It is out of line: the common requests never come here.
+//
+//go:noinline
+func (qp *QP) putSendChecked(wr *SendWR) error {
+	if err := qp.checkSend(wr); err != nil {
+		return err
+	}
+	if wr.AH == nil && wr.MW == nil && (!qp.sigAll || wr.Flags&SendSignaled != 0) {
+		if sq, ok := qp.sq.(*mlx5.SQ); ok {
+			return sq.Put(sendView(wr))
+		} else if sq, ok := qp.sq.(*rxe.SQ); ok {
+			return sq.Put(sendView(wr))
+		} else if sq, ok := qp.sq.(*siw.SQ); ok {
+			return sq.Put(sendView(wr))
+		}
+	}
+	return qp.sq.Put(qp.copySend(wr))
 }
 
 // copySend copies wr into the QP's scratch request, with what the driver
@@ -243,27 +294,34 @@ func (qp *QP) PostRecv(wrs []RecvWR) (int, error) {
 		return 0, ErrClosed
 	}
 	qp.recvMu.Lock()
-	n, err := qp.postRecvLocked(wrs)
+	var n int
+	var err error
+	if qp.closed.Load() || qp.rq == nil || QPState(qp.state.Load()) == QPSReset {
+		err = qp.recvRefused()
+	} else {
+		n, err = postRecv(qp.rq, &qp.rwr, qp.rsge, wrs, qp.cap.MaxRecvWR)
+	}
 	qp.recvMu.Unlock()
 	return n, err
 }
 
-// postRecvLocked is PostRecv under the receive lock.
-func (qp *QP) postRecvLocked(wrs []RecvWR) (int, error) {
-	if qp.closed.Load() {
-		return 0, ErrClosed
+// recvRefused says why the QP takes no receive work now. Hold the
+// receive lock.
+func (qp *QP) recvRefused() error {
+	switch {
+	case qp.closed.Load():
+		return ErrClosed
+	case qp.rq == nil:
+		return invalid("uverbs: post recv: the QP receives from an SRQ")
+	default:
+		return invalid("uverbs: post recv: the QP is in RESET")
 	}
-	if qp.rq == nil {
-		return 0, invalid("uverbs: post recv: the QP receives from an SRQ")
-	}
-	if QPState(qp.state.Load()) == QPSReset {
-		return 0, invalid("uverbs: post recv: the QP is in RESET")
-	}
-	return postRecv(qp.rq, &qp.rwr, qp.rsge, wrs, qp.cap.MaxRecvWR)
 }
 
-// postRecv puts wrs on rq through the scratch request and SGEs, and
-// publishes what it put.
+// postRecv puts wrs on rq and publishes what it put. The drivers of this
+// module read the caller's request itself (provider.RecvWR has RecvWR's
+// layout), called by their concrete types so that it does not escape;
+// another driver gets a copy in w and sge (putRecvCopy).
 func postRecv(rq provider.RQ, w *provider.RecvWR, sge []provider.SGE, wrs []RecvWR, size int) (int, error) {
 	n := 0
 	var err error
@@ -273,8 +331,17 @@ func postRecv(rq provider.RQ, w *provider.RecvWR, sge []provider.SGE, wrs []Recv
 			err = invalid("uverbs: post recv: work request %d: %d SGEs, the queue takes %d", i, len(wr.SGE), len(sge))
 			break
 		}
-		if perr := putRecv(rq, wr, w, sge); perr != nil {
-			err = fmt.Errorf("uverbs: post recv: work request %d: %w", i, putErr(perr, "receive", size))
+		if q, ok := rq.(*mlx5.RQ); ok {
+			err = q.Put(recvView(wr))
+		} else if q, ok := rq.(*rxe.RQ); ok {
+			err = q.Put(recvView(wr))
+		} else if q, ok := rq.(*siw.RQ); ok {
+			err = q.Put(recvView(wr))
+		} else {
+			err = putRecvCopy(rq, wr, w, sge)
+		}
+		if err != nil {
+			err = fmt.Errorf("uverbs: post recv: work request %d: %w", i, putErr(err, "receive", size))
 			break
 		}
 		n++
@@ -287,18 +354,9 @@ func postRecv(rq provider.RQ, w *provider.RecvWR, sge []provider.SGE, wrs []Recv
 	return n, err
 }
 
-// putRecv puts wr on rq: the caller's request itself for the drivers of
-// this module (provider.RecvWR has RecvWR's layout), called directly so
-// that it does not escape; a copy in w and sge for another driver.
-func putRecv(rq provider.RQ, wr *RecvWR, w *provider.RecvWR, sge []provider.SGE) error {
-	switch q := rq.(type) {
-	case *rxe.RQ:
-		return q.Put(recvView(wr))
-	case *siw.RQ:
-		return q.Put(recvView(wr))
-	case *mlx5.RQ:
-		return q.Put(recvView(wr))
-	}
+// putRecvCopy puts wr on a driver outside this module through the
+// scratch request w and SGEs sge.
+func putRecvCopy(rq provider.RQ, wr *RecvWR, w *provider.RecvWR, sge []provider.SGE) error {
 	ws := sge[:len(wr.SGE)]
 	for j, s := range wr.SGE {
 		ws[j] = provider.SGE(s)

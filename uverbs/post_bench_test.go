@@ -19,12 +19,14 @@ func (s *countSQ) Close() error                  { return nil }
 
 func benchQP() (*QP, *countSQ) {
 	sq := &countSQ{}
-	return &QP{
+	qp := &QP{
 		typ:  RC,
 		cap:  QPCap{MaxSendWR: 256, MaxRecvWR: 256, MaxSendSGE: 4, MaxRecvSGE: 4, MaxInlineData: 64},
 		sq:   sq,
 		ssge: make([]provider.SGE, 4),
-	}, sq
+	}
+	qp.setNoReads(false)
+	return qp, sq
 }
 
 func BenchmarkPutSendCopy(b *testing.B) {

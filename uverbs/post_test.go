@@ -17,6 +17,7 @@ func TestPostSendAllocs(t *testing.T) {
 		t.Run(typ.String(), func(t *testing.T) {
 			qp, _, takeSQ, _ := hostQP(t)
 			qp.typ = typ
+			qp.setNoReads(false)
 			var failed error
 			allocs := testing.AllocsPerRun(100, func() {
 				sge := [1]SGE{{Addr: 0x10000, Length: 64, LKey: 0x55}}
@@ -33,5 +34,67 @@ func TestPostSendAllocs(t *testing.T) {
 				t.Errorf("PostSend of a request on the stack allocates %v times, want 0", allocs)
 			}
 		})
+	}
+}
+
+// TestPlain checks PostSend's short way against checkSend: every request
+// plain passes must be one checkSend accepts and a driver may read as it
+// is (no address handle, no window, the signaled flag already set on an
+// sq_sig_all QP), over every opcode, flag, SGE count and QP kind; and
+// the common requests must take the short way.
+func TestPlain(t *testing.T) {
+	ah, mw := &AH{}, &MW{}
+	sges := make([]SGE, 5)
+	short := 0
+	for _, typ := range []QPType{RC, UC, UD} {
+		for _, sigAll := range []bool{false, true} {
+			for _, noReads := range []bool{false, true} {
+				qp := &QP{typ: typ, sigAll: sigAll, ssge: make([]provider.SGE, 4),
+					cap: QPCap{MaxSendSGE: 4, MaxInlineData: 64}, caps: DeviceAtomicWrite}
+				qp.setNoReads(noReads)
+				for op := WROpcode(0); op < 40; op++ {
+					for flags := SendFlags(0); flags < 1<<5; flags++ {
+						for _, nsge := range []int{0, 1, 4, 5} {
+							for _, h := range []*AH{nil, ah} {
+								for _, w := range []*MW{nil, mw} {
+									wr := SendWR{Opcode: op, Flags: flags, SGE: sges[:nsge], AH: h, MW: w, RemoteAddr: 8}
+									if !qp.plain(&wr) {
+										continue
+									}
+									short++
+									if err := qp.checkSend(&wr); err != nil {
+										t.Fatalf("%s sigAll %v noReads %v: plain passes %+v, checkSend refuses it: %v", typ, sigAll, noReads, wr, err)
+									}
+									if h != nil || w != nil || sigAll && flags&SendSignaled == 0 {
+										t.Fatalf("%s sigAll %v: plain passes %+v, which needs the copy", typ, sigAll, wr)
+									}
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if short == 0 {
+		t.Fatal("plain passed nothing")
+	}
+	for _, c := range []struct {
+		typ QPType
+		wr  SendWR
+	}{
+		{RC, SendWR{Opcode: WRRDMAWrite, Flags: SendSignaled, SGE: sges[:1]}},
+		{RC, SendWR{Opcode: WRRDMARead, Flags: SendSignaled | SendFence, SGE: sges[:4]}},
+		{RC, SendWR{Opcode: WRSend, SGE: sges[:1]}},
+		{RC, SendWR{Opcode: WRSendWithImm, Flags: SendSolicited, SGE: sges[:0]}},
+		{RC, SendWR{Opcode: WRRDMAWriteWithImm, SGE: sges[:2]}},
+		{UC, SendWR{Opcode: WRRDMAWrite, SGE: sges[:1]}},
+		{UC, SendWR{Opcode: WRSend, SGE: sges[:1]}},
+	} {
+		qp := &QP{typ: c.typ, ssge: make([]provider.SGE, 4)}
+		qp.setNoReads(false)
+		if !qp.plain(&c.wr) {
+			t.Errorf("%s %s flags %#x: not plain, want the short way", c.typ, c.wr.Opcode, uint32(c.wr.Flags))
+		}
 	}
 }

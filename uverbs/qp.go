@@ -73,6 +73,9 @@ type QP struct {
 	// operations then instead of posting what would never complete. Only
 	// they read it.
 	noReads atomic.Bool
+	// plainOps are the opcodes PostSend hands to the driver after
+	// plain's checks alone (plainOpsFor): set with noReads.
+	plainOps atomic.Uint32
 
 	sendMu spin.Lock // one locked instruction per post (package spin)
 	sq     provider.SQ
@@ -173,6 +176,7 @@ func (pd *PD) CreateQP(init QPInit) (*QP, error) {
 		MaxInlineData: int(pinit.MaxInline),
 	}
 	qp.sq, qp.rq = queues.SQ, queues.RQ
+	qp.setNoReads(false)
 	qp.ssge = make([]provider.SGE, qp.cap.MaxSendSGE)
 	qp.rsge = make([]provider.SGE, qp.cap.MaxRecvSGE)
 	return qp, nil

@@ -199,7 +199,7 @@ func (qp *QP) Modify(attr *QPAttr, mask QPAttrMask) error {
 		return fmt.Errorf("uverbs: modify QP %d (mask %#x): %w", qp.num, uint32(mask), verbs.Public(err))
 	}
 	if mask&QPAttrMaxQPRdAtomic != 0 {
-		qp.noReads.Store(attr.MaxRdAtomic == 0)
+		qp.setNoReads(attr.MaxRdAtomic == 0)
 	}
 	if mask&QPAttrState != 0 {
 		qp.state.Store(uint32(attr.State))
@@ -276,7 +276,7 @@ func (qp *QP) do(cmd *ucmd.Cmd) error { return qp.destroy.Do(qp.core, cmd) }
 func init() {
 	verbs.SetQPReads = func(q any, depth uint8) {
 		if qp, ok := q.(*QP); ok && qp != nil {
-			qp.noReads.Store(depth == 0)
+			qp.setNoReads(depth == 0)
 		}
 	}
 }
