@@ -15,11 +15,12 @@ import (
 // for, the device writes receive-with-immediate CQEs into the whole ring,
 // with the timer stopped, on both sides.
 
-func hostPollMLX5(k int) func(b *testing.B) {
+func hostPollMLX5(k int, owned bool) func(b *testing.B) {
 	return func(b *testing.B) {
 		h := conformance.NewMLX5Host(b, conformance.MLX5BenchSetup)
 		h.FillRQ()
 		c := &CQ{ring: h.CQ}
+		o := hostPollsOf(b, c, owned)
 		// pollempty (k 0) asks for one, as ibv_poll_cq(cq, 1, wc) does:
 		// a poll of none would not reach the provider.
 		wc := make([]WC, max(k, 1))
@@ -32,7 +33,14 @@ func hostPollMLX5(k int) func(b *testing.B) {
 				avail = h.Entries
 				b.StartTimer()
 			}
-			if n, err := c.Poll(wc); n != k || err != nil {
+			var n int
+			var err error
+			if o.p != nil {
+				n, err = o.p.Poll(wc)
+			} else {
+				n, err = c.Poll(wc)
+			}
+			if n != k || err != nil {
 				b.Fatal(n, err)
 			}
 			avail -= uint32(k)
@@ -58,14 +66,14 @@ func hostArmMLX5(b *testing.B) {
 // empty CQ), the device filling the whole CQ between the calls of
 // hostLoopPoll, each as many polls as a full CQ answers, as the harness's
 // count command does.
-func hostCountPollMLX5(k int) func(testing.TB, int) {
+func hostCountPollMLX5(k int, owned bool) func(testing.TB, int) {
 	return func(tb testing.TB, ops int) {
 		h := conformance.NewMLX5Host(tb, conformance.MLX5BenchSetup)
 		h.FillRQ()
-		c := &CQ{ring: h.CQ}
+		o := hostPollsOf(tb, &CQ{ring: h.CQ}, owned)
 		wc := make([]WC, max(k, 1))
 		if k == 0 {
-			conformance.Chunks(tb, ops, ops, func(n int) error { return hostLoopPoll(c, wc, 0, n) }, nil)
+			conformance.Chunks(tb, ops, ops, func(n int) error { return o.loop(wc, 0, n) }, nil)
 			return
 		}
 		avail := uint32(0)
@@ -73,7 +81,7 @@ func hostCountPollMLX5(k int) func(testing.TB, int) {
 		conformance.Chunks(tb, ops, chunk, func(n int) error {
 			h.Fill(h.Entries - avail)
 			avail = h.Entries - uint32(n*k)
-			return hostLoopPoll(c, wc, k, n)
+			return o.loop(wc, k, n)
 		}, nil)
 	}
 }
@@ -103,7 +111,9 @@ func TestHostCostPollMLX5(t *testing.T) {
 }
 
 // The mlx5 rows as benchmarks, for profiling: go test -bench HostMLX5 ./cq.
-func BenchmarkHostMLX5PollEmpty(b *testing.B) { hostPollMLX5(0)(b) }
-func BenchmarkHostMLX5Poll1(b *testing.B)     { hostPollMLX5(1)(b) }
-func BenchmarkHostMLX5Poll16(b *testing.B)    { hostPollMLX5(16)(b) }
-func BenchmarkHostMLX5Arm(b *testing.B)       { hostArmMLX5(b) }
+func BenchmarkHostMLX5PollEmpty(b *testing.B)      { hostPollMLX5(0, false)(b) }
+func BenchmarkHostMLX5Poll1(b *testing.B)          { hostPollMLX5(1, false)(b) }
+func BenchmarkHostMLX5Poll16(b *testing.B)         { hostPollMLX5(16, false)(b) }
+func BenchmarkHostMLX5Arm(b *testing.B)            { hostArmMLX5(b) }
+func BenchmarkHostMLX5PollEmptyOwned(b *testing.B) { hostPollMLX5(0, true)(b) }
+func BenchmarkHostMLX5Poll1Owned(b *testing.B)     { hostPollMLX5(1, true)(b) }

@@ -73,40 +73,104 @@ func hostSendWRs(n int) []SendWR {
 	return wrs
 }
 
-func hostSend(mk hostQPFunc, n int) func(b *testing.B) {
+// hostPoster is a driver's QP for the post rows, with the fake kernel's
+// turns: take the send queue's or the receive queue's requests, every
+// chunk requests; stop says to stop the clock for them (mlx5's turn
+// restarts the QP). doorbells, when set, counts the fake device's
+// doorbells.
+type hostPoster struct {
+	qp             *QP
+	takeSQ, takeRQ func()
+	chunk          int
+	stop           bool
+	doorbells      func() int
+}
+
+// hostPosterOn is the rxe or siw QP mk makes, the kernel taking every
+// 256 requests.
+func hostPosterOn(mk hostQPFunc) func(testing.TB) hostPoster {
+	return func(tb testing.TB) hostPoster {
+		qp, dev, takeSQ, takeRQ := mk(tb)
+		return hostPoster{qp: qp, takeSQ: takeSQ, takeRQ: takeRQ, chunk: 256, doorbells: func() int { return dev.Doorbells }}
+	}
+}
+
+// turn runs the kernel's turn f in a benchmark.
+func (h hostPoster) turn(b *testing.B, f func()) {
+	if h.stop {
+		b.StopTimer()
+		defer b.StartTimer()
+	}
+	f()
+}
+
+// hostOwners are the QP's owner handles when owned (the rows' "-owned"
+// variants), nil otherwise.
+func hostOwners(tb testing.TB, qp *QP, owned bool) (*SendQueue, *RecvQueue) {
+	if !owned {
+		return nil, nil
+	}
+	sq, err := qp.OwnSend()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rq, err := qp.OwnRecv()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return sq, rq
+}
+
+func hostSend(mk func(testing.TB) hostPoster, n int, owned bool) func(b *testing.B) {
 	return func(b *testing.B) {
-		qp, dev, takeSQ, _ := mk(b)
+		h := mk(b)
+		sq, _ := hostOwners(b, h.qp, owned)
 		wrs := hostSendWRs(n)
 		b.ReportAllocs()
 		posts := 0
 		for i := 0; b.Loop(); i++ {
 			wrs[0].ID = uint64(i)
-			if k, err := qp.PostSend(wrs); k != n || err != nil {
+			var k int
+			var err error
+			if sq != nil {
+				k, err = sq.Post(wrs)
+			} else {
+				k, err = h.qp.PostSend(wrs)
+			}
+			if k != n || err != nil {
 				b.Fatal(k, err)
 			}
 			posts += n
-			if posts%256 == 0 {
-				takeSQ()
+			if posts%h.chunk == 0 {
+				h.turn(b, h.takeSQ)
 			}
 		}
-		if dev.Doorbells == 0 {
+		if h.doorbells != nil && h.doorbells() == 0 {
 			b.Fatal("no doorbell")
 		}
 	}
 }
 
-func hostRecv(mk hostQPFunc) func(b *testing.B) {
+func hostRecv(mk func(testing.TB) hostPoster, owned bool) func(b *testing.B) {
 	return func(b *testing.B) {
-		qp, _, _, takeRQ := mk(b)
+		h := mk(b)
+		_, rq := hostOwners(b, h.qp, owned)
 		wrs := []RecvWR{{ID: 1, SGE: hostSGE}}
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
 			wrs[0].ID = uint64(i)
-			if k, err := qp.PostRecv(wrs); k != 1 || err != nil {
+			var k int
+			var err error
+			if rq != nil {
+				k, err = rq.Post(wrs)
+			} else {
+				k, err = h.qp.PostRecv(wrs)
+			}
+			if k != 1 || err != nil {
 				b.Fatal(k, err)
 			}
-			if i%256 == 255 {
-				takeRQ()
+			if i%h.chunk == h.chunk-1 {
+				h.turn(b, h.takeRQ)
 			}
 		}
 	}
@@ -140,47 +204,92 @@ func hostLoopRecv(qp *QP, wrs []RecvWR, calls int) error {
 	return nil
 }
 
-// hostCountSend runs ops calls of hostLoopSend with n requests each, the
-// kernel taking the send queue every 256 requests between them.
-func hostCountSend(mk hostQPFunc, n int) func(testing.TB, int) {
+// hostLoopSendOwned is hostLoopSend through the send side's owner.
+//
+//go:noinline
+func hostLoopSendOwned(sq *SendQueue, wrs []SendWR, calls int) error {
+	for i := range calls {
+		wrs[0].ID = uint64(i)
+		if k, err := sq.Post(wrs); k != len(wrs) || err != nil {
+			return errors.Join(conformance.ErrShort, err)
+		}
+	}
+	return nil
+}
+
+// hostLoopRecvOwned is hostLoopRecv through the receive side's owner.
+//
+//go:noinline
+func hostLoopRecvOwned(rq *RecvQueue, wrs []RecvWR, calls int) error {
+	for i := range calls {
+		wrs[0].ID = uint64(i)
+		if k, err := rq.Post(wrs); k != len(wrs) || err != nil {
+			return errors.Join(conformance.ErrShort, err)
+		}
+	}
+	return nil
+}
+
+// hostCountSend runs ops calls of hostLoopSend (hostLoopSendOwned when
+// owned) with n requests each, the kernel taking the send queue every
+// chunk requests between them.
+func hostCountSend(mk func(testing.TB) hostPoster, n int, owned bool) func(testing.TB, int) {
 	return func(tb testing.TB, ops int) {
-		qp, _, takeSQ, _ := mk(tb)
+		h := mk(tb)
+		sq, _ := hostOwners(tb, h.qp, owned)
 		wrs := hostSendWRs(n)
-		conformance.Chunks(tb, ops, 256/n, func(c int) error { return hostLoopSend(qp, wrs, c) }, takeSQ)
+		loop := func(c int) error { return hostLoopSend(h.qp, wrs, c) }
+		if owned {
+			loop = func(c int) error { return hostLoopSendOwned(sq, wrs, c) }
+		}
+		conformance.Chunks(tb, ops, h.chunk/n, loop, h.takeSQ)
 	}
 }
 
 // hostCountRecv is hostCountSend for receives.
-func hostCountRecv(mk hostQPFunc) func(testing.TB, int) {
+func hostCountRecv(mk func(testing.TB) hostPoster, owned bool) func(testing.TB, int) {
 	return func(tb testing.TB, ops int) {
-		qp, _, _, takeRQ := mk(tb)
+		h := mk(tb)
+		_, rq := hostOwners(tb, h.qp, owned)
 		wrs := []RecvWR{{ID: 1, SGE: hostSGE}}
-		conformance.Chunks(tb, ops, 256, func(c int) error { return hostLoopRecv(qp, wrs, c) }, takeRQ)
+		loop := func(c int) error { return hostLoopRecv(h.qp, wrs, c) }
+		if owned {
+			loop = func(c int) error { return hostLoopRecvOwned(rq, wrs, c) }
+		}
+		conformance.Chunks(tb, ops, h.chunk, loop, h.takeRQ)
+	}
+}
+
+// postRows are a driver's post rows on the QPs mk makes, what1 saying
+// what send1 does: send1, send16 and recv1 through the QP's locks, and
+// send1 and recv1 through the owner handles (compared with the same C
+// rows: C has no lock-free handle that is safe).
+func postRows(mk func(testing.TB) hostPoster, what1, what16, whatRecv string) []conformance.CostRow {
+	return []conformance.CostRow{
+		{Name: "send1", What: what1, Iters: 2000000,
+			Go: hostSend(mk, 1, false), Count: hostCountSend(mk, 1, false), Loop: hostLoopSend},
+		{Name: "send16", What: what16, Iters: 200000,
+			Go: hostSend(mk, 16, false), Count: hostCountSend(mk, 16, false), Loop: hostLoopSend},
+		{Name: "recv1", What: whatRecv, Iters: 2000000,
+			Go: hostRecv(mk, false), Count: hostCountRecv(mk, false), Loop: hostLoopRecv},
+		{Name: "send1-owned", C: "send1", What: "send1 through the QP's SendQueue (no lock)", Iters: 2000000,
+			Go: hostSend(mk, 1, true), Count: hostCountSend(mk, 1, true), Loop: hostLoopSendOwned},
+		{Name: "recv1-owned", C: "recv1", What: "recv1 through the QP's RecvQueue (no lock)", Iters: 2000000,
+			Go: hostRecv(mk, true), Count: hostCountRecv(mk, true), Loop: hostLoopRecvOwned},
 	}
 }
 
 func TestHostCostPost(t *testing.T) {
-	conformance.HostCost(t, conformance.BenchSetup, []conformance.CostRow{
-		{Name: "send1", What: "post one send (RDMA write, 1 SGE, signaled) + doorbell", Iters: 2000000,
-			Go: hostSend(hostQP, 1), Count: hostCountSend(hostQP, 1), Loop: hostLoopSend},
-		{Name: "send16", What: "post 16 sends in one call, one doorbell", Iters: 200000,
-			Go: hostSend(hostQP, 16), Count: hostCountSend(hostQP, 16), Loop: hostLoopSend},
-		{Name: "recv1", What: "post one receive (1 SGE)", Iters: 2000000,
-			Go: hostRecv(hostQP), Count: hostCountRecv(hostQP), Loop: hostLoopRecv},
-	}, 5)
+	conformance.HostCost(t, conformance.BenchSetup, postRows(hostPosterOn(hostQP),
+		"post one send (RDMA write, 1 SGE, signaled) + doorbell", "post 16 sends in one call, one doorbell",
+		"post one receive (1 SGE)"), 5)
 }
 
 // TestHostCostPostSiw is the same on siw, whose doorbell rings only when
 // the element before a batch was taken (here after every 256 requests).
 func TestHostCostPostSiw(t *testing.T) {
-	conformance.HostCost(t, conformance.SiwBenchSetup, []conformance.CostRow{
-		{Name: "send1", What: "post one send (RDMA write, 1 SGE, signaled)", Iters: 2000000,
-			Go: hostSend(hostQPSiw, 1), Count: hostCountSend(hostQPSiw, 1), Loop: hostLoopSend},
-		{Name: "send16", What: "post 16 sends in one call", Iters: 200000,
-			Go: hostSend(hostQPSiw, 16), Count: hostCountSend(hostQPSiw, 16), Loop: hostLoopSend},
-		{Name: "recv1", What: "post one receive (1 SGE)", Iters: 2000000,
-			Go: hostRecv(hostQPSiw), Count: hostCountRecv(hostQPSiw), Loop: hostLoopRecv},
-	}, 5)
+	conformance.HostCost(t, conformance.SiwBenchSetup, postRows(hostPosterOn(hostQPSiw),
+		"post one send (RDMA write, 1 SGE, signaled)", "post 16 sends in one call", "post one receive (1 SGE)"), 5)
 }
 
 // hostQPSiw is hostQP on siw: element arrays of 1024 SQEs and RQEs; take
@@ -201,6 +310,8 @@ func hostQPSiw(tb testing.TB) (*QP, *conformance.FakeDevice, func(), func()) {
 }
 
 // The rows as benchmarks, for profiling: go test -bench Host ./uverbs.
-func BenchmarkHostSend1(b *testing.B)  { hostSend(hostQP, 1)(b) }
-func BenchmarkHostSend16(b *testing.B) { hostSend(hostQP, 16)(b) }
-func BenchmarkHostRecv1(b *testing.B)  { hostRecv(hostQP)(b) }
+func BenchmarkHostSend1(b *testing.B)      { hostSend(hostPosterOn(hostQP), 1, false)(b) }
+func BenchmarkHostSend16(b *testing.B)     { hostSend(hostPosterOn(hostQP), 16, false)(b) }
+func BenchmarkHostRecv1(b *testing.B)      { hostRecv(hostPosterOn(hostQP), false)(b) }
+func BenchmarkHostSend1Owned(b *testing.B) { hostSend(hostPosterOn(hostQP), 1, true)(b) }
+func BenchmarkHostRecv1Owned(b *testing.B) { hostRecv(hostPosterOn(hostQP), true)(b) }

@@ -34,6 +34,12 @@ func (qp *QP) postSendLocked(wrs []SendWR) (int, error) {
 	if qp.closed.Load() {
 		return 0, ErrClosed
 	}
+	return qp.postSends(wrs)
+}
+
+// postSends puts wrs on the send queue and rings the doorbell, under the
+// send lock or by the queue's owner (SendQueue).
+func (qp *QP) postSends(wrs []SendWR) (int, error) {
 	n := 0
 	var err error
 	for i := range wrs {
@@ -296,13 +302,20 @@ func (qp *QP) PostRecv(wrs []RecvWR) (int, error) {
 	qp.recvMu.Lock()
 	var n int
 	var err error
-	if qp.closed.Load() || qp.rq == nil || QPState(qp.state.Load()) == QPSReset {
+	if !qp.recvReady() {
 		err = qp.recvRefused()
 	} else {
 		n, err = postRecv(qp.rq, &qp.rwr, qp.rsge, wrs, qp.cap.MaxRecvWR)
 	}
 	qp.recvMu.Unlock()
 	return n, err
+}
+
+// recvReady reports whether the QP takes receive work now: it is not
+// closed, has its own receive queue and is out of RESET. recvRefused says
+// why not.
+func (qp *QP) recvReady() bool {
+	return !qp.closed.Load() && qp.rq != nil && QPState(qp.state.Load()) != QPSReset
 }
 
 // recvRefused says why the QP takes no receive work now. Hold the

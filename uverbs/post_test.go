@@ -98,3 +98,39 @@ func TestPlain(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnerPostAllocs: posting through the owner handles keeps the
+// caller's requests on its stack, as PostSend and PostRecv do.
+func TestOwnerPostAllocs(t *testing.T) {
+	qp, _, takeSQ, takeRQ := hostQP(t)
+	sq, err := qp.OwnSend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rq, err := qp.OwnRecv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed error
+	allocs := testing.AllocsPerRun(100, func() {
+		sge := [1]SGE{{Addr: 0x10000, Length: 64, LKey: 0x55}}
+		wr := [1]SendWR{{ID: 1, Opcode: WRRDMAWrite, Flags: SendSignaled, SGE: sge[:], RemoteAddr: 8, RKey: 3}}
+		rwr := [1]RecvWR{{ID: 2, SGE: sge[:]}}
+		if _, err := sq.Post(wr[:]); err != nil {
+			failed = err
+		}
+		if _, err := rq.Post(rwr[:]); err != nil {
+			failed = err
+		}
+		takeSQ()
+		takeRQ()
+	})
+	if failed != nil {
+		t.Fatal(failed)
+	}
+	if allocs != 0 {
+		t.Errorf("posting through the owners allocates %v times, want 0", allocs)
+	}
+	sq.Release()
+	rq.Release()
+}

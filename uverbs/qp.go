@@ -77,14 +77,14 @@ type QP struct {
 	// plain's checks alone (plainOpsFor): set with noReads.
 	plainOps atomic.Uint32
 
-	sendMu spin.Lock // one locked instruction per post (package spin)
+	sendMu spin.GateLock // one locked instruction per post (package spin); none for an owner (SendQueue)
 	sq     provider.SQ
 	swr    provider.SendWR // scratch: what copySend gives the provider in place of the caller's request
 	sah    provider.AH     // scratch: a UD request's address handle, copied
 	ssge   []provider.SGE
 
-	recvMu spin.Lock
-	rq     provider.RQ // nil with an SRQ
+	recvMu spin.GateLock // the same for receives (RecvQueue)
+	rq     provider.RQ   // nil with an SRQ
 	rwr    provider.RecvWR
 	rsge   []provider.SGE
 
@@ -282,6 +282,8 @@ func (qp *QP) resume() {
 // unmap unmaps the queues of the destroyed QP. Run it quiesced.
 func (qp *QP) unmap() {
 	qp.closed.Store(true)
+	qp.sendMu.Disown()
+	qp.recvMu.Disown()
 	qp.core.Remove(qp.id)
 	qp.sq.Close()
 	if qp.rq != nil {

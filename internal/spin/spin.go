@@ -57,17 +57,20 @@ func (l *Lock) Unlock() { mem.StoreRelease(&l.v, 0) }
 //go:noinline
 func (l *Lock) wait() {
 	sleep := time.Microsecond
-	for i := 0; ; i++ {
-		if l.TryLock() {
-			return
-		}
-		switch {
-		case i < spins:
-		case i < spins+yields:
-			runtime.Gosched()
-		default:
-			time.Sleep(sleep)
-			sleep = min(2*sleep, maxSleep)
-		}
+	for i := 0; !l.TryLock(); i++ {
+		backoff(i, &sleep)
+	}
+}
+
+// backoff is the waiting schedule's step i: spin, then yield the P, then
+// sleep, *sleep growing up to maxSleep.
+func backoff(i int, sleep *time.Duration) {
+	switch {
+	case i < spins:
+	case i < spins+yields:
+		runtime.Gosched()
+	default:
+		time.Sleep(*sleep)
+		*sleep = min(2**sleep, maxSleep)
 	}
 }

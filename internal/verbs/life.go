@@ -11,7 +11,7 @@ import (
 // Life is what every kernel object shares: a lock that its operations and
 // its destruction take, and whether it is gone.
 type Life struct {
-	mu     spin.Lock // one locked instruction on the data path (package spin)
+	mu     spin.GateLock // one locked instruction on the data path (package spin), none for an owner
 	closed bool
 }
 
@@ -31,6 +31,38 @@ func (l *Life) Err() error {
 	}
 	return nil
 }
+
+// Own gives the object's data path to one goroutine, which enters it
+// without the lock (Enter). It fails with ErrBusy while another owner has
+// it. Where the gate cannot open (no membarrier, spin.Gate), the owner
+// always takes the lock: it stays correct, only slower.
+func (l *Life) Own() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.closed:
+		return ErrClosed
+	case l.mu.Owned():
+		return fmt.Errorf("it has an owner already: %w", ErrBusy)
+	}
+	l.mu.Own()
+	return nil
+}
+
+// Disown takes the data path back from its owner.
+func (l *Life) Disown() {
+	l.mu.Lock()
+	l.mu.Disown()
+	l.mu.Unlock()
+}
+
+// Enter lets the owner into the data path without the lock, or reports
+// false: then it takes the lock (the object is changing, gone or
+// disowned).
+func (l *Life) Enter() bool { return l.mu.Enter() }
+
+// Leave lets the owner out.
+func (l *Life) Leave() { l.mu.Leave() }
 
 // Gone reports whether the object was destroyed. Hold the lock.
 func (l *Life) Gone() bool { return l.closed }
@@ -73,6 +105,7 @@ func (l *Life) Destroy(ctx *Context, what string, cmd *ucmd.Cmd, release func())
 		}
 	}
 	l.closed = true
+	l.mu.Disown()
 	if release != nil {
 		release()
 	}
@@ -88,6 +121,7 @@ func (l *Life) Release(release func()) {
 		return
 	}
 	l.closed = true
+	l.mu.Disown()
 	if release != nil {
 		release()
 	}

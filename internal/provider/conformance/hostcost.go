@@ -67,7 +67,8 @@ var (
 
 // CostRow is one row of the table.
 type CostRow struct {
-	Name  string // the harness's bench and count row
+	Name  string // the row; the harness's bench and count row unless C says another
+	C     string // the harness's row to compare with, when not Name (a Go variant of a row: an owner handle's)
 	What  string // what one operation is, for the table
 	Iters int    // C iterations in a round
 	Go    func(b *testing.B)
@@ -78,6 +79,14 @@ type CostRow struct {
 	// Loop is the function callgrind counts: a named top-level function
 	// marked go:noinline that runs operations only.
 	Loop any
+}
+
+// cRow is the harness's row r is compared with.
+func (r CostRow) cRow() string {
+	if r.C != "" {
+		return r.C
+	}
+	return r.Name
 }
 
 // Chunks runs ops operations as calls of loop of at most chunk each,
@@ -131,7 +140,7 @@ func HostCost(t *testing.T, u Setup, rows []CostRow, rounds int) {
 		var script strings.Builder
 		script.WriteString(setupLine(u))
 		for _, r := range rows {
-			fmt.Fprintf(&script, "bench %s %d\n", r.Name, r.Iters)
+			fmt.Fprintf(&script, "bench %s %d\n", r.cRow(), r.Iters)
 		}
 		cmd := exec.Command(h)
 		cmd.Stdin = strings.NewReader(script.String())
@@ -161,7 +170,7 @@ func HostCost(t *testing.T, u Setup, rows []CostRow, rounds int) {
 	}
 	var lines []string
 	for _, r := range rows {
-		g, c := median(goNs[r.Name]), median(cNs[r.Name])
+		g, c := median(goNs[r.Name]), median(cNs[r.cRow()])
 		if c == 0 {
 			t.Fatalf("no C time for %s", r.Name)
 		}
@@ -240,7 +249,7 @@ func goInstr(t *testing.T, valgrind string, r CostRow, ops int) uint64 {
 // kernel's write.
 func cInstr(t *testing.T, valgrind, h string, u Setup, r CostRow, ops int) uint64 {
 	cmd := exec.Command(valgrind, append(callgrindArgs(t, "hostloop_*", "__wrap_write"), h)...)
-	cmd.Stdin = strings.NewReader(setupLine(u) + fmt.Sprintf("count %s %d\n", r.Name, ops))
+	cmd.Stdin = strings.NewReader(setupLine(u) + fmt.Sprintf("count %s %d\n", r.cRow(), ops))
 	return callgrind(t, cmd)
 }
 

@@ -1,0 +1,57 @@
+package cq
+
+import "fmt"
+
+// Poller is a CQ's polling owned by one goroutine: its Poll takes no lock,
+// where the CQ's Poll takes a spin lock (one locked instruction per
+// call). It is rdma-core's thread domain made memory-safe: the CQ's
+// Close, Resize, ReqNotify and the QPs that clean their completions out of
+// it still work from any goroutine, and wait for a Poll in progress to
+// return (paying a membarrier(2) system call for it while the CQ is
+// owned). Get one with CQ.Own; only one goroutine may use it, and Release
+// gives the CQ back. CQ.Poll from other goroutines stays correct
+// meanwhile, but each call pays that system call: poll through the owner.
+type Poller struct {
+	c *CQ // nil after Release
+}
+
+// Own gives the CQ's polling to the calling goroutine. It fails with
+// uverbs.ErrBusy while another Poller owns it, and with ErrClosed on a
+// closed CQ. Where the kernel lacks membarrier (before Linux 4.14) or
+// outside Linux, the Poller takes the lock on each Poll: correct, without
+// the gain.
+func (c *CQ) Own() (*Poller, error) {
+	if c == nil {
+		return nil, ErrClosed
+	}
+	if err := c.life.Own(); err != nil {
+		return nil, fmt.Errorf("cq: own: %w", err)
+	}
+	return &Poller{c: c}, nil
+}
+
+// Poll polls as CQ.Poll does, without the lock. Call it from the owner
+// only.
+func (p *Poller) Poll(wc []WC) (int, error) {
+	if p == nil || p.c == nil {
+		return 0, ErrClosed
+	}
+	c := p.c
+	if !c.life.Enter() {
+		// The CQ is changing or gone: the locked way waits or says so.
+		return c.Poll(wc)
+	}
+	n := c.pollRing(wc)
+	c.life.Leave()
+	return n, nil
+}
+
+// Release gives the CQ's polling back: CQ.Poll is as fast as before the
+// Poller, and the Poller polls no more (ErrClosed).
+func (p *Poller) Release() {
+	if p == nil || p.c == nil {
+		return
+	}
+	p.c.life.Disown()
+	p.c = nil
+}

@@ -1,0 +1,118 @@
+package spin
+
+import (
+	"sync"
+	"testing"
+)
+
+// TestGateExclusion: an owner entering without the lock and goroutines
+// taking it increment one plain counter and lose no increment; the race
+// detector checks that the gate orders the owner's plain accesses against
+// the lockers'. The owner enters where it can and takes the lock where the
+// gate is shut, as the data path's owner handles do.
+func TestGateExclusion(t *testing.T) {
+	var l GateLock
+	l.Lock()
+	owned := l.Own()
+	l.Unlock()
+	if !owned {
+		t.Skip("no membarrier here: the owner always takes the lock (TestGateWithoutBarrier)")
+	}
+	var (
+		n      int
+		wg     sync.WaitGroup
+		procs  = 3
+		each   = 300
+		owner  = 20000
+		direct int
+	)
+	for range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				l.Lock()
+				n++
+				l.Unlock()
+			}
+		}()
+	}
+	for range owner {
+		if l.Enter() {
+			n++
+			direct++
+			l.Leave()
+			continue
+		}
+		l.Lock()
+		n++
+		l.Unlock()
+	}
+	wg.Wait()
+	if want := procs*each + owner; n != want {
+		t.Fatalf("counter %d, want %d", n, want)
+	}
+	if direct == 0 {
+		t.Fatal("the owner never entered without the lock")
+	}
+	// Disowned, the gate lets the owner in no more.
+	l.Lock()
+	l.Disown()
+	l.Unlock()
+	if l.Enter() {
+		t.Fatal("Enter after Disown")
+	}
+	if l.gate.shut.Load() != 0 {
+		t.Fatalf("gate left shut %d times", l.gate.shut.Load())
+	}
+}
+
+// TestGateWithoutOwner: a gate never owned lets no one in, and its lock
+// shuts nothing.
+func TestGateWithoutOwner(t *testing.T) {
+	var l GateLock
+	if l.Enter() {
+		t.Fatal("Enter on a gate never owned")
+	}
+	l.Lock()
+	if l.shutHeld || l.gate.shut.Load() != 0 {
+		t.Fatal("the lock of an unowned gate shut it")
+	}
+	l.Unlock()
+}
+
+// TestGateShutWhileLocked: while a holder has the lock, the owner cannot
+// enter; after Unlock it can.
+func TestGateShutWhileLocked(t *testing.T) {
+	var l GateLock
+	l.Lock()
+	owned := l.Own()
+	l.Unlock()
+	if !owned {
+		t.Skip("no membarrier here")
+	}
+	l.Lock()
+	if l.Enter() {
+		t.Fatal("the owner entered while the lock was held")
+	}
+	l.Unlock()
+	if !l.Enter() {
+		t.Fatal("the owner could not enter a free gate")
+	}
+	l.Leave()
+}
+
+// TestGateAllocs: the owner's way in and out allocates nothing.
+func TestGateAllocs(t *testing.T) {
+	var l GateLock
+	l.Lock()
+	l.Own()
+	l.Unlock()
+	if a := testing.AllocsPerRun(100, func() {
+		if l.Enter() {
+			l.Leave()
+		}
+	}); a != 0 {
+		t.Fatalf("%v allocations per Enter/Leave", a)
+	}
+}
