@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
@@ -699,6 +700,39 @@ func TestPutFast(t *testing.T) {
 		}
 		if used == 0 {
 			t.Fatal("no request compared")
+		}
+	}
+}
+
+// TestSetReg: a bfreg is usable (base set) only when the doorbell word
+// and both BlueFlame halves are inside its page and aligned, which Flush
+// no longer checks.
+func TestSetReg(t *testing.T) {
+	page := make([]byte, 4096)
+	for _, tc := range []struct {
+		name         string
+		reg, bufSize int
+		uuarn        int
+		ok           bool
+		bfMax        int
+	}{
+		{"bfreg 1", bfOffset, 256, 1, true, 16},
+		{"last bfreg of the page", bfOffset + 3*512, 256, 3, true, 16},
+		{"bfreg 0: no BlueFlame", bfOffset, 0, 0, true, 0},
+		{"doorbell only, at the page's end", 4096 - 8, 0, 0, true, 0},
+		{"halves past the page", bfOffset + 3*512 + 8, 256, 3, false, 16},
+		{"misaligned register", bfOffset + 4, 256, 1, false, 16},
+		{"halves not whole blocks", bfOffset, 100, 1, false, 6},
+		{"doorbell past the page", 4096, 0, 0, false, 0},
+		{"negative", -8, 0, 0, false, 0},
+	} {
+		bf := bfreg{bufSize: tc.bufSize, uuarn: tc.uuarn}
+		bf.setReg(page, tc.reg)
+		if (bf.base != nil) != tc.ok || bf.bfMax != tc.bfMax {
+			t.Errorf("%s: base %v, bfMax %d; want usable %v, %d", tc.name, bf.base, bf.bfMax, tc.ok, tc.bfMax)
+		}
+		if tc.ok && bf.base != unsafe.Pointer(&page[tc.reg]) {
+			t.Errorf("%s: base not the register", tc.name)
 		}
 	}
 }
