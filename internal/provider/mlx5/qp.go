@@ -519,10 +519,13 @@ func (r *recvQueue) Put(wr *provider.RecvWR) error {
 	// Each segment as two 8-byte stores through r.base: the checks above
 	// keep the WQE inside its slot.
 	ind := next & (r.wqeCnt - 1)
-	p := unsafe.Add(r.base, uintptr(ind)<<r.shift)
+	p := unsafe.Add(r.base, uintptr(ind)<<(r.shift&63)) // shift < 64: no check for a larger one
 	end := unsafe.Add(p, r.maxGS*segSize)
-	for i := range wr.SGE {
-		sg := &wr.SGE[i]
+	// A local copy: the stores through p could alias wr as far as the
+	// compiler knows, and would make it reload the slice each pass.
+	sges := wr.SGE
+	for i := range sges {
+		sg := &sges[i]
 		if sg.Length == 0 {
 			continue
 		}

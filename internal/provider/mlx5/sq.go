@@ -127,11 +127,21 @@ func (s *sendQueue) Put(wr *provider.SendWR) error {
 	if e.opcode == 0 || wr.Flags&abi.IB_SEND_INLINE != 0 || len(wr.SGE) > s.maxGS || next-s.tail.Load() >= s.maxPost {
 		return s.put(wr)
 	}
+	// The bookkeeping first and the control segment's words computed
+	// before the data: fewer values live across the SGE loop.
 	base := s.base
-	idx := s.curPost & (s.wqeCnt - 1)
+	cur := s.curPost
+	idx := cur & (s.wqeCnt - 1)
+	// idx < wqeCnt, the length of both arrays: no bounds check.
+	*(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.wrid)), uintptr(idx)*8)) = wr.ID
+	*(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.wqeHead)), uintptr(idx)*4)) = next
+	s.pending++
 	off := uintptr(idx) << sendWQEShift
+	s.lastCtrl = s.off + int(off)
 	// signature and dci_stream_channel_id 0, fm_ce_se, imm.
 	storeBE64(unsafe.Add(base, off+8), uint64(s.fmCESE[wr.Flags&fmFlags])<<32|uint64(wr.Imm&e.imm))
+	// opcode, WQE counter, QP number; the size is added below.
+	hi := uint64((cur&0xffff)<<8|uint32(e.opcode))<<32 | uint64(s.qpn8)
 	seg, size := off+segSize, uint32(1)
 	if e.raddr {
 		storeBE64(unsafe.Add(base, seg), wr.RemoteAddr)
@@ -139,8 +149,11 @@ func (s *sendQueue) Put(wr *provider.SendWR) error {
 		seg, size = seg+segSize, 2
 	}
 	qend := uintptr(s.wqeCnt) << sendWQEShift
-	for i := range wr.SGE {
-		sg := &wr.SGE[i]
+	// A local copy: the stores through base could alias wr as far as
+	// the compiler knows, and would make it reload the slice each pass.
+	sges := wr.SGE
+	for i := range sges {
+		sg := &sges[i]
 		if seg == qend {
 			seg = 0
 		}
@@ -152,14 +165,9 @@ func (s *sendQueue) Put(wr *provider.SendWR) error {
 		seg += segSize
 		size++
 	}
-	storeBE64(unsafe.Add(base, off), uint64((s.curPost&0xffff)<<8|uint32(e.opcode))<<32|uint64(size|s.qpn8))
-	s.lastCtrl = s.off + int(off)
+	storeBE64(unsafe.Add(base, off), hi|uint64(size))
 	s.lastSize = int(size)
-	// idx < wqeCnt, the length of both arrays: no bounds check.
-	*(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.wrid)), uintptr(idx)*8)) = wr.ID
-	*(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.wqeHead)), uintptr(idx)*4)) = next
-	s.curPost += (size + sendWQEBB/segSize - 1) / (sendWQEBB / segSize)
-	s.pending++
+	s.curPost = cur + (size+sendWQEBB/segSize-1)/(sendWQEBB/segSize)
 	return nil
 }
 
