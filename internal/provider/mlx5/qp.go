@@ -584,10 +584,10 @@ func (q *qp) copyToRecvWQE(idx uint32, data []byte, size int) uint32 {
 	return q.ctx.copyToScat(q.buf, base, base+n*segSize, n, data, &size)
 }
 
-// setDataSeg writes a data segment (set_data_ptr_seg).
+// setDataSeg writes a data segment (set_data_ptr_seg), as two 8-byte
+// big-endian stores: byte count and lkey, then the address.
 func setDataSeg(buf []byte, off int, length, lkey uint32, addr uint64) {
-	d := mem.At[dataSeg](buf, off)
-	d.byteCount.set(length)
-	d.lkey.set(lkey)
-	d.addr.set(addr)
+	d := mem.At[seg16](buf, off)
+	d.hi.set(uint64(length)<<32 | uint64(lkey))
+	d.lo.set(addr)
 }
