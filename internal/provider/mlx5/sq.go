@@ -497,7 +497,7 @@ func (s *sendQueue) Flush() error {
 	reg := unsafe.Add(bf.base, bf.offset)
 	ctrl := uintptr(s.lastCtrl - s.off)
 	if size := s.lastSize; nreq == 1 && (s.inl || preferBF) && size > 1 && size <= bf.bfMax {
-		blocks := (size*segSize + sendWQEBB - 1) / sendWQEBB
+		blocks := int(uint(size+sendWQEBB/segSize-1) / (sendWQEBB / segSize))
 		if ctrl+uintptr(blocks)<<sendWQEShift <= uintptr(s.wqeCnt)<<sendWQEShift {
 			mmio.CopyBlocks(reg, unsafe.Add(s.base, ctrl), blocks)
 		} else {
