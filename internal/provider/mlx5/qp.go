@@ -517,11 +517,13 @@ func (r *recvQueue) Put(wr *provider.RecvWR) error {
 		return r.refusal(full)
 	}
 	// Each segment as two 8-byte stores through r.base: the checks above
-	// keep the WQE inside its slot.
+	// keep the WQE inside its slot. Offsets rather than pointers: the
+	// end of the slot may be the end of the buffer.
 	ind := next & (r.wqeCnt - 1)
-	p := unsafe.Add(r.base, uintptr(ind)<<(r.shift&63)) // shift < 64: no check for a larger one
-	end := unsafe.Add(p, r.maxGS*segSize)
-	// A local copy: the stores through p could alias wr as far as the
+	base := r.base
+	off := uintptr(ind) << (r.shift & 63) // shift < 64: no check for a larger one
+	end := off + uintptr(r.maxGS)*segSize
+	// A local copy: the stores through base could alias wr as far as the
 	// compiler knows, and would make it reload the slice each pass.
 	sges := wr.SGE
 	for i := range sges {
@@ -529,13 +531,13 @@ func (r *recvQueue) Put(wr *provider.RecvWR) error {
 		if sg.Length == 0 {
 			continue
 		}
-		storeBE64(p, uint64(sg.Length)<<32|uint64(sg.LKey))
-		storeBE64(unsafe.Add(p, 8), sg.Addr)
-		p = unsafe.Add(p, segSize)
+		storeBE64(unsafe.Add(base, off), uint64(sg.Length)<<32|uint64(sg.LKey))
+		storeBE64(unsafe.Add(base, off+8), sg.Addr)
+		off += segSize
 	}
-	if p != end {
-		storeBE64(p, invalidLKey)
-		storeBE64(unsafe.Add(p, 8), 0)
+	if off != end {
+		storeBE64(unsafe.Add(base, off), invalidLKey)
+		storeBE64(unsafe.Add(base, off+8), 0)
 	}
 	// ind < wqeCnt, the array's length: no bounds check.
 	*(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(r.wrid)), uintptr(ind)*8)) = wr.ID

@@ -220,8 +220,9 @@ func storeBE64(p unsafe.Pointer, v uint64) { *(*uint64)(p) = bits.ReverseBytes64
 // whose WQE, on this QP's type, is the control segment, the remote
 // address segment or not (as putTransport writes it), and data segments.
 // The table is empty while the QP takes no sends (blocked) and while a
-// fence is pending (the straight path does not read it), so that Put checks both
-// in its one load of the table: every change of them calls it.
+// fence is pending (the straight path does not read it), so that Put
+// checks both in its one load of the table: every change of either calls
+// it.
 func (s *sendQueue) setFast() {
 	s.fast = [len(s.fast)]fastOp{}
 	s.qpn8 = s.qp.qpn << 8
