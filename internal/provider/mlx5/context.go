@@ -253,13 +253,12 @@ func (c *context) mapStaticUARs(tot int) error {
 			for k := 0; k < bfregsPerUAR; k++ {
 				bfi := (i*c.numUARsPerPage+j)*bfregsPerUAR + k
 				bf := &c.bfs[bfi]
-				bf.page = c.uars[i]
-				bf.reg = adapterPage*j + bfOffset + k*c.bfRegSize
 				bf.needLock = c.needUUARLock(bfi)
 				if bfi != 0 {
 					bf.bufSize = c.bfRegSize / 2
 				}
 				bf.uuarn = bfi
+				bf.setReg(c.uars[i], adapterPage*j+bfOffset+k*c.bfRegSize)
 			}
 		}
 	}

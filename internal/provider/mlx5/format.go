@@ -44,8 +44,9 @@ type ctrlSeg struct {
 	imm            be32  // immediate data, or the rkey a SEND_WITH_INV invalidates
 }
 
-// seg16 is any 16-byte segment as two big-endian double words: the
-// straight send path (putPlain) writes whole segments with two stores.
+// seg16 is any 16-byte segment as two big-endian double words, for
+// writing a whole segment with two stores (setDataSeg; Put's straight
+// path does the same through a pointer).
 type seg16 struct {
 	hi, lo be64
 }

@@ -2,8 +2,10 @@ package mlx5
 
 import (
 	"fmt"
+	"math/bits"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
@@ -80,6 +82,17 @@ type recvQueue struct {
 	tail atomic.Uint32
 	// pending are the WQEs Put since the last Flush.
 	pending uint32
+
+	// blocked is q.gone || q.stateKnown && !q.recvReady, kept by
+	// closeHalf and Modified (under both of the QP's locks), so that
+	// Put's check of the QP's state is one load; base is the queue's
+	// first byte, &qp.buf[off], which Put writes through without bounds
+	// checks.
+	blocked bool
+	base    unsafe.Pointer
+	// dbRecv is the doorbell record's receive counter, which Flush
+	// writes.
+	dbRecv *uint32
 }
 
 // sqOverhead is the room libmlx5 keeps in every send WQE for the largest
@@ -306,7 +319,15 @@ func (p *pendingQP) Finish(resp []byte) (provider.Queues, error) {
 		q.sq.sigBits = ctrlCQUpdate
 	}
 	q.sq.setFMCESE()
-	q.sq.setPlain()
+	if q.sq.wqeCnt != 0 {
+		q.sq.base = unsafe.Pointer(&q.buf[q.sq.off])
+	}
+	q.sq.dbSend = mem.At[uint32](q.db.b, 4*doorbellSendI)
+	q.rq.dbRecv = mem.At[uint32](q.db.b, 4*doorbellRecvI)
+	q.sq.setFast()
+	if q.rq.wqeCnt != 0 {
+		q.rq.base = unsafe.Pointer(&q.buf[q.rq.off])
+	}
 	init.MaxSendWR = q.sq.maxPost
 	init.MaxRecvWR = q.rq.maxPost
 	init.MaxRecvSGE = uint32(q.rq.maxGS)
@@ -357,7 +378,10 @@ func (q *qp) closeHalf(send bool) error {
 		return nil
 	}
 	q.gone = true
-	q.sq.blocked = true
+	q.sq.blocked, q.rq.blocked = true, true
+	// Nothing writes through the queues' pointers once the memory goes.
+	q.sq.base, q.rq.base, q.sq.dbSend, q.rq.dbRecv = nil, nil, nil, nil
+	q.sq.setFast()
 	c := q.ctx
 	q.lockCQs()
 	q.recvCQ.clean(q.rsn, q.srq)
@@ -465,6 +489,8 @@ func (s *sendQueue) Modified(state uint32) {
 		q.sendReady = true
 	}
 	q.sq.blocked = !q.sendReady
+	q.sq.setFast()
+	q.rq.blocked = !q.recvReady
 }
 
 // The receive queue's errors, made once: Put allocates nothing.
@@ -483,36 +509,55 @@ func (r *recvQueue) acquire() { r.head.Load() }
 // and, if there is room, one with the invalid lkey that ends the list
 // (mlx5_post_recv).
 func (r *recvQueue) Put(wr *provider.RecvWR) error {
-	q := r.qp
-	if q.gone {
-		return errRQClosed
+	// The tail moves under a concurrent Poll: read once, so that
+	// refusal sees the queue as full as the check did.
+	next := r.head.Load() + r.pending
+	full := next-r.tail.Load() >= r.maxPost
+	if r.blocked || full || len(wr.SGE) > r.maxGS {
+		return r.refusal(full)
 	}
-	if r.head.Load()-r.tail.Load()+r.pending >= r.maxPost {
-		return errRQFull
-	}
-	if q.stateKnown && !q.recvReady {
-		return errRQState
-	}
-	if len(wr.SGE) > r.maxGS {
-		return errRQSGEs
-	}
-	ind := (r.head.Load() + r.pending) & (r.wqeCnt - 1)
-	base := r.off + int(ind)<<r.shift
-	j := 0
-	for i := range wr.SGE {
-		s := &wr.SGE[i]
-		if s.Length == 0 {
+	// Each segment as two 8-byte stores through r.base: the checks above
+	// keep the WQE inside its slot. Offsets rather than pointers: the
+	// end of the slot may be the end of the buffer.
+	ind := next & (r.wqeCnt - 1)
+	base := r.base
+	off := uintptr(ind) << (r.shift & 63) // shift < 64: no check for a larger one
+	end := off + uintptr(r.maxGS)*segSize
+	// A local copy: the stores through base could alias wr as far as the
+	// compiler knows, and would make it reload the slice each pass.
+	sges := wr.SGE
+	for i := range sges {
+		sg := &sges[i]
+		if sg.Length == 0 {
 			continue
 		}
-		setDataSeg(q.buf, base+j*segSize, s.Length, s.LKey, s.Addr)
-		j++
+		storeBE64(unsafe.Add(base, off), uint64(sg.Length)<<32|uint64(sg.LKey))
+		storeBE64(unsafe.Add(base, off+8), sg.Addr)
+		off += segSize
 	}
-	if j < r.maxGS {
-		setDataSeg(q.buf, base+j*segSize, 0, invalidLKey, 0)
+	if off != end {
+		storeBE64(unsafe.Add(base, off), invalidLKey)
+		storeBE64(unsafe.Add(base, off+8), 0)
 	}
-	r.wrid[ind] = wr.ID
+	// ind < wqeCnt, the array's length: no bounds check.
+	*(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(r.wrid)), uintptr(ind)*8)) = wr.ID
 	r.pending++
 	return nil
+}
+
+// refusal is the error of a request Put refuses, the first of
+// mlx5_post_recv's checks that it fails.
+func (r *recvQueue) refusal(full bool) error {
+	q := r.qp
+	switch {
+	case q.gone:
+		return errRQClosed
+	case full:
+		return errRQFull
+	case q.stateKnown && !q.recvReady:
+		return errRQState
+	}
+	return errRQSGEs
 }
 
 // Flush hands the WQEs Put since the last Flush to the device: the
@@ -525,7 +570,7 @@ func (r *recvQueue) Flush() error {
 	mem.StoreRelease(&r.head, head)
 	r.pending = 0
 	mmio.ToDevice()
-	putBE32(r.qp.db.b, 4*doorbellRecvI, head&0xffff)
+	*r.dbRecv = bits.ReverseBytes32(head & 0xffff)
 	return nil
 }
 
@@ -541,10 +586,10 @@ func (q *qp) copyToRecvWQE(idx uint32, data []byte, size int) uint32 {
 	return q.ctx.copyToScat(q.buf, base, base+n*segSize, n, data, &size)
 }
 
-// setDataSeg writes a data segment (set_data_ptr_seg).
+// setDataSeg writes a data segment (set_data_ptr_seg), as two 8-byte
+// big-endian stores: byte count and lkey, then the address.
 func setDataSeg(buf []byte, off int, length, lkey uint32, addr uint64) {
-	d := mem.At[dataSeg](buf, off)
-	d.byteCount.set(length)
-	d.lkey.set(lkey)
-	d.addr.set(addr)
+	d := mem.At[seg16](buf, off)
+	d.hi.set(uint64(length)<<32 | uint64(lkey))
+	d.lo.set(addr)
 }

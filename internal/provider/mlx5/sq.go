@@ -3,7 +3,9 @@ package mlx5
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
@@ -37,6 +39,7 @@ type sendQueue struct {
 
 	// fence is the fence the next request gets without asking
 	// (libmlx5's fm_cache): a memory window bind sets it for the next.
+	// Whoever sets or clears it calls setFast.
 	fence   uint8
 	sigBits uint8 // ctrlCQUpdate when every request is signaled
 	ud      bool  // the QP is UD: every send needs an address handle
@@ -45,10 +48,15 @@ type sendQueue struct {
 	// Put's check of the QP's state is one load.
 	blocked bool
 	fmCESE  [fmFlags + 1]uint8 // fm_ce_se by send flags (setFMCESE)
-	// plain tells, by IB_UVERBS_WR_*, the requests putPlain writes on
-	// this QP's type (setPlain): plainSegs without a remote address
-	// segment, plainRaddr with one; 0 for the rest.
-	plain [len(mlx5Opcode)]uint8
+	// fast describes, by IB_UVERBS_WR_*, the requests Put writes
+	// straight (setFast); base is the queue's first byte, &qp.buf[off],
+	// which Put and Flush write and read through without bounds checks;
+	// qpn8 is the QP number where the control segment has it.
+	fast [16]fastOp
+	base unsafe.Pointer
+	qpn8 uint32
+	// dbSend is the doorbell record's send counter, which Flush writes.
+	dbSend *uint32
 
 	// What post_send_db rings with: whether the batch had inline data,
 	// and the control segment and size (in 16-byte units) of the last
@@ -95,7 +103,75 @@ func (s *sendQueue) end() int { return s.off + int(s.wqeCnt)<<sendWQEShift }
 // acquire pairs with Flush's store of head, as recvQueue.acquire.
 func (s *sendQueue) acquire() { s.head.Load() }
 
-// Put writes wr as the next WQE: the control segment, the remote address
+// Put writes wr as the next WQE. The common requests, sends and RDMA
+// writes and reads on RC and UC with their data in data segments, go
+// straight through here; the rest, and every refusal, go to put.
+//
+// The straight path checks each condition once, each a load or two: the
+// QP's state, the opcode's kind and a pending fence are all in the table
+// s.fast (setFast empties it when the state forbids sends). Once they
+// pass no step can refuse the request, so the control segment is written
+// in two 8-byte stores at once rather than in libmlx5's order (which only
+// shows when a request is refused half-way), and each segment in two,
+// through s.base without bounds checks: the SGE count was checked, so the
+// WQE fits its slot, and each segment wraps at the end of the queue. The
+// bytes and the queue's state are put's (TestPutFast, and the
+// conformance scripts against libmlx5).
+func (s *sendQueue) Put(wr *provider.SendWR) error {
+	op := wr.Opcode
+	if op >= uint32(len(s.fast)) {
+		return s.put(wr)
+	}
+	e := &s.fast[op]
+	next := s.head.Load() + s.pending
+	if e.opcode == 0 || wr.Flags&abi.IB_SEND_INLINE != 0 || len(wr.SGE) > s.maxGS || next-s.tail.Load() >= s.maxPost {
+		return s.put(wr)
+	}
+	// The bookkeeping first and the control segment's words computed
+	// before the data: fewer values live across the SGE loop.
+	base := s.base
+	cur := s.curPost
+	idx := cur & (s.wqeCnt - 1)
+	// idx < wqeCnt, the length of both arrays: no bounds check.
+	*(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.wrid)), uintptr(idx)*8)) = wr.ID
+	*(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.wqeHead)), uintptr(idx)*4)) = next
+	s.pending++
+	off := uintptr(idx) << sendWQEShift
+	s.lastCtrl = s.off + int(off)
+	// signature and dci_stream_channel_id 0, fm_ce_se, imm.
+	storeBE64(unsafe.Add(base, off+8), uint64(s.fmCESE[wr.Flags&fmFlags])<<32|uint64(wr.Imm&e.imm))
+	// opcode, WQE counter, QP number; the size is added below.
+	hi := uint64((cur&0xffff)<<8|uint32(e.opcode))<<32 | uint64(s.qpn8)
+	seg, size := off+segSize, uint32(1)
+	if e.raddr {
+		storeBE64(unsafe.Add(base, seg), wr.RemoteAddr)
+		storeBE64(unsafe.Add(base, seg+8), uint64(wr.RKey)<<32)
+		seg, size = seg+segSize, 2
+	}
+	qend := uintptr(s.wqeCnt) << sendWQEShift
+	// A local copy: the stores through base could alias wr as far as
+	// the compiler knows, and would make it reload the slice each pass.
+	sges := wr.SGE
+	for i := range sges {
+		sg := &sges[i]
+		if seg == qend {
+			seg = 0
+		}
+		if sg.Length == 0 {
+			continue
+		}
+		storeBE64(unsafe.Add(base, seg), uint64(sg.Length)<<32|uint64(sg.LKey))
+		storeBE64(unsafe.Add(base, seg+8), sg.Addr)
+		seg += segSize
+		size++
+	}
+	storeBE64(unsafe.Add(base, off), hi|uint64(size))
+	s.lastSize = int(size)
+	s.curPost = cur + (size+sendWQEBB/segSize-1)/(sendWQEBB/segSize)
+	return nil
+}
+
+// put is Put for any request: the control segment, the remote address
 // and atomic segments of RDMA and atomic requests (RC, UC), the datagram
 // segment of UD sends, then the data as inline data or data segments,
 // wrapping to the start of the queue where it runs past the end. It
@@ -104,20 +180,15 @@ func (s *sendQueue) acquire() { s.head.Load() }
 // any write; the control segment's first words, the transport
 // segment and the data come next, and a refusal there (too much inline
 // data, TSO data) leaves them; the opcode, size and wr_id come last.
-func (s *sendQueue) Put(wr *provider.SendWR) error {
+func (s *sendQueue) put(wr *provider.SendWR) error {
 	// The checks of _mlx5_post_send, before any write, as one condition
-	// here (a call per request costs more than the checks); refusal
-	// finds which failed, in libmlx5's order.
+	// here; refusal finds which failed, in libmlx5's order.
 	// The tail moves under a concurrent Poll: read it once, so that
 	// refusal sees the queue as full as the check did.
 	full := s.head.Load()-s.tail.Load()+s.pending >= s.maxPost
 	if s.blocked || int(wr.Opcode) >= len(mlx5Opcode) || full || len(wr.SGE) > s.maxGS ||
 		wr.Opcode == abi.IB_UVERBS_WR_BIND_MW || wr.Opcode == abi.IB_UVERBS_WR_LOCAL_INV || wr.AH == nil && s.ud {
 		return s.refusal(wr, full)
-	}
-	if k := s.plain[wr.Opcode]; k != 0 && wr.Flags&abi.IB_SEND_INLINE == 0 {
-		s.putPlain(wr, k == plainRaddr)
-		return nil
 	}
 	idx := s.curPost & (s.wqeCnt - 1)
 	ctrlOff := s.off + int(idx)<<sendWQEShift
@@ -134,77 +205,47 @@ func (s *sendQueue) Put(wr *provider.SendWR) error {
 	return nil
 }
 
-// putPlain is Put for the common requests, sends and RDMA writes and
-// reads on RC and UC with their data in data segments, written straight
-// through: no step can refuse them once Put's checks passed, so the
-// control segment is written in two 8-byte stores at once rather than in
-// libmlx5's order (which only shows when a request is refused half-way),
-// and each data segment in two. The bytes are the general path's
-// (TestPutPlain, and the conformance scripts against libmlx5).
-func (s *sendQueue) putPlain(wr *provider.SendWR, raddr bool) {
-	buf := s.qp.buf
-	idx := s.curPost & (s.wqeCnt - 1)
-	ctrlOff := s.off + int(idx)<<sendWQEShift
-	s.lastCtrl = ctrlOff
-	fm := s.fmCESE[wr.Flags&fmFlags]
-	if wr.Flags&abi.IB_SEND_FENCE == 0 {
-		fm |= s.fence
-	}
-	s.fence = 0
-	ctrl := mem.At[seg16](buf, ctrlOff)
-	// signature and dci_stream_channel_id 0, fm_ce_se, imm.
-	ctrl.lo.set(uint64(fm)<<32 | uint64(sendImm(wr)))
-	seg, size := ctrlOff+segSize, 1
-	if raddr {
-		r := mem.At[seg16](buf, seg)
-		r.hi.set(wr.RemoteAddr)
-		r.lo.set(uint64(wr.RKey) << 32)
-		seg, size = seg+segSize, 2
-	}
-	qend := s.end()
-	for i := range wr.SGE {
-		sg := &wr.SGE[i]
-		if seg == qend {
-			seg = s.off
-		}
-		if sg.Length == 0 {
-			continue
-		}
-		d := mem.At[seg16](buf, seg)
-		d.hi.set(uint64(sg.Length)<<32 | uint64(sg.LKey))
-		d.lo.set(sg.Addr)
-		seg += segSize
-		size++
-	}
-	s.lastSize = size
-	ctrl.hi.set(uint64((s.curPost&0xffff)<<8|uint32(mlx5Opcode[wr.Opcode]))<<32 | uint64(uint32(size)|s.qp.qpn<<8))
-	s.record(wr.ID, idx, size)
+// fastOp is what Put's straight path needs of an opcode on this QP
+// (sendQueue.fast).
+type fastOp struct {
+	imm    uint32 // ^0 where the control segment carries wr.Imm (send_ieth), else 0
+	opcode uint8  // the device's; 0: not for the straight path
+	raddr  bool   // a remote address segment follows the control segment
 }
 
-// The kinds of plain request (sendQueue.plain).
-const (
-	plainSegs  = 1 // control and data segments
-	plainRaddr = 2 // control, remote address and data segments
-)
+// storeBE64 stores v big-endian at p, as one store.
+func storeBE64(p unsafe.Pointer, v uint64) { *(*uint64)(p) = bits.ReverseBytes64(v) }
 
-// setPlain fills the QP's table of the requests putPlain writes: those
+// setFast fills the QP's table of the requests Put writes straight: those
 // whose WQE, on this QP's type, is the control segment, the remote
 // address segment or not (as putTransport writes it), and data segments.
-func (s *sendQueue) setPlain() {
-	var raddr []uint32
+// The table is empty while the QP takes no sends (blocked) and while a
+// fence is pending (the straight path does not read it), so that Put
+// checks both in its one load of the table: every change of either calls
+// it.
+func (s *sendQueue) setFast() {
+	s.fast = [len(s.fast)]fastOp{}
+	s.qpn8 = s.qp.qpn << 8
+	if s.blocked || s.fence != 0 || s.base == nil {
+		return
+	}
+	var ops []uint32
 	switch s.qp.typ {
 	case abi.IB_UVERBS_QPT_RC:
-		raddr = []uint32{abi.IB_UVERBS_WR_RDMA_WRITE, abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM, abi.IB_UVERBS_WR_RDMA_READ}
+		ops = []uint32{abi.IB_UVERBS_WR_RDMA_WRITE, abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM, abi.IB_UVERBS_WR_RDMA_READ}
 	case abi.IB_UVERBS_QPT_UC:
-		raddr = []uint32{abi.IB_UVERBS_WR_RDMA_WRITE, abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM}
+		ops = []uint32{abi.IB_UVERBS_WR_RDMA_WRITE, abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM}
 	default:
 		return
 	}
-	for _, op := range []uint32{abi.IB_UVERBS_WR_SEND, abi.IB_UVERBS_WR_SEND_WITH_IMM, abi.IB_UVERBS_WR_SEND_WITH_INV} {
-		s.plain[op] = plainSegs
+	for _, op := range ops {
+		s.fast[op].raddr = true
 	}
-	for _, op := range raddr {
-		s.plain[op] = plainRaddr
+	ops = append(ops, abi.IB_UVERBS_WR_SEND, abi.IB_UVERBS_WR_SEND_WITH_IMM, abi.IB_UVERBS_WR_SEND_WITH_INV)
+	for _, op := range ops {
+		wr := provider.SendWR{Opcode: op, Imm: ^uint32(0)}
+		s.fast[op].imm = sendImm(&wr)
+		s.fast[op].opcode = mlx5Opcode[op]
 	}
 }
 
@@ -236,10 +277,13 @@ func (s *sendQueue) refusal(wr *provider.SendWR, full bool) error {
 // and fm_ce_se (with the fence a bind left, unless wr asks for one).
 func (s *sendQueue) startCtrl(wr *provider.SendWR, ctrl *ctrlSeg) {
 	fm := s.fmCESE[wr.Flags&fmFlags]
-	if wr.Flags&abi.IB_SEND_FENCE == 0 {
-		fm |= s.fence
+	if s.fence != 0 {
+		if wr.Flags&abi.IB_SEND_FENCE == 0 {
+			fm |= s.fence
+		}
+		s.fence = 0
+		s.setFast()
 	}
-	s.fence = 0
 	ctrl.signature = 0
 	ctrl.dciStream = be16{}
 	ctrl.fmCESE = 0
@@ -428,7 +472,8 @@ func setRaddrSeg(buf []byte, off int, addr uint64, rkey uint32) {
 // fits half the register) or its first 8 bytes as a doorbell write; then
 // the bfreg's halves swap. Nothing when nothing was Put.
 func (s *sendQueue) Flush() error {
-	if s.pending == 0 {
+	nreq := s.pending
+	if nreq == 0 {
 		return nil
 	}
 	q := s.qp
@@ -436,24 +481,31 @@ func (s *sendQueue) Flush() error {
 	if bf == nil {
 		return errNoDoorbell
 	}
-	nreq := s.pending
 	mem.StoreRelease(&s.head, s.head.Load()+nreq)
 	s.pending = 0
 	// The WQEs before the doorbell record, the record before the
 	// doorbell.
 	mmio.ToDevice()
-	putBE32(q.db.b, 4*doorbellSendI, s.curPost&0xffff)
+	*s.dbSend = bits.ReverseBytes32(s.curPost & 0xffff)
 	if bf.needLock {
 		bf.mu.Lock()
 		mmio.LockedWCStart()
 	} else {
 		mmio.FlushWrites()
 	}
-	size := s.lastSize
-	if nreq == 1 && bf.uuarn != 0 && (s.inl || preferBF) && size > 1 && size <= bf.bufSize/segSize {
-		s.blueFlame(bf, align(size*segSize, sendWQEBB))
+	// The register and its halves were checked where they were mapped
+	// (bfreg.setReg), the WQE where it was written.
+	reg := unsafe.Add(bf.base, bf.offset)
+	ctrl := uintptr(s.lastCtrl - s.off)
+	if size := s.lastSize; nreq == 1 && (s.inl || preferBF) && size > 1 && size <= bf.bfMax {
+		blocks := int(uint(size+sendWQEBB/segSize-1) / (sendWQEBB / segSize))
+		if ctrl+uintptr(blocks)<<sendWQEShift <= uintptr(s.wqeCnt)<<sendWQEShift {
+			mmio.CopyBlocks(reg, unsafe.Add(s.base, ctrl), blocks)
+		} else {
+			s.blueFlameWrap(reg, ctrl, blocks)
+		}
 	} else {
-		mmio.Write64(bf.page, bf.reg+bf.offset, binary.NativeEndian.Uint64(q.buf[s.lastCtrl:]))
+		mmio.Store64(reg, *(*uint64)(unsafe.Add(s.base, ctrl)))
 	}
 	// Out of the write-combining buffer before the next ring, and
 	// before another CPU can take the register.
@@ -473,22 +525,13 @@ func (s *sendQueue) Flush() error {
 // BlueFlame write for any request that qualifies, not only inline ones.
 const preferBF = true
 
-// blueFlame copies n bytes of WQE from the last control segment to the
-// bfreg's current half, 64 bytes at a time, wrapping at the end of the
-// queue (mlx5_bf_copy).
-func (s *sendQueue) blueFlame(bf *bfreg, n int) {
-	q := s.qp
-	dst := bf.reg + bf.offset
-	src := s.lastCtrl
-	qend := s.end()
-	for ; n > 0; n -= sendWQEBB {
-		mmio.Copy64(bf.page, dst, q.buf, src)
-		dst += sendWQEBB
-		src += sendWQEBB
-		if src == qend {
-			src = s.off
-		}
-	}
+// blueFlameWrap is the BlueFlame write of a WQE of blocks 64-byte blocks
+// at ctrl (from the queue's start) that wraps at the end of the queue:
+// two bursts (mlx5_bf_copy).
+func (s *sendQueue) blueFlameWrap(reg unsafe.Pointer, ctrl uintptr, blocks int) {
+	n := int(uintptr(s.wqeCnt) - ctrl>>sendWQEShift)
+	mmio.CopyBlocks(reg, unsafe.Add(s.base, ctrl), n)
+	mmio.CopyBlocks(unsafe.Add(reg, n*sendWQEBB), s.base, blocks-n)
 }
 
 // Idle reports whether every request handed to the device has completed,

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
@@ -612,61 +615,124 @@ func TestModified(t *testing.T) {
 	}
 }
 
-// TestPutPlain: the straight path for sends, RDMA writes and reads on RC
-// and UC leaves the bytes and the queue's state the general path leaves,
-// over queues full of garbage, for every flag, gather lists with empty
-// entries, and a WQE that wraps.
-func TestPutPlain(t *testing.T) {
+// TestPutFast: the straight path for sends, RDMA writes and reads on RC
+// and UC (putFast) leaves the bytes and the queue's state the general path
+// (put) leaves, over queues full of garbage, for every flag, gather lists
+// with empty entries, WQEs that wrap, batches of two, and a fence left
+// pending (which sends the first request of the batch the general way).
+func TestPutFast(t *testing.T) {
 	sges := []provider.SGE{{Addr: 0x1122334455667788, Length: 0x1000, LKey: 0xabcd}, {Addr: 0x99, Length: 0, LKey: 1},
 		{Addr: 0x2000, Length: 8, LKey: 0x55}, {Addr: 0x3000, Length: 9, LKey: 0x56}, {Addr: 0x4000, Length: 10, LKey: 0x57}}
 	ops := []uint32{abi.IB_UVERBS_WR_SEND, abi.IB_UVERBS_WR_SEND_WITH_IMM, abi.IB_UVERBS_WR_SEND_WITH_INV,
 		abi.IB_UVERBS_WR_RDMA_WRITE, abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM, abi.IB_UVERBS_WR_RDMA_READ}
+	starts := []struct {
+		name       string
+		curPost    uint32 // from the end of the queue
+		head, pend uint32
+		fence      uint8
+	}{
+		{"last block", 1, 0, 0, 0},
+		{"last block, fence pending", 1, 0, 0, ctrlFence},
+		{"two from the end, after a batch", 2, 5, 1, 0},
+		{"start", 0, 3, 0, 0},
+	}
 	for _, typ := range []uint8{abi.IB_UVERBS_QPT_RC, abi.IB_UVERBS_QPT_UC} {
 		c := openCtx(t, newFakeDev(t), ucontextResp(true))
-		plain := newQP(t, c, qpOpts{typ: typ, sendWR: 4, sendSGE: 5, qpn: 0x123, bfreg: 1})
+		fast := newQP(t, c, qpOpts{typ: typ, sendWR: 4, sendSGE: 5, qpn: 0x123, bfreg: 1})
 		general := newQP(t, c, qpOpts{typ: typ, sendWR: 4, sendSGE: 5, qpn: 0x123, bfreg: 1})
-		general.sq.plain = [len(mlx5Opcode)]uint8{}
 		used := 0
-		for _, op := range ops {
-			if typ == abi.IB_UVERBS_QPT_UC && op == abi.IB_UVERBS_WR_RDMA_READ {
-				continue // UC has no reads: libmlx5 writes no remote address, and neither path is plain
-			}
-			if plain.sq.plain[op] == 0 {
-				t.Fatalf("QP type %d: opcode %d not plain", typ, op)
-			}
-			for flags := range uint32(fmFlags + 1) {
-				for n := range len(sges) + 1 {
-					wr := provider.SendWR{ID: uint64(op)<<8 | uint64(flags), Opcode: op, Flags: flags, SGE: sges[:n],
-						Imm: 0xa1b2c3d4, RemoteAddr: 0xdeadbeef00, RKey: 0x4321}
-					for _, q := range []*qp{plain, general} {
-						// The last block of the queue: a WQE of more than
-						// 64 bytes wraps.
-						q.sq.curPost = q.sq.wqeCnt - 1
-						q.sq.head.Store(0)
-						q.sq.tail.Store(0)
-						q.sq.fence = ctrlFence // as a bind leaves it
-						garbage(q.buf[q.sq.off:q.sq.end()])
-						if err := q.sq.Put(&wr); err != nil {
-							t.Fatalf("type %d opcode %d flags %#x %d SGEs: %v", typ, op, flags, n, err)
+		for _, st := range starts {
+			for _, op := range ops {
+				if typ == abi.IB_UVERBS_QPT_UC && op == abi.IB_UVERBS_WR_RDMA_READ {
+					continue // UC has no reads: libmlx5 writes no remote address, and neither path is fast
+				}
+				for flags := range uint32(fmFlags + 1) {
+					for n := range len(sges) + 1 {
+						name := fmt.Sprintf("type %d, %s: opcode %d flags %#x %d SGEs", typ, st.name, op, flags, n)
+						wr := provider.SendWR{ID: uint64(op)<<8 | uint64(flags), Opcode: op, Flags: flags, SGE: sges[:n],
+							Imm: 0xa1b2c3d4, RemoteAddr: 0xdeadbeef00, RKey: 0x4321}
+						for _, q := range []*qp{fast, general} {
+							s := &q.sq
+							s.curPost = (s.wqeCnt - st.curPost) % s.wqeCnt
+							s.head.Store(st.head)
+							s.tail.Store(st.head)
+							s.pending = st.pend
+							s.fence = st.fence
+							s.setFast()
+							garbage(q.buf[s.off:s.end()])
+							clear(s.wrid)
+							clear(s.wqeHead)
+							for i := range 2 {
+								if q == general {
+									s.fast = [len(s.fast)]fastOp{}
+								} else if i == 1 || st.fence == 0 {
+									if s.fast[op].opcode == 0 {
+										t.Fatalf("%s: not on the fast path", name)
+									}
+								}
+								wr.ID = uint64(op)<<8 | uint64(flags) | uint64(i)<<32
+								if err := s.Put(&wr); err != nil {
+									t.Fatalf("%s: %v", name, err)
+								}
+							}
 						}
-						q.sq.pending = 0
+						p, g := fast.buf[fast.sq.off:fast.sq.end()], general.buf[general.sq.off:general.sq.end()]
+						if !bytes.Equal(p, g) {
+							t.Errorf("%s: queue\n% x\nwant\n% x", name, p, g)
+						}
+						ps, gs := &fast.sq, &general.sq
+						type state struct {
+							curPost, pending   uint32
+							lastCtrl, lastSize int
+							fence              uint8
+						}
+						if p, g := (state{ps.curPost, ps.pending, ps.lastCtrl, ps.lastSize, ps.fence}),
+							(state{gs.curPost, gs.pending, gs.lastCtrl, gs.lastSize, gs.fence}); p != g {
+							t.Errorf("%s: state %+v, want %+v", name, p, g)
+						}
+						if !slices.Equal(ps.wrid, gs.wrid) || !slices.Equal(ps.wqeHead, gs.wqeHead) {
+							t.Errorf("%s: wr_ids %x heads %d, want %x %d", name, ps.wrid, ps.wqeHead, gs.wrid, gs.wqeHead)
+						}
+						used++
 					}
-					p, g := plain.buf[plain.sq.off:plain.sq.end()], general.buf[general.sq.off:general.sq.end()]
-					if !bytes.Equal(p, g) {
-						t.Errorf("type %d opcode %d flags %#x %d SGEs: queue\n% x\nwant\n% x", typ, op, flags, n, p, g)
-					}
-					ps, gs := &plain.sq, &general.sq
-					if ps.curPost != gs.curPost || ps.lastCtrl != gs.lastCtrl || ps.lastSize != gs.lastSize || ps.fence != gs.fence ||
-						ps.wrid != nil && ps.wrid[ps.wqeCnt-1] != gs.wrid[gs.wqeCnt-1] {
-						t.Errorf("type %d opcode %d flags %#x %d SGEs: state %d %d %d %d, want %d %d %d %d", typ, op, flags, n,
-							ps.curPost, ps.lastCtrl, ps.lastSize, ps.fence, gs.curPost, gs.lastCtrl, gs.lastSize, gs.fence)
-					}
-					used++
 				}
 			}
 		}
 		if used == 0 {
 			t.Fatal("no request compared")
+		}
+	}
+}
+
+// TestSetReg: a bfreg is usable (base set) only when the doorbell word
+// and both BlueFlame halves are inside its page and aligned, which Flush
+// no longer checks.
+func TestSetReg(t *testing.T) {
+	page := make([]byte, 4096)
+	for _, tc := range []struct {
+		name         string
+		reg, bufSize int
+		uuarn        int
+		ok           bool
+		bfMax        int
+	}{
+		{"bfreg 1", bfOffset, 256, 1, true, 16},
+		{"last bfreg of the page", bfOffset + 3*512, 256, 3, true, 16},
+		{"bfreg 0: no BlueFlame", bfOffset, 0, 0, true, 0},
+		{"doorbell only, at the page's end", 4096 - 8, 0, 0, true, 0},
+		{"halves past the page", bfOffset + 3*512 + 8, 256, 3, false, 16},
+		{"misaligned register", bfOffset + 4, 256, 1, false, 16},
+		{"halves not whole blocks", bfOffset, 100, 1, false, 6},
+		{"doorbell past the page", 4096, 0, 0, false, 0},
+		{"negative", -8, 0, 0, false, 0},
+	} {
+		bf := bfreg{bufSize: tc.bufSize, uuarn: tc.uuarn}
+		bf.setReg(page, tc.reg)
+		if (bf.base != nil) != tc.ok || bf.bfMax != tc.bfMax {
+			t.Errorf("%s: base %v, bfMax %d; want usable %v, %d", tc.name, bf.base, bf.bfMax, tc.ok, tc.bfMax)
+		}
+		if tc.ok && bf.base != unsafe.Pointer(&page[tc.reg]) {
+			t.Errorf("%s: base not the register", tc.name)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package mlx5
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
@@ -46,6 +47,13 @@ type bfreg struct {
 	offset   int       // the half of the buffer the next ring writes: 0 or bufSize
 	bufSize  int       // half the register; 0 where there is no BlueFlame
 	uuarn    int       // the bfreg's index; 0 (or, dynamic, an NC page) has no BlueFlame
+	// base is &page[reg], checked once here (setReg) rather than at
+	// each ring: the register and both halves of its buffer are in the
+	// page and 8-byte aligned. nil when they are not: no QP takes it.
+	base unsafe.Pointer
+	// bfMax is the largest WQE (16-byte units) a BlueFlame write takes:
+	// half the register, 0 without BlueFlame.
+	bfMax int
 
 	// Dynamic UARs. The first bfreg of a page holds its mapping (mapped)
 	// and object; the others share them.
@@ -138,12 +146,11 @@ func (c *context) insertDynUUARs(first *bfreg) {
 		}
 		uarInPage := j / nonFPBfregsUAR
 		inUAR := j % nonFPBfregsUAR
-		bf.page = first.page
-		bf.reg = uarInPage*adapterPage + bfOffset + inUAR*c.bfRegSize
 		if !first.ncMode {
 			bf.bufSize = c.bfRegSize / 2
 			bf.uuarn = 1 // any non-zero: BlueFlame allowed
 		}
+		bf.setReg(first.page, uarInPage*adapterPage+bfOffset+inUAR*c.bfRegSize)
 		bf.dynAlloc = first.dynAlloc
 		bf.needLock = first.shared
 		if j != 0 {
@@ -263,10 +270,33 @@ func (c *context) freeDynUARs() error {
 // response names, or the dynamic one picked before the command.
 func (c *context) bfregFor(index uint32, dyn *bfreg) (*bfreg, error) {
 	if dyn != nil {
+		if dyn.base == nil {
+			return nil, fmt.Errorf("mlx5: dynamic bfreg: register outside its UAR page: %w", provider.ErrInvalid)
+		}
 		return dyn, nil
 	}
 	if int(index) >= len(c.bfs) || c.bfs[index].page == nil {
 		return nil, fmt.Errorf("mlx5: CREATE_QP response: bfreg %d of %d: %w", index, len(c.bfs), provider.ErrInvalid)
 	}
+	if c.bfs[index].base == nil {
+		return nil, fmt.Errorf("mlx5: bfreg %d: register outside its UAR page: %w", index, provider.ErrInvalid)
+	}
 	return &c.bfs[index], nil
+}
+
+// setReg places the bfreg at page[reg:] and checks, once, what each ring
+// would otherwise check: the doorbell word and both halves of the
+// BlueFlame buffer are inside the page, and aligned for the 8-byte stores
+// and 64-byte bursts. bufSize and uuarn are set before. A register that
+// fails keeps base nil, and bfregFor refuses it.
+func (bf *bfreg) setReg(page []byte, reg int) {
+	bf.page, bf.reg, bf.base = page, reg, nil
+	bf.bfMax = 0
+	if bf.uuarn != 0 {
+		bf.bfMax = bf.bufSize / segSize
+	}
+	if reg < 0 || reg%8 != 0 || bf.bufSize%sendWQEBB != 0 || reg+max(8, 2*bf.bufSize) > len(page) {
+		return
+	}
+	bf.base = unsafe.Pointer(&page[reg])
 }

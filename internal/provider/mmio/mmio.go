@@ -16,6 +16,8 @@
 // across a call to an assembly function.
 package mmio
 
+import "unsafe"
+
 // Write64 stores the 8 bytes of v, in memory order as v would have them in
 // a native store, at b[off:off+8] with one 64-bit store: the doorbell
 // write to a UAR (rdma-core's mmio_write64_be, which takes the value
@@ -40,3 +42,16 @@ func Copy64(dst []byte, dstOff int, src []byte, srcOff int) {
 	}
 	copy64(dst, dstOff, src, srcOff)
 }
+
+// Store64 is Write64 without its checks, for a caller that checked the
+// register once where it mapped it: one 64-bit store of v, in v's native
+// memory order, at p, which must be 8-byte aligned.
+func Store64(p unsafe.Pointer, v uint64) { store64((*byte)(p), v) }
+
+// CopyBlocks is Copy64 of blocks consecutive 64-byte blocks, without
+// checks, in one call: the BlueFlame write of a whole WQE (rdma-core's
+// mlx5_bf_copy loop of mmio_memcpy_x64). dst and src must be 8-byte
+// aligned with blocks*64 bytes behind them, and blocks at least 1; the
+// caller checked the register where it mapped it, and splits a WQE that
+// wraps at the end of its queue.
+func CopyBlocks(dst, src unsafe.Pointer, blocks int) { copyBlocks((*byte)(dst), (*byte)(src), blocks) }

@@ -57,3 +57,34 @@ TEXT ·burst64(SB), NOSPLIT, $0-16
 	MOVQ 56(SI), AX
 	MOVQ AX, 56(DI)
 	RET
+
+// func copyBlocks(dst, src *byte, blocks int)
+//
+// burst64 over blocks blocks (at least 1), one loop in one call: a
+// BlueFlame write of a whole WQE.
+TEXT ·copyBlocks(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ blocks+16(FP), CX
+loop:
+	MOVQ 0(SI), AX
+	MOVQ AX, 0(DI)
+	MOVQ 8(SI), AX
+	MOVQ AX, 8(DI)
+	MOVQ 16(SI), AX
+	MOVQ AX, 16(DI)
+	MOVQ 24(SI), AX
+	MOVQ AX, 24(DI)
+	MOVQ 32(SI), AX
+	MOVQ AX, 32(DI)
+	MOVQ 40(SI), AX
+	MOVQ AX, 40(DI)
+	MOVQ 48(SI), AX
+	MOVQ AX, 48(DI)
+	MOVQ 56(SI), AX
+	MOVQ AX, 56(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ loop
+	RET

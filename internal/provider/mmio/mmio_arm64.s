@@ -46,3 +46,18 @@ TEXT ·burst64(SB), NOSPLIT, $0-16
 	VLD4 (R1), [V0.D2, V1.D2, V2.D2, V3.D2]
 	VST4 [V0.D2, V1.D2, V2.D2, V3.D2], (R0)
 	RET
+
+// func copyBlocks(dst, src *byte, blocks int)
+//
+// burst64 over blocks blocks (at least 1), the pointers moved on by the
+// post-indexed LD4 and ST4: a BlueFlame write of a whole WQE.
+TEXT ·copyBlocks(SB), NOSPLIT, $0-24
+	MOVD dst+0(FP), R0
+	MOVD src+8(FP), R1
+	MOVD blocks+16(FP), R2
+loop:
+	VLD4.P 64(R1), [V0.D2, V1.D2, V2.D2, V3.D2]
+	VST4.P [V0.D2, V1.D2, V2.D2, V3.D2], 64(R0)
+	SUBS $1, R2, R2
+	BNE loop
+	RET

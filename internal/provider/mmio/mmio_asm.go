@@ -35,6 +35,11 @@ func store64(p *byte, v uint64)
 //go:noescape
 func burst64(dst, src *byte)
 
+// copyBlocks is burst64 of blocks consecutive blocks (at least 1).
+//
+//go:noescape
+func copyBlocks(dst, src *byte, blocks int)
+
 func write64(b []byte, off int, v uint64) { store64(&b[off], v) }
 
 func copy64(dst []byte, dstOff int, src []byte, srcOff int) { burst64(&dst[dstOff], &src[srcOff]) }

@@ -4,6 +4,7 @@ package mmio
 
 import (
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/provider/mem"
 )
@@ -32,5 +33,14 @@ func write64(b []byte, off int, v uint64) { mem.Uint64(b, off).Store(v) }
 func copy64(dst []byte, dstOff int, src []byte, srcOff int) {
 	for i := 0; i < 64; i += 8 {
 		mem.Uint64(dst, dstOff+i).Store(mem.Uint64(src, srcOff+i).Load())
+	}
+}
+
+func store64(p *byte, v uint64) { atomic.StoreUint64((*uint64)(unsafe.Pointer(p)), v) }
+
+func copyBlocks(dst, src *byte, blocks int) {
+	for i := uintptr(0); i < uintptr(blocks)*64; i += 8 {
+		d := (*uint64)(unsafe.Add(unsafe.Pointer(dst), i))
+		atomic.StoreUint64(d, atomic.LoadUint64((*uint64)(unsafe.Add(unsafe.Pointer(src), i))))
 	}
 }

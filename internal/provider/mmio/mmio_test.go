@@ -3,6 +3,7 @@ package mmio
 import (
 	"encoding/binary"
 	"testing"
+	"unsafe"
 )
 
 func TestWrite64(t *testing.T) {
@@ -38,6 +39,38 @@ func TestCopy64(t *testing.T) {
 	}
 }
 
+// TestCopyBlocks: each block count copies exactly its bytes, in place,
+// and nothing around them.
+func TestCopyBlocks(t *testing.T) {
+	for _, tc := range []struct{ blocks, dstOff, srcOff int }{
+		{1, 0, 0}, {1, 8, 16}, {2, 64, 0}, {3, 8, 8}, {4, 0, 64},
+	} {
+		src := make([]byte, 320)
+		for i := range src {
+			src[i] = byte(i)
+		}
+		dst := make([]byte, 320)
+		CopyBlocks(unsafe.Pointer(&dst[tc.dstOff]), unsafe.Pointer(&src[tc.srcOff]), tc.blocks)
+		for i, c := range dst {
+			want := byte(0)
+			if n := i - tc.dstOff; n >= 0 && n < 64*tc.blocks {
+				want = byte(tc.srcOff + n)
+			}
+			if c != want {
+				t.Fatalf("%+v: dst[%d] = %d, want %d", tc, i, c, want)
+			}
+		}
+	}
+}
+
+func TestStore64(t *testing.T) {
+	b := make([]byte, 24)
+	Store64(unsafe.Pointer(&b[8]), binary.NativeEndian.Uint64([]byte{1, 2, 3, 4, 5, 6, 7, 8}))
+	if want := []byte{0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0, 0, 0, 0, 0}; string(b) != string(want) {
+		t.Errorf("Store64 wrote % x", b)
+	}
+}
+
 func TestMisaligned(t *testing.T) {
 	b := make([]byte, 128)
 	for name, f := range map[string]func(){
@@ -64,6 +97,8 @@ func TestNoAllocs(t *testing.T) {
 		LockedWCStart()
 		Write64(b, 0, 1)
 		Copy64(b, 64, b, 0)
+		CopyBlocks(unsafe.Pointer(&b[64]), unsafe.Pointer(&b[0]), 1)
+		Store64(unsafe.Pointer(&b[0]), 2)
 		FlushWrites()
 	}); n != 0 {
 		t.Errorf("%v allocations", n)
