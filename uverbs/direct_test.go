@@ -58,7 +58,7 @@ func TestPostDirect(t *testing.T) {
 			if n, err := direct.PostRecv(recvs); n != len(recvs) || err != nil {
 				t.Fatalf("PostRecv = %d, %v", n, err)
 			}
-			if n, err := postRecv(copied.rq, &copied.rwr, copied.rsge, recvs, copied.cap.MaxRecvWR); n != len(recvs) || err != nil {
+			if n, err := copied.recv.post(recvs); n != len(recvs) || err != nil {
 				t.Fatalf("postRecv = %d, %v", n, err)
 			}
 			for off, name := range map[uint64]string{1 << 12: "receive queue", 2 << 12: "send queue"} {

@@ -33,6 +33,7 @@ func hostQP(tb testing.TB) (*QP, *conformance.FakeDevice, func(), func()) {
 	binary.NativeEndian.PutUint32(resp[24:], uint32(len(sqBuf)))
 	qp := hostQPOn(tb, rxe.Driver(), dev, resp[:], u)
 	qp.cap.MaxSendWR, qp.cap.MaxRecvWR = int(u.SQ-1), int(u.RQ-1)
+	qp.recv.size = qp.cap.MaxRecvWR
 	return qp, dev, func() { kernelTake(sqBuf) }, func() { kernelTake(rqBuf) }
 }
 
@@ -46,9 +47,9 @@ func hostQPOn(tb testing.TB, driver provider.Driver, dev *conformance.FakeDevice
 	if err != nil {
 		tb.Fatal(err)
 	}
-	qp := &QP{typ: RC, sq: q.SQ, rq: q.RQ,
+	qp := &QP{typ: RC, sq: q.SQ, recv: recvSide{rq: q.RQ, sge: make([]provider.SGE, 4), size: int(u.RQ)},
 		cap:  QPCap{MaxSendWR: int(u.SQ), MaxRecvWR: int(u.RQ), MaxSendSGE: 4, MaxRecvSGE: 4, MaxInlineData: 64},
-		ssge: make([]provider.SGE, 4), rsge: make([]provider.SGE, 4)}
+		ssge: make([]provider.SGE, 4)}
 	qp.state.Store(uint32(QPSInit))
 	qp.setNoReads(false)
 	return qp

@@ -47,7 +47,7 @@ func (qp *QP) OwnRecv() (*RecvQueue, error) {
 	if qp == nil {
 		return nil, ErrClosed
 	}
-	if qp.rq == nil {
+	if qp.recv.rq == nil {
 		return nil, invalid("uverbs: own receive queue: the QP receives from an SRQ")
 	}
 	if err := own(qp, &qp.recvMu, "receive"); err != nil {
@@ -110,7 +110,7 @@ func (r *RecvQueue) Post(wrs []RecvWR) (int, error) {
 		qp.recvMu.Leave()
 		return qp.PostRecv(wrs) // the locked way says why
 	}
-	n, err := postRecv(qp.rq, &qp.rwr, qp.rsge, wrs, qp.cap.MaxRecvWR)
+	n, err := qp.recv.post(wrs)
 	qp.recvMu.Leave()
 	return n, err
 }

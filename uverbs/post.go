@@ -24,30 +24,71 @@ func (qp *QP) PostSend(wrs []SendWR) (int, error) {
 	// No defer: it costs more than the rest of a one-request post's
 	// locking, and nothing under the lock panics.
 	qp.sendMu.Lock()
-	n, err := qp.postSendLocked(wrs)
+	var n int
+	var err error
+	if qp.closed.Load() {
+		err = ErrClosed
+	} else {
+		n, err = qp.postSends(wrs)
+	}
 	qp.sendMu.Unlock()
 	return n, err
 }
 
-// postSendLocked is PostSend under the send lock.
-func (qp *QP) postSendLocked(wrs []SendWR) (int, error) {
-	if qp.closed.Load() {
-		return 0, ErrClosed
-	}
-	return qp.postSends(wrs)
-}
-
 // postSends puts wrs on the send queue and rings the doorbell, under the
-// send lock or by the queue's owner (SendQueue).
+// send lock or by the queue's owner (SendQueue). The drivers of this
+// module read the caller's request itself (provider.SendWR has SendWR's
+// layout), called by their concrete types, found once per call: an
+// interface call would make the request escape, and one type assertion
+// is a compare with the driver's itab. A request plain does not pass
+// goes through putSendChecked, out of line. The three loops are one loop
+// for three types; a generic function would call Put through its
+// dictionary, an indirect call again.
 func (qp *QP) postSends(wrs []SendWR) (int, error) {
 	n := 0
 	var err error
-	for i := range wrs {
-		if err = qp.putSend(&wrs[i]); err != nil {
-			err = fmt.Errorf("uverbs: post send: work request %d (%s): %w", i, wrs[i].Opcode, err)
-			break
+	if sq, ok := qp.sq.(*mlx5.SQ); ok {
+		for ; n < len(wrs); n++ {
+			if wr := &wrs[n]; qp.plain(wr) {
+				err = sq.Put(sendView(wr))
+			} else {
+				err = qp.putSendChecked(wr)
+			}
+			if err != nil {
+				break
+			}
 		}
-		n++
+	} else if sq, ok := qp.sq.(*rxe.SQ); ok {
+		for ; n < len(wrs); n++ {
+			if wr := &wrs[n]; qp.plain(wr) {
+				err = sq.Put(sendView(wr))
+			} else {
+				err = qp.putSendChecked(wr)
+			}
+			if err != nil {
+				break
+			}
+		}
+	} else if sq, ok := qp.sq.(*siw.SQ); ok {
+		for ; n < len(wrs); n++ {
+			if wr := &wrs[n]; qp.plain(wr) {
+				err = sq.Put(sendView(wr))
+			} else {
+				err = qp.putSendChecked(wr)
+			}
+			if err != nil {
+				break
+			}
+		}
+	} else {
+		for ; n < len(wrs); n++ {
+			if err = qp.putSendChecked(&wrs[n]); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		err = fmt.Errorf("uverbs: post send: work request %d (%s): %w", n, wrs[n].Opcode, putErr(err, "send", qp.cap.MaxSendWR))
 	}
 	if n > 0 {
 		if ferr := qp.sq.Flush(); ferr != nil {
@@ -71,27 +112,10 @@ var errNoReads = invalid("the QP may have no RDMA read or atomic outstanding (ma
 	"connect with rdmacm.ConnParam.InitiatorDepth above 0 (nil or rdmacm.MaxInitiatorDepth: the device's maximum; " +
 	"the peer's ResponderResources limits it), or set QPAttr.MaxRdAtomic when moving a QP connected by hand to RTS")
 
+// putSend puts one request as postSends does: the way PostSend's
+// benchmarks of the checks take.
 func (qp *QP) putSend(wr *SendWR) error {
-	var err error
-	if qp.plain(wr) {
-		// The drivers of this module read the caller's request itself
-		// (provider.SendWR has SendWR's layout), called by their
-		// concrete types: an interface call would make the request
-		// escape. One type assertion is a compare with the driver's
-		// itab; a type switch would hash the type first.
-		if sq, ok := qp.sq.(*mlx5.SQ); ok {
-			err = sq.Put(sendView(wr))
-		} else if sq, ok := qp.sq.(*rxe.SQ); ok {
-			err = sq.Put(sendView(wr))
-		} else if sq, ok := qp.sq.(*siw.SQ); ok {
-			err = sq.Put(sendView(wr))
-		} else {
-			err = qp.putSendChecked(wr)
-		}
-	} else {
-		err = qp.putSendChecked(wr)
-	}
-	if err != nil {
+	if err := qp.putSendChecked(wr); err != nil {
 		return putErr(err, "send", qp.cap.MaxSendWR)
 	}
 	return nil
@@ -305,7 +329,7 @@ func (qp *QP) PostRecv(wrs []RecvWR) (int, error) {
 	if !qp.recvReady() {
 		err = qp.recvRefused()
 	} else {
-		n, err = postRecv(qp.rq, &qp.rwr, qp.rsge, wrs, qp.cap.MaxRecvWR)
+		n, err = qp.recv.post(wrs)
 	}
 	qp.recvMu.Unlock()
 	return n, err
@@ -315,7 +339,7 @@ func (qp *QP) PostRecv(wrs []RecvWR) (int, error) {
 // closed, has its own receive queue and is out of RESET. recvRefused says
 // why not.
 func (qp *QP) recvReady() bool {
-	return !qp.closed.Load() && qp.rq != nil && QPState(qp.state.Load()) != QPSReset
+	return !qp.closed.Load() && qp.recv.rq != nil && QPState(qp.state.Load()) != QPSReset
 }
 
 // recvRefused says why the QP takes no receive work now. Hold the
@@ -324,40 +348,62 @@ func (qp *QP) recvRefused() error {
 	switch {
 	case qp.closed.Load():
 		return ErrClosed
-	case qp.rq == nil:
+	case qp.recv.rq == nil:
 		return invalid("uverbs: post recv: the QP receives from an SRQ")
 	default:
 		return invalid("uverbs: post recv: the QP is in RESET")
 	}
 }
 
-// postRecv puts wrs on rq and publishes what it put. The drivers of this
-// module read the caller's request itself (provider.RecvWR has RecvWR's
-// layout), called by their concrete types so that it does not escape;
-// another driver gets a copy in w and sge (putRecvCopy).
-func postRecv(rq provider.RQ, w *provider.RecvWR, sge []provider.SGE, wrs []RecvWR, size int) (int, error) {
+// recvSide is a receive queue as PostRecv sees it, a QP's or an SRQ's:
+// the driver's queue, a scratch request and SGEs for drivers outside this
+// module, and the queue's size for errors.
+type recvSide struct {
+	rq   provider.RQ
+	wr   provider.RecvWR
+	sge  []provider.SGE
+	size int
+}
+
+// post puts wrs on the queue and publishes what it put. The drivers of
+// this module read the caller's request itself (provider.RecvWR has
+// RecvWR's layout), called by their concrete types, found once per call,
+// so that it does not escape; another driver gets a copy in the scratch
+// request (putRecvCopy). The loops are postSends'.
+func (r *recvSide) post(wrs []RecvWR) (int, error) {
+	rq, sge := r.rq, r.sge
 	n := 0
 	var err error
-	for i := range wrs {
-		wr := &wrs[i]
-		if len(wr.SGE) > len(sge) {
-			err = invalid("uverbs: post recv: work request %d: %d SGEs, the queue takes %d", i, len(wr.SGE), len(sge))
-			break
+	if q, ok := rq.(*mlx5.RQ); ok {
+		for ; n < len(wrs) && len(wrs[n].SGE) <= len(sge); n++ {
+			if err = q.Put(recvView(&wrs[n])); err != nil {
+				break
+			}
 		}
-		if q, ok := rq.(*mlx5.RQ); ok {
-			err = q.Put(recvView(wr))
-		} else if q, ok := rq.(*rxe.RQ); ok {
-			err = q.Put(recvView(wr))
-		} else if q, ok := rq.(*siw.RQ); ok {
-			err = q.Put(recvView(wr))
-		} else {
-			err = putRecvCopy(rq, wr, w, sge)
+	} else if q, ok := rq.(*rxe.RQ); ok {
+		for ; n < len(wrs) && len(wrs[n].SGE) <= len(sge); n++ {
+			if err = q.Put(recvView(&wrs[n])); err != nil {
+				break
+			}
 		}
-		if err != nil {
-			err = fmt.Errorf("uverbs: post recv: work request %d: %w", i, putErr(err, "receive", size))
-			break
+	} else if q, ok := rq.(*siw.RQ); ok {
+		for ; n < len(wrs) && len(wrs[n].SGE) <= len(sge); n++ {
+			if err = q.Put(recvView(&wrs[n])); err != nil {
+				break
+			}
 		}
-		n++
+	} else {
+		for ; n < len(wrs) && len(wrs[n].SGE) <= len(sge); n++ {
+			if err = putRecvCopy(rq, &wrs[n], &r.wr, sge); err != nil {
+				break
+			}
+		}
+	}
+	switch {
+	case err != nil:
+		err = fmt.Errorf("uverbs: post recv: work request %d: %w", n, putErr(err, "receive", r.size))
+	case n < len(wrs):
+		err = invalid("uverbs: post recv: work request %d: %d SGEs, the queue takes %d", n, len(wrs[n].SGE), len(sge))
 	}
 	if n > 0 {
 		if ferr := rq.Flush(); ferr != nil {

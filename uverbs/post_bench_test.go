@@ -68,9 +68,7 @@ func BenchmarkPostSend16(b *testing.B) {
 // BenchmarkPostRecv16 is postRecv of 16 one-SGE requests on a counting
 // receive queue.
 func BenchmarkPostRecv16(b *testing.B) {
-	rq := &countRQ{}
-	var w provider.RecvWR
-	sge := make([]provider.SGE, 4)
+	r := recvSide{rq: &countRQ{}, sge: make([]provider.SGE, 4), size: 256}
 	s := []SGE{{Addr: 0x20000, Length: 4096, LKey: 0x66}}
 	wrs := make([]RecvWR, 16)
 	for i := range wrs {
@@ -78,7 +76,7 @@ func BenchmarkPostRecv16(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if n, err := postRecv(rq, &w, sge, wrs, 256); n != 16 || err != nil {
+		if n, err := r.post(wrs); n != 16 || err != nil {
 			b.Fatal(n, err)
 		}
 	}

@@ -84,9 +84,7 @@ type QP struct {
 	ssge   []provider.SGE
 
 	recvMu spin.GateLock // the same for receives (RecvQueue)
-	rq     provider.RQ   // nil with an SRQ
-	rwr    provider.RecvWR
-	rsge   []provider.SGE
+	recv   recvSide      // its rq is nil with an SRQ
 
 	destroy verbs.Life
 }
@@ -123,7 +121,7 @@ func (pd *PD) CreateQP(init QPInit) (*QP, error) {
 		RecvCQLock: verbs.CQLockOf(init.RecvCQ),
 	}
 	if init.SRQ != nil {
-		pinit.SRQ, pinit.SRQQueue = true, init.SRQ.rq
+		pinit.SRQ, pinit.SRQQueue = true, init.SRQ.recv.rq
 		pinit.MaxRecvWR, pinit.MaxRecvSGE = 0, 0
 	}
 	in, out := c.Udata(abi.IB_USER_VERBS_CMD_CREATE_QP)
@@ -175,10 +173,10 @@ func (pd *PD) CreateQP(init QPInit) (*QP, error) {
 		MaxRecvSGE:    int(pinit.MaxRecvSGE),
 		MaxInlineData: int(pinit.MaxInline),
 	}
-	qp.sq, qp.rq = queues.SQ, queues.RQ
+	qp.sq, qp.recv.rq = queues.SQ, queues.RQ
 	qp.setNoReads(false)
 	qp.ssge = make([]provider.SGE, qp.cap.MaxSendSGE)
-	qp.rsge = make([]provider.SGE, qp.cap.MaxRecvSGE)
+	qp.recv.sge, qp.recv.size = make([]provider.SGE, qp.cap.MaxRecvSGE), qp.cap.MaxRecvWR
 	return qp, nil
 }
 
@@ -286,7 +284,7 @@ func (qp *QP) unmap() {
 	qp.recvMu.Disown()
 	qp.core.Remove(qp.id)
 	qp.sq.Close()
-	if qp.rq != nil {
-		qp.rq.Close()
+	if qp.recv.rq != nil {
+		qp.recv.rq.Close()
 	}
 }

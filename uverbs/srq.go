@@ -33,9 +33,7 @@ type SRQ struct {
 
 	closed atomic.Bool
 	mu     sync.Mutex
-	rq     provider.RQ
-	wr     provider.RecvWR
-	sge    []provider.SGE
+	recv   recvSide
 
 	destroy verbs.Life
 }
@@ -75,8 +73,7 @@ func (pd *PD) CreateSRQ(init SRQInit) (*SRQ, error) {
 		return nil, fmt.Errorf("uverbs: create SRQ: %w", err)
 	}
 	s.maxWR, s.maxSGE = int(sinit.MaxWR), int(sinit.MaxSGE) // as the driver left them
-	s.rq = rq
-	s.sge = make([]provider.SGE, s.maxSGE)
+	s.recv = recvSide{rq: rq, sge: make([]provider.SGE, s.maxSGE), size: s.maxWR}
 	return s, nil
 }
 
@@ -124,7 +121,7 @@ func (s *SRQ) PostRecv(wrs []RecvWR) (int, error) {
 	if s.closed.Load() {
 		return 0, ErrClosed
 	}
-	return postRecv(s.rq, &s.wr, s.sge, wrs, s.maxWR)
+	return s.recv.post(wrs)
 }
 
 // SetLimit arms the SRQ's limit event (ibv_modify_srq with IBV_SRQ_LIMIT).
@@ -181,6 +178,6 @@ func (s *SRQ) release() {
 	s.closed.Store(true)
 	s.core.Remove(s.id)
 	s.mu.Lock()
-	s.rq.Close()
+	s.recv.rq.Close()
 	s.mu.Unlock()
 }
