@@ -143,3 +143,44 @@ func ExampleQP_PostSend() {
 		log.Fatal(err)
 	}
 }
+
+// Give a QP's send side and its CQ's polling to one goroutine, which then
+// posts and polls with no lock at all: the fastest data path, for a
+// goroutine that owns a connection. Close, Modify and the locked
+// methods stay safe from other goroutines; they wait for the owner to
+// leave its call.
+func ExampleQP_OwnSend() {
+	var (
+		qp  *uverbs.QP // connected, RTS
+		c   *cq.CQ     // its send CQ
+		sge uverbs.SGE // registered memory to write from
+	)
+	sq, err := qp.OwnSend()
+	if err != nil {
+		log.Fatal(err) // uverbs.ErrBusy: another goroutine owns it
+	}
+	defer sq.Release()
+	poller, err := c.Own()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer poller.Release()
+	wr := []uverbs.SendWR{{Opcode: uverbs.WRRDMAWrite, Flags: uverbs.SendSignaled,
+		SGE: []uverbs.SGE{sge}, RemoteAddr: 0x7f0000000000, RKey: 0x1234}}
+	wc := make([]cq.WC, 16)
+	for i := range 1000 {
+		wr[0].ID = uint64(i)
+		if _, err := sq.Post(wr); err != nil {
+			log.Fatal(err)
+		}
+		for {
+			n, err := poller.Poll(wc)
+			if err != nil {
+				log.Fatal(err)
+			}
+			if n > 0 {
+				break
+			}
+		}
+	}
+}
