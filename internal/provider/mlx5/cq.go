@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"runtime"
 	"sync/atomic"
 
 	"github.com/purerdma/purerdma/internal/abi"
@@ -34,6 +35,14 @@ type cq struct {
 	v1   bool   // CQE version 1: Poll's straight path applies (pollFast)
 	db   dbrec
 	cqn  uint32
+
+	// Arm runs without the lock (ArmLive), so what it touches outlives
+	// Close: the doorbell record is freed, and the context's CQ UAR
+	// page unmapped, only once the CQ is unreachable (mem, a cleanup
+	// of the CQ's); uar is ctx.cqUAR, fixed at creation.
+	uar   []byte
+	armDB *[4]byte // the doorbell record's second word, db.b[4:8]
+	mem   *cqMem
 
 	// consIndex and armSN are written under the lock (by Poll, Take,
 	// clean and Event) and read by Arm, which takes none (as
@@ -107,28 +116,62 @@ func (p *pendingCQ) Finish(resp []byte) (provider.CQ, error) {
 	if g&(g-1) != 0 || g > uint64(p.q.mask)+1 {
 		return nil, fmt.Errorf("mlx5: CREATE_CQ granted %d entries for a ring of %d: %w", p.init.Granted, p.q.mask+1, provider.ErrInvalid)
 	}
-	p.q.mask = uint32(g - 1)
-	p.q.cqn = r.CQN
-	return p.q, nil
+	q := p.q
+	q.mask = uint32(g - 1)
+	q.cqn = r.CQN
+	q.uar = q.ctx.cqUAR
+	q.armDB = (*[4]byte)(q.db.b[4*cqArmDB:])
+	q.mem = &cqMem{ctx: q.ctx, db: q.db}
+	q.ctx.armerAdd()
+	runtime.AddCleanup(q, (*cqMem).release, q.mem)
+	return q, nil
 }
 
 func (p *pendingCQ) Abort() { p.q.free() }
 
 // free releases the doorbell record and then the ring, in mlx5_destroy_cq's
-// order.
+// order: a CQ that never ran (Abort).
 func (q *cq) free() {
 	q.ctx.freeMem(q.db, q.buf)
 	q.db = dbrec{}
 	q.buf = nil
 }
 
-// Close frees the ring after the kernel CQ is gone.
+// cqMem is what an Arm may touch after the CQ's Close: the CQ holds it,
+// and a cleanup of the CQ (runtime.AddCleanup, registered by Finish)
+// releases it once the CQ is unreachable, which it is not while an Arm
+// runs. closed says whether Close ran, so that the doorbell record of a
+// CQ dropped without Close (whose kernel CQ may still read it) is kept.
+type cqMem struct {
+	ctx    *context
+	db     dbrec
+	closed atomic.Bool
+}
+
+// release is the cleanup: it frees the record of a closed CQ, and lets
+// the context unmap its CQ UAR page when no CQ is left that could arm.
+func (m *cqMem) release() {
+	if m.closed.Load() {
+		m.ctx.freeMem(m.db, nil)
+	}
+	m.ctx.armerGone()
+}
+
+// Close frees the ring after the kernel CQ is gone; the doorbell record
+// waits for the CQ's cleanup (cqMem), for an Arm that may still run.
+// libmlx5 frees the record first, at once.
 func (q *cq) Close() error {
 	if q.closed {
 		return nil
 	}
 	q.closed = true
-	q.free()
+	if q.mem == nil {
+		q.free()
+		return nil
+	}
+	q.mem.closed.Store(true)
+	q.ctx.freeMem(dbrec{}, q.buf)
+	q.buf = nil
 	return nil
 }
 
@@ -412,11 +455,26 @@ func (q *cq) Release() {
 // solicited one): the request goes into the doorbell record's second word
 // and, with the CQ number, to the CQ doorbell of the context's UAR, as
 // mlx5_arm_cq writes them. Without a UAR (dynamic UARs on a device that
-// cannot allocate them) it reports false.
+// cannot allocate them), or once closed, it reports false.
 func (q *cq) Arm(solicitedOnly bool) bool {
-	uar := q.ctx.cqUAR
+	armed, _ := q.ArmLive(solicitedOnly)
+	return armed
+}
+
+// ArmLive is Arm for package cq, which calls it by its concrete type and
+// without the CQ's lock, as mlx5_arm_cq takes none: live is false once
+// Close ran. It may race Poll, Event and Close: it reads the consumer
+// index and the sequence number with atomic loads (libmlx5 reads them
+// racily), and what it writes stays mapped while the CQ is reachable
+// (cqMem). An Arm that overtakes a Close writes to a destroyed CQ's
+// record and doorbell, which the device ignores.
+func (q *cq) ArmLive(solicitedOnly bool) (armed, live bool) {
+	if q.mem.closed.Load() {
+		return false, false
+	}
+	uar := q.uar
 	if uar == nil {
-		return false
+		return false, true
 	}
 	sn := q.armSN.Load() & 3
 	ci := q.consIndex.Load() & 0xffffff
@@ -425,13 +483,16 @@ func (q *cq) Arm(solicitedOnly bool) bool {
 		cmd = cqDBReqNotSol
 	}
 	word := sn<<28 | cmd | ci
-	binary.BigEndian.PutUint32(q.db.b[4*cqArmDB:], word)
+	binary.BigEndian.PutUint32(q.armDB[:], word)
 	doorbell := uint64(word)<<32 | uint64(q.cqn)
+	if littleEndian {
+		doorbell = bits.ReverseBytes64(doorbell)
+	}
 	// The doorbell record is written before the doorbell rings.
 	mmio.FlushWrites()
-	mmio.Write64(uar, cqDoorbell, bigEndian64(doorbell))
+	mmio.Write64(uar, cqDoorbell, doorbell)
 	mmio.FlushWrites()
-	return true
+	return true, true
 }
 
 // Event counts a completion event of the CQ: the next Arm carries the next
@@ -441,14 +502,6 @@ func (q *cq) Arm(solicitedOnly bool) bool {
 // it reads for the CQ, as ibv_get_cq_event calls the driver's cq_event.
 func (q *cq) Event() {
 	mem.StoreRelease(&q.armSN, q.armSN.Load()+1)
-}
-
-// bigEndian64 returns the native word whose bytes in memory are v in
-// big-endian order: what mmio.Write64 stores for mmio_write64_be(htobe64(v)).
-func bigEndian64(v uint64) uint64 {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], v)
-	return binary.NativeEndian.Uint64(b[:])
 }
 
 // cursor caches the QP and SRQ of the last CQE within one poll, as
