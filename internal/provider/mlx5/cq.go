@@ -42,6 +42,7 @@ type cq struct {
 	// of the CQ's); uar is ctx.cqUAR, fixed at creation.
 	uar   []byte
 	armDB *[4]byte // the doorbell record's second word, db.b[4:8]
+	ciDB  *[4]byte // its first, db.b[0:4], for the empty poll
 	mem   *cqMem
 
 	// consIndex and armSN are written under the lock (by Poll, Take,
@@ -121,6 +122,7 @@ func (p *pendingCQ) Finish(resp []byte) (provider.CQ, error) {
 	q.cqn = r.CQN
 	q.uar = q.ctx.cqUAR
 	q.armDB = (*[4]byte)(q.db.b[4*cqArmDB:])
+	q.ciDB = (*[4]byte)(q.db.b[4*cqSetCI:])
 	q.mem = &cqMem{ctx: q.ctx, db: q.db}
 	q.ctx.armerAdd()
 	runtime.AddCleanup(q, (*cqMem).release, q.mem)
@@ -207,6 +209,17 @@ func (q *cq) next() (int, bool) {
 	return off, true
 }
 
+// setCI writes consumer index ci to the doorbell record (big-endian, 24
+// bits): one byte-swapped store, where binary.BigEndian's of a value
+// whose top byte is known to be zero is split into three.
+func (q *cq) setCI(ci uint32) {
+	v := ci & 0xffffff
+	if littleEndian {
+		v = bits.ReverseBytes32(v)
+	}
+	binary.NativeEndian.PutUint32(q.ciDB[:], v)
+}
+
 // updateConsIndex hands the consumed CQEs back to the device.
 func (q *cq) updateConsIndex() {
 	binary.BigEndian.PutUint32(q.db.b[4*cqSetCI:], q.consIndex.Load()&0xffffff)
@@ -225,7 +238,16 @@ func (q *cq) Poll(wc []provider.WC) int {
 // PollStatus is Poll, and reports whether any completion it moved failed
 // (package cq, which calls it directly, then clears what a failure leaves
 // undefined).
+//
+// The empty CQ, a busy-wait's every turn, is answered here, without
+// entering either loop: the doorbell record is written, as libmlx5 writes
+// it then too.
 func (q *cq) PollStatus(wc []provider.WC) (int, bool) {
+	ci := q.consIndex.Load()
+	if len(wc) == 0 || !owned(q.buf[int(ci&q.mask)*cqeSize+cqeSize-1], ci, q.mask) {
+		q.setCI(ci)
+		return 0, false
+	}
 	if q.v1 {
 		return q.pollFast(wc)
 	}
@@ -250,14 +272,8 @@ func (q *cq) PollStatus(wc []provider.WC) (int, bool) {
 // make for each), or before parse, which reads and moves them.
 func (q *cq) pollFast(wc []provider.WC) (int, bool) {
 	buf, mask := q.buf, q.mask
-	ci := q.consIndex.Load()
-	if len(wc) == 0 || !owned(buf[int(ci&mask)*cqeSize+cqeSize-1], ci, mask) {
-		// Empty: a busy-wait's poll, which libmlx5 answers with one
-		// doorbell record write too.
-		binary.BigEndian.PutUint32(q.db.b[4*cqSetCI:], ci&0xffffff)
-		return 0, false
-	}
-	var cur cursor // the QP of the last CQE: libmlx5's cur_rsc
+	ci := q.consIndex.Load() // PollStatus saw the CQE at ci is ours
+	var cur cursor           // the QP of the last CQE: libmlx5's cur_rsc
 	var t tails
 	n, failed := 0, uint32(0)
 	for {
@@ -398,7 +414,7 @@ done:
 	t.flushSQ()
 	t.flushRQ()
 	mem.StoreRelease(&q.consIndex, ci)
-	binary.BigEndian.PutUint32(q.db.b[4*cqSetCI:], ci&0xffffff)
+	q.setCI(ci)
 	return n, failed != 0
 }
 
