@@ -39,8 +39,8 @@ type cq struct {
 	// Arm runs without the lock (ArmLive), so what it touches outlives
 	// Close: the doorbell record is freed, and the context's CQ UAR
 	// page unmapped, only once the CQ is unreachable (mem, a cleanup
-	// of the CQ's); uar is ctx.cqUAR, fixed at creation.
-	uar   []byte
+	// of the CQ's); uar is in ctx.cqUAR, fixed at creation.
+	uar   *[8]byte // the CQ doorbell of ctx.cqUAR, nil without one
 	armDB *[4]byte // the doorbell record's second word, db.b[4:8]
 	ciDB  *[4]byte // its first, db.b[0:4], for the empty poll
 	mem   *cqMem
@@ -120,7 +120,11 @@ func (p *pendingCQ) Finish(resp []byte) (provider.CQ, error) {
 	q := p.q
 	q.mask = uint32(g - 1)
 	q.cqn = r.CQN
-	q.uar = q.ctx.cqUAR
+	if u := q.ctx.cqUAR; u != nil {
+		// A UAR page is page-aligned: the register is 8-byte aligned,
+		// as mmio.Write64To needs.
+		q.uar = (*[8]byte)(u[cqDoorbell:])
+	}
 	q.armDB = (*[4]byte)(q.db.b[4*cqArmDB:])
 	q.ciDB = (*[4]byte)(q.db.b[4*cqSetCI:])
 	q.mem = &cqMem{ctx: q.ctx, db: q.db}
@@ -506,7 +510,7 @@ func (q *cq) ArmLive(solicitedOnly bool) (armed, live bool) {
 	}
 	// The doorbell record is written before the doorbell rings.
 	mmio.FlushWrites()
-	mmio.Write64(uar, cqDoorbell, doorbell)
+	mmio.Write64To(uar, doorbell)
 	mmio.FlushWrites()
 	return true, true
 }
