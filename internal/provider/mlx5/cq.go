@@ -355,9 +355,11 @@ func (q *cq) pollFast(wc []provider.WC) (int, bool) {
 					}
 					if t.rq != &rq.tail {
 						t.flushRQ()
-						rq.acquire()
 						t.rq, t.rqv = &rq.tail, rq.tail.Load()
 					}
+					// Ordered after the Flush that posted this
+					// WQE, which may have come after the last's.
+					rq.acquire()
 					w.ID = rq.wrid[t.rqv&(rq.wqeCnt-1)]
 					t.rqv++
 				}
