@@ -334,7 +334,12 @@ func (q *cq) pollFast(wc []provider.WC) (int, bool) {
 				w.QPNum = sop & 0xffffff
 				w.Flags = flags
 				if t.sq != &sq.tail {
-					t.flushSQ()
+					if t.sq != nil {
+						// Another QP's, within one poll: rare
+						// enough for a full barrier's store,
+						// which needs no call.
+						t.sq.Store(t.sqv)
+					}
 					t.sq = &sq.tail
 				}
 				t.sqv = sq.wqeHead[idx] + 1
@@ -354,7 +359,9 @@ func (q *cq) pollFast(wc []provider.WC) (int, bool) {
 						goto slow
 					}
 					if t.rq != &rq.tail {
-						t.flushRQ()
+						if t.rq != nil {
+							t.rq.Store(t.rqv) // as t.sq's
+						}
 						t.rq, t.rqv = &rq.tail, rq.tail.Load()
 					}
 					// Ordered after the Flush that posted this
