@@ -12,10 +12,11 @@ import (
 // queue (user index 0, QP 0x11) and one on an SRQ (user index 1, QP
 // 0x22), with sends and receives posted: what TestPollFast polls twice.
 type pollWorld struct {
-	cq   *cq
-	a, b *qp
-	srq  *srq
-	ctrs []uint16 // the WQE counter of each send posted on a
+	cq    *cq
+	a, b  *qp
+	srq   *srq
+	ctrs  []uint16 // the WQE counter of each send posted on a
+	ctrsB []uint16 // and on b
 }
 
 func newPollWorld(t *testing.T) *pollWorld {
@@ -36,6 +37,13 @@ func newPollWorld(t *testing.T) *pollWorld {
 			t.Fatal(err)
 		}
 	}
+	for i := 0; i < 3; i++ {
+		w.ctrsB = append(w.ctrsB, uint16(w.b.sq.curPost))
+		if err := w.b.sq.Put(&provider.SendWR{ID: uint64(400 + i), Opcode: abi.IB_UVERBS_WR_RDMA_WRITE, SGE: []provider.SGE{{Addr: 0x1000, Length: 8, LKey: 1}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.b.sq.Flush()
 	w.a.sq.Flush()
 	w.a.rq.Flush()
 	for i := 0; i < 12; i++ {
@@ -103,6 +111,14 @@ func TestPollFast(t *testing.T) {
 			}
 			return e
 		}, []int{5, 5, 5, 16, 16}},
+		{"two send queues", func(w *pollWorld) []cqeFields {
+			var e []cqeFields
+			for i := 0; i < 3; i++ {
+				e = append(e, req(w, i, opSend),
+					cqeFields{sopDropQPN: opRDMAWrite<<24 | 0x22, srqnUIdx: 1, wqeCounter: w.ctrsB[i]})
+			}
+			return e
+		}, []int{16}},
 		{"errors and rare opcodes", func(w *pollWorld) []cqeFields {
 			return []cqeFields{
 				req(w, 0, opSend),
