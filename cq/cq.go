@@ -321,6 +321,28 @@ func (c *CQ) Resize(cqe int) error {
 // solicited receive or failed completion) sends one event to the CQ's
 // channel. Arm again after each event.
 func (c *CQ) ReqNotify(solicitedOnly bool) error {
+	if c == nil {
+		return ErrClosed
+	}
+	// mlx5 arms in shared memory without the lock, as mlx5_arm_cq
+	// (docs/concurrency.md, Arming without the lock); it reports a closed
+	// CQ itself, since the lock's closed flag cannot be read without
+	// the lock.
+	if r, ok := c.ring.(*mlx5.CQ); ok {
+		armed, live := r.ArmLive(solicitedOnly)
+		if !live {
+			return ErrClosed
+		}
+		if armed {
+			return nil
+		}
+	}
+	return c.notifyLocked(solicitedOnly)
+}
+
+// notifyLocked is ReqNotify under the lock: the driver's Arm, or the
+// kernel's REQ_NOTIFY_CQ for a driver that cannot arm in user space.
+func (c *CQ) notifyLocked(solicitedOnly bool) error {
 	if err := c.lockLive(); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/purerdma/purerdma/internal/abi"
@@ -39,6 +40,7 @@ const (
 
 // MLX5Host is the mlx5 driver's CQ and RC QP (in RTS) over MLX5Device.
 type MLX5Host struct {
+	Ctx    provider.Context // closed by the test's cleanup, or before
 	CQ     provider.CQ
 	Queues provider.Queues
 	// Entries is the CQ's size in CQEs.
@@ -52,6 +54,9 @@ type MLX5Host struct {
 // MLX5Device is the mlx5 fake device: Mmap hands out fresh anonymous
 // pages in place of the UAR pages, as the harness's mmap does.
 type MLX5Device struct {
+	// mu guards pages: the mlx5 CQ's cleanup may unmap the CQ UAR page
+	// from the garbage collector's goroutine.
+	mu    sync.Mutex
 	pages [][]byte
 }
 
@@ -61,12 +66,16 @@ func (d *MLX5Device) Mmap(offset uint64, size int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.mu.Lock()
 	d.pages = append(d.pages, b)
+	d.mu.Unlock()
 	return b, nil
 }
 
 // Munmap unmaps a page Mmap gave.
 func (d *MLX5Device) Munmap(b []byte) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	for i, p := range d.pages {
 		if len(b) > 0 && &p[0] == &b[0] {
 			d.pages = append(d.pages[:i], d.pages[i+1:]...)
@@ -103,9 +112,12 @@ func newMLX5Host(tb testing.TB, u Setup) (*MLX5Host, error) {
 				tb.Error(err)
 			}
 		}
+		dev.mu.Lock()
 		for _, p := range dev.pages {
 			munmap(p)
 		}
+		dev.pages = nil
+		dev.mu.Unlock()
 	})
 	ctx, err := d.NewContext(dev)
 	if err != nil {
@@ -118,7 +130,7 @@ func newMLX5Host(tb testing.TB, u Setup) (*MLX5Host, error) {
 	}
 	closers = append(closers, ctx.Close)
 
-	h := &MLX5Host{}
+	h := &MLX5Host{Ctx: ctx}
 	cqInit := provider.CQInit{CQE: u.CQ}
 	in, out = ctx.Udata(abi.IB_USER_VERBS_CMD_CREATE_CQ)
 	req := make([]byte, in)

@@ -160,7 +160,7 @@ func TestConcurrentResetPoll(t *testing.T) {
 	for r := 0; r < rounds; r++ {
 		// The device: three completions, where the ring has room.
 		cqMu.Lock()
-		for k := 0; k < 3 && prod-cq.consIndex < size; k++ {
+		for k := 0; k < 3 && prod-cq.consIndex.Load() < size; k++ {
 			off := int(prod&cq.mask) * 64
 			e := mem.At[cqe](cq.buf, off)
 			e.srqnUIdx.set(q.rsn)
@@ -183,8 +183,8 @@ func TestConcurrentResetPoll(t *testing.T) {
 	<-done
 	cqMu.Lock()
 	defer cqMu.Unlock()
-	if cq.consIndex != prod {
-		t.Errorf("consumer index %d after %d CQEs", cq.consIndex, prod)
+	if cq.consIndex.Load() != prod {
+		t.Errorf("consumer index %d after %d CQEs", cq.consIndex.Load(), prod)
 	}
 	if polled > written {
 		t.Errorf("polled %d of %d CQEs", polled, written)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -96,7 +97,8 @@ type uarPage struct {
 // does (in the static setups the driver must not call them: an
 // allocation shows as a uaralloc record the harness does not have).
 type fakeDevice struct {
-	pages     []uarPage // in mapping order
+	mu        sync.Mutex // guards pages (Munmap may run in a CQ's cleanup)
+	pages     []uarPage  // in mapping order
 	doorbells int
 	nuar      uint32   // UAR objects allocated
 	records   []string // uaralloc records not yet in the transcript
@@ -137,11 +139,17 @@ func (d *fakeDevice) Mmap(offset uint64, size int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.mu.Lock()
 	d.pages = append(d.pages, uarPage{off: offset, b: b})
+	d.mu.Unlock()
 	return b, nil
 }
 
+// Munmap may run on the garbage collector's goroutine: a CQ's cleanup
+// unmaps the CQ UAR that the context's Close left mapped (cqMem).
 func (d *fakeDevice) Munmap(b []byte) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	for i, p := range d.pages {
 		if len(b) > 0 && len(p.b) > 0 && &b[0] == &p.b[0] {
 			d.pages = slices.Delete(d.pages, i, i+1)
@@ -155,6 +163,8 @@ func (d *fakeDevice) Doorbell(uint32) error { d.doorbells++; return nil }
 
 // close unmaps what the provider left mapped.
 func (d *fakeDevice) close(t testing.TB) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	for _, p := range d.pages {
 		if err := unix.Munmap(p.b); err != nil {
 			t.Error(err)

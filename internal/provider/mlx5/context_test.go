@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"runtime"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/abi"
@@ -286,14 +288,16 @@ func TestUIdx(t *testing.T) {
 	}
 }
 
-// TestTeardown: between Closing and Closed a closed CQ keeps its doorbell
-// record and ring (the kernel's CQ lives until the file closes), and Close
-// unmaps the UARs but leaves their objects to the file; Closed frees the
-// memory. Outside a teardown a CQ's Close frees at once.
+// TestTeardown: between Closing and Closed a closed CQ keeps its ring
+// (the kernel's CQ lives until the file closes), and Close unmaps the UARs
+// but leaves their objects to the file; Closed frees the ring. The
+// doorbell record, and the CQ UAR page, wait until the CQ is unreachable:
+// Arm, which takes no lock, may still write them (cqMem). Outside a
+// teardown a CQ's Close frees the ring at once.
 func TestTeardown(t *testing.T) {
 	dev := &fakeUARDev{fakeDev: newFakeDev(t)}
 	c := openCtx(t, dev, ucontextResp(false))
-	q := newCQ(t, c, 4, 1)
+	q := makeCQ(t, c, 4, 1)
 	page := q.db.page
 	if page == nil || page.useCnt != 1 {
 		t.Fatalf("doorbell record page %v", page)
@@ -303,27 +307,56 @@ func TestTeardown(t *testing.T) {
 	if err := q.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if page.useCnt != 1 || len(c.deferred) != 1 {
-		t.Errorf("after the CQ's Close in a teardown: record page use %d, %d frees deferred; want 1, 1", page.useCnt, len(c.deferred))
+	if armed, live := q.ArmLive(false); armed || live {
+		t.Errorf("Arm after Close: armed %v, live %v", armed, live)
+	}
+	if useCnt(c, page) != 1 || len(c.deferred) != 1 {
+		t.Errorf("after the CQ's Close in a teardown: record page use %d, %d frees deferred; want 1, 1", useCnt(c, page), len(c.deferred))
 	}
 	if err := c.Close(); err != nil {
 		t.Errorf("Close in a teardown: %v", err)
 	}
-	if dev.mapped != 0 || len(dev.freed) != 0 {
-		t.Errorf("after Close in a teardown: %d mappings, UARs %v destroyed; want 0, none", dev.mapped, dev.freed)
+	if dev.live() != 1 || len(dev.freed) != 0 {
+		t.Errorf("after Close in a teardown: %d mappings, UARs %v destroyed; want 1 (the CQ UAR), none", dev.live(), dev.freed)
 	}
 	c.Closed()
-	if page.useCnt != 0 || len(c.deferred) != 0 || c.tearingDown() {
-		t.Errorf("after Closed: record page use %d, %d frees deferred", page.useCnt, len(c.deferred))
+	if useCnt(c, page) != 1 || len(c.deferred) != 0 || c.tearingDown() {
+		t.Errorf("after Closed: record page use %d, %d frees deferred", useCnt(c, page), len(c.deferred))
 	}
+	q = nil
+	collected(t, func() bool { return useCnt(c, page) == 0 && dev.live() == 0 })
 
-	// Not tearing down: freed at once.
+	// Not tearing down: the ring is freed at once.
 	c2 := openCtx(t, &fakeUARDev{fakeDev: newFakeDev(t)}, ucontextResp(false))
-	q2 := newCQ(t, c2, 4, 1)
+	q2 := makeCQ(t, c2, 4, 1)
 	page2 := q2.db.page
 	q2.Close()
-	if page2.useCnt != 0 || len(c2.deferred) != 0 {
-		t.Errorf("CQ Close outside a teardown: record page use %d, %d deferred", page2.useCnt, len(c2.deferred))
+	if q2.buf != nil || len(c2.deferred) != 0 {
+		t.Errorf("CQ Close outside a teardown: ring kept, %d deferred", len(c2.deferred))
 	}
+	q2 = nil
+	collected(t, func() bool { return useCnt(c2, page2) == 0 })
 	c2.Close()
+}
+
+// useCnt reads a doorbell record page's use under the lock a CQ's cleanup
+// takes.
+func useCnt(c *context, p *dbPage) int {
+	c.dbr.mu.Lock()
+	defer c.dbr.mu.Unlock()
+	return p.useCnt
+}
+
+// collected runs the garbage collector until done reports true: the
+// cleanups of unreachable CQs have run.
+func collected(t *testing.T, done func() bool) {
+	t.Helper()
+	for range 200 {
+		runtime.GC()
+		if done() {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Error("the CQ's cleanup did not run")
 }

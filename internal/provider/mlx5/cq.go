@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"runtime"
+	"sync/atomic"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
@@ -28,12 +30,26 @@ type cq struct {
 	// libmlx5's cq->lock is the public CQ's: every method runs under
 	// it, and so does the cleaning of a QP's CQEs (qp.lockCQs), which
 	// takes it through provider.QPInit's SendCQLock and RecvCQLock.
-	buf       []byte
-	mask      uint32 // entries - 1: the kernel's cqe
-	consIndex uint32
-	db        dbrec
-	armSN     uint32
-	cqn       uint32
+	buf  []byte
+	mask uint32 // entries - 1: the kernel's cqe
+	v1   bool   // CQE version 1: Poll's straight path applies (pollFast)
+	db   dbrec
+	cqn  uint32
+
+	// Arm runs without the lock (ArmLive), so what it touches outlives
+	// Close: the doorbell record is freed, and the context's CQ UAR
+	// page unmapped, only once the CQ is unreachable (mem, a cleanup
+	// of the CQ's); uar is in ctx.cqUAR, fixed at creation.
+	uar   *[8]byte // the CQ doorbell of ctx.cqUAR, nil without one
+	armDB *[4]byte // the doorbell record's second word, db.b[4:8]
+	ciDB  *[4]byte // its first, db.b[0:4], for the empty poll
+	mem   *cqMem
+
+	// consIndex and armSN are written under the lock (by Poll, Take,
+	// clean and Event) and read by Arm, which takes none (as
+	// mlx5_arm_cq): atomic, with release stores, plain MOVs on amd64.
+	consIndex atomic.Uint32
+	armSN     atomic.Uint32
 	closed    bool
 }
 
@@ -78,7 +94,7 @@ func (c *context) CreateCQ(init *provider.CQInit, req []byte) (provider.Pending[
 		cmd.Flags |= abi.MLX5_IB_CREATE_CQ_FLAGS_UAR_PAGE_INDEX
 		cmd.UARPageIndex = uint16(c.ncUAR.pageID)
 	}
-	q := &cq{ctx: c, buf: buf, db: db, mask: uint32(n - 1)}
+	q := &cq{ctx: c, buf: buf, db: db, mask: uint32(n - 1), v1: c.cqeVersion == cqeVersionV1}
 	if err := encode(req, &cmd, "CREATE_CQ"); err != nil {
 		q.free()
 		return nil, err
@@ -101,28 +117,67 @@ func (p *pendingCQ) Finish(resp []byte) (provider.CQ, error) {
 	if g&(g-1) != 0 || g > uint64(p.q.mask)+1 {
 		return nil, fmt.Errorf("mlx5: CREATE_CQ granted %d entries for a ring of %d: %w", p.init.Granted, p.q.mask+1, provider.ErrInvalid)
 	}
-	p.q.mask = uint32(g - 1)
-	p.q.cqn = r.CQN
-	return p.q, nil
+	q := p.q
+	q.mask = uint32(g - 1)
+	q.cqn = r.CQN
+	if u := q.ctx.cqUAR; u != nil {
+		// A UAR page is page-aligned: the register is 8-byte aligned,
+		// as mmio.Write64To needs.
+		q.uar = (*[8]byte)(u[cqDoorbell:])
+	}
+	q.armDB = (*[4]byte)(q.db.b[4*cqArmDB:])
+	q.ciDB = (*[4]byte)(q.db.b[4*cqSetCI:])
+	q.mem = &cqMem{ctx: q.ctx, db: q.db}
+	q.ctx.armerAdd()
+	runtime.AddCleanup(q, (*cqMem).release, q.mem)
+	return q, nil
 }
 
 func (p *pendingCQ) Abort() { p.q.free() }
 
 // free releases the doorbell record and then the ring, in mlx5_destroy_cq's
-// order.
+// order: a CQ that never ran (Abort).
 func (q *cq) free() {
 	q.ctx.freeMem(q.db, q.buf)
 	q.db = dbrec{}
 	q.buf = nil
 }
 
-// Close frees the ring after the kernel CQ is gone.
+// cqMem is what an Arm may touch after the CQ's Close: the CQ holds it,
+// and a cleanup of the CQ (runtime.AddCleanup, registered by Finish)
+// releases it once the CQ is unreachable, which it is not while an Arm
+// runs. closed says whether Close ran, so that the doorbell record of a
+// CQ dropped without Close (whose kernel CQ may still read it) is kept.
+type cqMem struct {
+	ctx    *context
+	db     dbrec
+	closed atomic.Bool
+}
+
+// release is the cleanup: it frees the record of a closed CQ, and lets
+// the context unmap its CQ UAR page when no CQ is left that could arm.
+func (m *cqMem) release() {
+	if m.closed.Load() {
+		m.ctx.freeMem(m.db, nil)
+	}
+	m.ctx.armerGone()
+}
+
+// Close frees the ring after the kernel CQ is gone; the doorbell record
+// waits for the CQ's cleanup (cqMem), for an Arm that may still run.
+// libmlx5 frees the record first, at once.
 func (q *cq) Close() error {
 	if q.closed {
 		return nil
 	}
 	q.closed = true
-	q.free()
+	if q.mem == nil {
+		q.free()
+		return nil
+	}
+	q.mem.closed.Store(true)
+	q.ctx.freeMem(dbrec{}, q.buf)
+	q.buf = nil
 	return nil
 }
 
@@ -135,32 +190,43 @@ func (q *cq) Resize(resp []byte) error {
 // (get_sw_cqe): a valid opcode and the owner bit of n's pass over the ring.
 func (q *cq) swCQE(n uint32) (int, bool) {
 	off := int(n&q.mask) * cqeSize
-	op := q.buf[off+cqeSize-1]
-	if op>>4 == cqeInvalid {
-		return 0, false
-	}
-	want := uint8(0)
-	if n&(q.mask+1) != 0 {
-		want = 1
-	}
-	return off, op&cqeOwnerMask == want
+	return off, owned(q.buf[off+cqeSize-1], n, q.mask)
+}
+
+// owned reports whether a CQE whose last byte is op is software's at
+// consumer index n of a ring of mask+1 entries: a valid opcode and the
+// owner bit of n's pass over the ring.
+func owned(op uint8, n, mask uint32) bool {
+	return op>>4 != cqeInvalid && (op&cqeOwnerMask != 0) == (n&(mask+1) != 0)
 }
 
 // next consumes the next CQE, if software owns it (mlx5_get_next_cqe).
 func (q *cq) next() (int, bool) {
-	off, ok := q.swCQE(q.consIndex)
+	ci := q.consIndex.Load()
+	off, ok := q.swCQE(ci)
 	if !ok {
 		return 0, false
 	}
-	q.consIndex++
+	mem.StoreRelease(&q.consIndex, ci+1)
 	// The CQE's body is read after the owner bit said it is ours.
 	mmio.FromDevice()
 	return off, true
 }
 
+// setCI writes consumer index ci to the doorbell record (big-endian, 24
+// bits): one byte-swapped store, where binary.BigEndian's of a value
+// whose top byte is known to be zero is split into three.
+func (q *cq) setCI(ci uint32) {
+	v := ci & 0xffffff
+	if littleEndian {
+		v = bits.ReverseBytes32(v)
+	}
+	binary.NativeEndian.PutUint32(q.ciDB[:], v)
+}
+
 // updateConsIndex hands the consumed CQEs back to the device.
 func (q *cq) updateConsIndex() {
-	binary.BigEndian.PutUint32(q.db.b[4*cqSetCI:], q.consIndex&0xffffff)
+	binary.BigEndian.PutUint32(q.db.b[4*cqSetCI:], q.consIndex.Load()&0xffffff)
 }
 
 // Poll moves up to len(wc) completions into wc and hands their slots back
@@ -176,7 +242,220 @@ func (q *cq) Poll(wc []provider.WC) int {
 // PollStatus is Poll, and reports whether any completion it moved failed
 // (package cq, which calls it directly, then clears what a failure leaves
 // undefined).
+//
+// The empty CQ, a busy-wait's every turn, is answered here, without
+// entering either loop: the doorbell record is written, as libmlx5 writes
+// it then too.
 func (q *cq) PollStatus(wc []provider.WC) (int, bool) {
+	ci := q.consIndex.Load()
+	if len(wc) == 0 || !owned(q.buf[int(ci&q.mask)*cqeSize+cqeSize-1], ci, q.mask) {
+		q.setCI(ci)
+		return 0, false
+	}
+	if q.v1 {
+		return q.pollFast(wc)
+	}
+	return q.pollGeneral(wc)
+}
+
+// pollFast is PollStatus for CQE version 1 in one loop: it decodes the
+// common completions (a send, RDMA write or read that succeeded; a
+// receive, with or without immediate data or invalidation, on a QP's
+// receive queue or an SRQ) straight into wc, as parse would, and hands
+// every other CQE (errors, inline scatter data, resize, other send
+// opcodes, a QP it cannot find) to parse, out of line. Nothing is written
+// to wc before the CQE is known to be common, so parse sees the same wc
+// the general path would. TestPollFast compares the two paths.
+//
+// The loop makes no call on the common path, since a call costs the
+// spills of everything live: the CQEs software owns are counted first
+// and one barrier orders the reads of all their bodies after their owner
+// bits (where libmlx5 has one per CQE; on amd64 it is the compiler's
+// only); the consumer index and the queues' tails stay in registers and
+// are stored at the end (the tails with the release store parse would
+// make for each), or before parse, which reads and moves them.
+func (q *cq) pollFast(wc []provider.WC) (int, bool) {
+	buf, mask := q.buf, q.mask
+	ci := q.consIndex.Load() // PollStatus saw the CQE at ci is ours
+	var cur cursor           // the QP of the last CQE: libmlx5's cur_rsc
+	var t tails
+	n, failed := 0, uint32(0)
+	for {
+		// The CQE at ci is ours: count those after it.
+		k := n + 1
+		for k < len(wc) && owned(buf[int((ci+uint32(k-n))&mask)*cqeSize+cqeSize-1], ci+uint32(k-n), mask) {
+			k++
+		}
+		mmio.FromDevice()
+		for ; n < k; n++ {
+			off := int(ci&mask) * cqeSize
+			e := mem.At[cqe](buf, off)
+			op := e.opOwn
+			ci++
+			w := &wc[n]
+			// The QP, by the user index CQE version 1 names it by
+			// (get_req_context, get_cur_rsc).
+			qp := cur.qp
+			if rsn := e.srqnUIdx.get() & 0xffffff; qp == nil || qp.rsn != rsn {
+				qp = q.ctx.uidx.find(rsn)
+				cur.qp = qp
+			}
+			if op&(inlineScatter32|inlineScatter64) != 0 || qp == nil {
+				goto slow
+			}
+			switch op >> 4 {
+			case cqeReq: // handle_good_req
+				sq := &qp.sq
+				if sq.wqeCnt == 0 {
+					goto slow
+				}
+				sop := e.sopDropQPN.get()
+				var opcode, flags uint32
+				switch sop >> 24 {
+				case opRDMAWrite:
+					opcode = abi.IB_WC_RDMA_WRITE
+				case opRDMAWriteImm:
+					opcode, flags = abi.IB_WC_RDMA_WRITE, abi.IB_WC_WITH_IMM
+				case opSend, opSendInval:
+					opcode = abi.IB_WC_SEND
+				case opSendImm:
+					opcode, flags = abi.IB_WC_SEND, abi.IB_WC_WITH_IMM
+				case opRDMARead:
+					opcode = abi.IB_WC_RDMA_READ
+					w.ByteLen = e.byteCnt.get()
+				default:
+					goto slow
+				}
+				idx := uint32(e.wqeCounter.get()) & (sq.wqeCnt - 1)
+				sq.acquire()
+				w.ID = sq.wrid[idx]
+				w.Status = abi.IB_WC_SUCCESS
+				w.Opcode = opcode
+				w.QPNum = sop & 0xffffff
+				w.Flags = flags
+				if t.sq != &sq.tail {
+					if t.sq != nil {
+						// Another QP's, within one poll: rare
+						// enough for a full barrier's store,
+						// which needs no call.
+						t.sq.Store(t.sqv)
+					}
+					t.sq = &sq.tail
+				}
+				t.sqv = sq.wqeHead[idx] + 1
+				continue
+
+			case cqeRespWrImm, cqeRespSend, cqeRespSendI, cqeRespSendIn: // handle_responder
+				if srq := qp.srq; srq != nil {
+					cur.srq = srq
+					ctr := int(e.wqeCounter.get())
+					if ctr >= srq.max {
+						goto slow
+					}
+					w.ID = srq.takeWRID(ctr)
+				} else {
+					rq := &qp.rq
+					if rq.wqeCnt == 0 {
+						goto slow
+					}
+					if t.rq != &rq.tail {
+						if t.rq != nil {
+							t.rq.Store(t.rqv) // as t.sq's
+						}
+						t.rq, t.rqv = &rq.tail, rq.tail.Load()
+					}
+					// Ordered after the Flush that posted this
+					// WQE, which may have come after the last's.
+					rq.acquire()
+					w.ID = rq.wrid[t.rqv&(rq.wqeCnt-1)]
+					t.rqv++
+				}
+				imm := e.immInvalPKey.get()
+				fr := e.flagsRQPN.get()
+				var flags uint32
+				switch op >> 4 {
+				case cqeRespWrImm:
+					w.Opcode = abi.IB_WC_RECV_RDMA_WITH_IMM
+					flags = abi.IB_WC_WITH_IMM
+					w.ImmData = imm
+				case cqeRespSend:
+					w.Opcode = abi.IB_WC_RECV
+				case cqeRespSendI:
+					w.Opcode = abi.IB_WC_RECV
+					flags = abi.IB_WC_WITH_IMM
+					w.ImmData = imm
+				default: // cqeRespSendIn
+					w.Opcode = abi.IB_WC_RECV
+					flags = abi.IB_WC_WITH_INVALIDATE
+					w.ImmData = imm
+				}
+				if (fr>>28)&3 != 0 {
+					flags |= abi.IB_WC_GRH
+				}
+				w.Status = abi.IB_WC_SUCCESS
+				w.ByteLen = e.byteCnt.get()
+				w.QPNum = e.sopDropQPN.get() & 0xffffff
+				w.SrcQP = fr & 0xffffff
+				w.Flags = flags
+				w.PKeyIndex = uint16(imm)
+				w.SLID = e.slid.get()
+				w.SL = uint8(fr>>24) & 0xf
+				w.DLIDPathBits = e.mlPath & 0x7f
+				continue
+			}
+		slow:
+			// parse reads the queues' tails and the consumer index,
+			// and may consume more CQEs (an SRQ's page fault): count
+			// again after it.
+			t.flushSQ()
+			t.flushRQ()
+			mem.StoreRelease(&q.consIndex, ci)
+			r := q.parse(off, &cur, w)
+			ci = q.consIndex.Load()
+			if r != cqOK {
+				goto done
+			}
+			failed |= w.Status
+			n++
+			break
+		}
+		if n == len(wc) || !owned(buf[int(ci&mask)*cqeSize+cqeSize-1], ci, mask) {
+			break
+		}
+	}
+done:
+	t.flushSQ()
+	t.flushRQ()
+	mem.StoreRelease(&q.consIndex, ci)
+	q.setCI(ci)
+	return n, failed != 0
+}
+
+// tails are the send and receive queue tails pollFast has moved and not
+// yet stored: the queue (nil for none) and its new tail.
+type tails struct {
+	sq, rq   *atomic.Uint32
+	sqv, rqv uint32
+}
+
+func (t *tails) flushSQ() {
+	if t.sq != nil {
+		mem.StoreRelease(t.sq, t.sqv)
+		t.sq = nil
+	}
+}
+
+func (t *tails) flushRQ() {
+	if t.rq != nil {
+		mem.StoreRelease(t.rq, t.rqv)
+		t.rq = nil
+	}
+}
+
+// pollGeneral is PollStatus one CQE at a time through parse, which knows
+// every CQE: for CQE version 0, and the reference pollFast is tested
+// against.
+func (q *cq) pollGeneral(wc []provider.WC) (int, bool) {
 	var cur cursor
 	n, failed := 0, uint32(0)
 	for n < len(wc) {
@@ -205,26 +484,44 @@ func (q *cq) Release() {
 // solicited one): the request goes into the doorbell record's second word
 // and, with the CQ number, to the CQ doorbell of the context's UAR, as
 // mlx5_arm_cq writes them. Without a UAR (dynamic UARs on a device that
-// cannot allocate them) it reports false.
+// cannot allocate them), or once closed, it reports false.
 func (q *cq) Arm(solicitedOnly bool) bool {
-	uar := q.ctx.cqUAR
-	if uar == nil {
-		return false
+	armed, _ := q.ArmLive(solicitedOnly)
+	return armed
+}
+
+// ArmLive is Arm for package cq, which calls it by its concrete type and
+// without the CQ's lock, as mlx5_arm_cq takes none: live is false once
+// Close ran. It may race Poll, Event and Close: it reads the consumer
+// index and the sequence number with atomic loads (libmlx5 reads them
+// racily), and what it writes stays mapped while the CQ is reachable
+// (cqMem). An Arm that overtakes a Close writes to a destroyed CQ's
+// record and doorbell, which the device ignores.
+func (q *cq) ArmLive(solicitedOnly bool) (armed, live bool) {
+	if q.mem.closed.Load() {
+		return false, false
 	}
-	sn := q.armSN & 3
-	ci := q.consIndex & 0xffffff
+	uar := q.uar
+	if uar == nil {
+		return false, true
+	}
+	sn := q.armSN.Load() & 3
+	ci := q.consIndex.Load() & 0xffffff
 	cmd := uint32(cqDBReqNot)
 	if solicitedOnly {
 		cmd = cqDBReqNotSol
 	}
 	word := sn<<28 | cmd | ci
-	binary.BigEndian.PutUint32(q.db.b[4*cqArmDB:], word)
+	binary.BigEndian.PutUint32(q.armDB[:], word)
 	doorbell := uint64(word)<<32 | uint64(q.cqn)
+	if littleEndian {
+		doorbell = bits.ReverseBytes64(doorbell)
+	}
 	// The doorbell record is written before the doorbell rings.
 	mmio.FlushWrites()
-	mmio.Write64(uar, cqDoorbell, bigEndian64(doorbell))
+	mmio.Write64To(uar, doorbell)
 	mmio.FlushWrites()
-	return true
+	return true, true
 }
 
 // Event counts a completion event of the CQ: the next Arm carries the next
@@ -233,15 +530,7 @@ func (q *cq) Arm(solicitedOnly bool) bool {
 // (provider.EventCounter), under the CQ's lock, for every completion event
 // it reads for the CQ, as ibv_get_cq_event calls the driver's cq_event.
 func (q *cq) Event() {
-	q.armSN++
-}
-
-// bigEndian64 returns the native word whose bytes in memory are v in
-// big-endian order: what mmio.Write64 stores for mmio_write64_be(htobe64(v)).
-func bigEndian64(v uint64) uint64 {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], v)
-	return binary.NativeEndian.Uint64(b[:])
+	mem.StoreRelease(&q.armSN, q.armSN.Load()+1)
 }
 
 // cursor caches the QP and SRQ of the last CQE within one poll, as
@@ -644,12 +933,13 @@ func (q *cq) clean(rsn uint32, srq *srq) {
 	}
 	// Find the producer: the first CQE the device has not given us, or
 	// a whole ring on.
-	prod := q.consIndex
+	ci := q.consIndex.Load()
+	prod := ci
 	for {
 		if _, ok := q.swCQE(prod); !ok {
 			break
 		}
-		if prod == q.consIndex+q.mask {
+		if prod == ci+q.mask {
 			break
 		}
 		prod++
@@ -658,7 +948,7 @@ func (q *cq) clean(rsn uint32, srq *srq) {
 	nfreed := uint32(0)
 	for {
 		prod--
-		if int32(prod-q.consIndex) < 0 {
+		if int32(prod-ci) < 0 {
 			break
 		}
 		off := int(prod&q.mask) * cqeSize
@@ -672,7 +962,7 @@ func (q *cq) clean(rsn uint32, srq *srq) {
 		}
 	}
 	if nfreed != 0 {
-		q.consIndex += nfreed
+		mem.StoreRelease(&q.consIndex, ci+nfreed)
 		mmio.ToDevice()
 		q.updateConsIndex()
 	}

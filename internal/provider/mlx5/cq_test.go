@@ -226,7 +226,7 @@ func TestOwnerBit(t *testing.T) {
 			t.Fatalf("after completion %d: polled %d more", n, got)
 		}
 	}
-	if got := binary.BigEndian.Uint32(cq.db.b); got != 12 || cq.consIndex != 12 {
+	if got := binary.BigEndian.Uint32(cq.db.b); got != 12 || cq.consIndex.Load() != 12 {
 		t.Errorf("consumer index %d", got)
 	}
 	// A CQE with the invalid opcode is never ours.
@@ -258,8 +258,8 @@ func TestPollUnknownQP(t *testing.T) {
 	putCQE(q.sendCQ, 1, cqeFields{sopDropQPN: 0x0a000005, srqnUIdx: 9}.bytes())
 	putCQE(q.sendCQ, 2, cqeFields{sopDropQPN: 0x0a000005}.bytes())
 	wc := make([]provider.WC, 4)
-	if n := q.sendCQ.Poll(wc); n != 1 || q.sendCQ.consIndex != 2 {
-		t.Errorf("polled %d, consumer index %d; want 1, 2", n, q.sendCQ.consIndex)
+	if n := q.sendCQ.Poll(wc); n != 1 || q.sendCQ.consIndex.Load() != 2 {
+		t.Errorf("polled %d, consumer index %d; want 1, 2", n, q.sendCQ.consIndex.Load())
 	}
 	if n := q.sendCQ.Poll(wc); n != 1 {
 		t.Errorf("then polled %d", n)
@@ -298,7 +298,7 @@ func TestCQEVersion0(t *testing.T) {
 func TestArm(t *testing.T) {
 	c := openCtx(t, newFakeDev(t), ucontextResp(true))
 	cq := newCQ(t, c, 4, 0x1234)
-	cq.consIndex = 0x10203
+	cq.consIndex.Store(0x10203)
 	if !cq.Arm(false) {
 		t.Fatal("not armed")
 	}
@@ -379,8 +379,8 @@ func TestCleanOnDestroy(t *testing.T) {
 	}
 	a.sq.Close()
 	a.rq.Close()
-	if cq.consIndex != 2 || binary.BigEndian.Uint32(cq.db.b) != 2 {
-		t.Errorf("consumer index %d after cleaning two CQEs", cq.consIndex)
+	if cq.consIndex.Load() != 2 || binary.BigEndian.Uint32(cq.db.b) != 2 {
+		t.Errorf("consumer index %d after cleaning two CQEs", cq.consIndex.Load())
 	}
 	wc := make([]provider.WC, 4)
 	if n := cq.Poll(wc); n != 2 || wc[0].ID != 1 || wc[1].ID != 3 {

@@ -16,6 +16,9 @@ import (
 // memory: the UAR pages the provider writes doorbells to are bytes the
 // tests read back.
 type fakeDev struct {
+	// mu guards maps and mapped: a CQ's cleanup may unmap the CQ UAR
+	// from the garbage collector's goroutine (cqMem).
+	mu     sync.Mutex
 	t      *testing.T
 	maps   map[uint64][]byte // by offset
 	mapped int               // live mappings
@@ -27,6 +30,8 @@ func newFakeDev(t *testing.T) *fakeDev {
 }
 
 func (d *fakeDev) Mmap(off uint64, size int) ([]byte, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	if d.fail {
 		return nil, errors.New("fake: mmap refused")
 	}
@@ -40,6 +45,8 @@ func (d *fakeDev) Mmap(off uint64, size int) ([]byte, error) {
 }
 
 func (d *fakeDev) Munmap(b []byte) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	d.mapped--
 	for off, m := range d.maps {
 		if len(m) > 0 && len(b) > 0 && &m[0] == &b[0] {
@@ -47,6 +54,13 @@ func (d *fakeDev) Munmap(b []byte) error {
 		}
 	}
 	return mem.Free(b)
+}
+
+// live returns the mappings not yet unmapped.
+func (d *fakeDev) live() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.mapped
 }
 
 func (d *fakeDev) Doorbell(uint32) error {
@@ -143,6 +157,15 @@ func openCtx(t *testing.T, dev provider.Device, resp abi.MLX5AllocUcontextResp) 
 // newCQ creates a CQ of n entries with CQ number cqn, as uverbs does.
 func newCQ(t *testing.T, c *context, n, cqn uint32) *cq {
 	t.Helper()
+	q := makeCQ(t, c, n, cqn)
+	t.Cleanup(func() { q.Close() })
+	return q
+}
+
+// makeCQ is newCQ without the test's cleanup, which would keep the CQ
+// reachable.
+func makeCQ(t *testing.T, c *context, n, cqn uint32) *cq {
+	t.Helper()
 	init := provider.CQInit{CQE: n}
 	in, out := c.Udata(abi.IB_USER_VERBS_CMD_CREATE_CQ)
 	p, err := c.CreateCQ(&init, make([]byte, in))
@@ -156,7 +179,6 @@ func newCQ(t *testing.T, c *context, n, cqn uint32) *cq {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { pcq.Close() })
 	return pcq.(*cq)
 }
 

@@ -549,7 +549,7 @@ func TestNoAllocs(t *testing.T) {
 		q.sq.Flush()
 		q.rq.Put(&recv)
 		q.rq.Flush()
-		ci := q.sendCQ.consIndex
+		ci := q.sendCQ.consIndex.Load()
 		putCQE(q.sendCQ, ci, sendCQE)
 		putCQE(q.sendCQ, ci+1, recvCQE)
 		polled += q.sendCQ.Poll(wc)
@@ -590,7 +590,7 @@ func TestModified(t *testing.T) {
 	if q.sq.head.Load() != 0 || q.sq.curPost != 0 || q.rq.head.Load() != 0 || !bytes.Equal(q.db.b, make([]byte, 8)) {
 		t.Errorf("after RESET: send head %d, blocks %d, receive head %d, record % x", q.sq.head.Load(), q.sq.curPost, q.rq.head.Load(), q.db.b)
 	}
-	if q.sendCQ.consIndex != 1 {
+	if q.sendCQ.consIndex.Load() != 1 {
 		t.Errorf("the QP's CQE is still in the CQ")
 	}
 	for _, tc := range []struct {

@@ -30,6 +30,14 @@ func Write64(b []byte, off int, v uint64) {
 	write64(b, off, v)
 }
 
+// Write64To is Write64 to the register at p, which the caller checked
+// once to be 8-byte aligned (a UAR register at a fixed offset of its
+// page): the per-call checks of off make Write64 too costly to inline,
+// and a doorbell rung on every CQ arm would pay for the call.
+func Write64To(p *[8]byte, v uint64) {
+	write64(p[:], 0, v)
+}
+
 // Copy64 copies the 64 bytes src[srcOff:srcOff+64] to dst[dstOff:dstOff+64]
 // as one burst of stores in ascending address order, the way BlueFlame
 // wants a WQE block written to its WC page (rdma-core's mmio_memcpy_x64 of

@@ -19,6 +19,11 @@ func TestWrite64(t *testing.T) {
 	if string(b) != string(want) {
 		t.Errorf("Write64 wrote % x", b)
 	}
+	c := make([]byte, 24)
+	Write64To((*[8]byte)(c[8:]), binary.NativeEndian.Uint64(v[:]))
+	if string(c) != string(want) {
+		t.Errorf("Write64To wrote % x", c)
+	}
 }
 
 func TestCopy64(t *testing.T) {
