@@ -36,7 +36,7 @@ type CQ struct {
 	cqe     atomic.Int64 // Resize changes it under the lock; CQE reads it without
 	id      uint64       // user handle: names the CQ in events
 	ring    provider.CQ
-	scratch [pollBatch]provider.WC // a driver outside pollRing's assertions writes here (drainCopy), never into the caller's slice
+	scratch [pollBatch]provider.WC // a driver outside Poll's assertions writes here (drainCopy), never into the caller's slice
 
 	events atomic.Uint64 // completion events delivered for this CQ
 
@@ -183,7 +183,17 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 		c.life.Unlock()
 		return 0, ErrClosed
 	}
-	// pollRing, written out: a call costs a tenth of an empty poll.
+	// The drivers of this module write the completions into wc
+	// themselves, reached by their concrete types: their Poll does not
+	// keep the slice, so it stays where the caller put it (an interface
+	// call would make it escape to the heap, and the caller's array with
+	// it). One type assertion is a compare with the driver's itab; a
+	// type switch would hash the type first. A failed completion's
+	// undefined fields are cleared afterwards, when the driver reports
+	// one (PollStatus): that is rare, and it keeps the drivers' output
+	// what the conformance tests compare with C. Poller.Poll has the
+	// same lines: a shared function would cost a call, a tenth of an
+	// empty poll.
 	var n int
 	var failed bool
 	if r, ok := c.ring.(*mlx5.CQ); ok {
@@ -200,34 +210,6 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 		clearFailed(wc[:n])
 	}
 	return n, nil
-}
-
-// pollRing moves up to len(wc) completions from the ring into wc, for the
-// CQ's owner (Poller; Poll has the same inline). The drivers of this module
-// write them there themselves, reached by their concrete types: their
-// Poll does not keep the slice, so it stays where the caller put it (an
-// interface call would make it escape to the heap, and the caller's
-// array with it). One type assertion is a compare with the driver's
-// itab; a type switch would hash the type first. A failed completion's
-// undefined fields are cleared afterwards, when the driver reports one
-// (PollStatus): that is rare, and it keeps the drivers' output what the
-// conformance tests compare with C.
-func (c *CQ) pollRing(wc []WC) int {
-	var n int
-	var failed bool
-	if r, ok := c.ring.(*mlx5.CQ); ok {
-		n, failed = r.PollStatus(driverWCs(wc))
-	} else if r, ok := c.ring.(*rxe.CQ); ok {
-		n, failed = r.PollStatus(driverWCs(wc))
-	} else if r, ok := c.ring.(*siw.CQ); ok {
-		n, failed = r.PollStatus(driverWCs(wc))
-	} else {
-		return c.drainCopy(wc)
-	}
-	if failed {
-		clearFailed(wc[:n])
-	}
-	return n
 }
 
 // lockLive takes the CQ's lock for a call that changes it, or returns
