@@ -517,10 +517,9 @@ func (q *cq) ArmLive(solicitedOnly bool) (armed, live bool) {
 	if littleEndian {
 		doorbell = bits.ReverseBytes64(doorbell)
 	}
-	// The doorbell record is written before the doorbell rings.
-	mmio.FlushWrites()
-	mmio.Write64To(uar, doorbell)
-	mmio.FlushWrites()
+	// The doorbell record is written before the doorbell rings, and the
+	// doorbell leaves the CPU at once.
+	mmio.FencedStore64(uar, doorbell)
 	return true, true
 }
 

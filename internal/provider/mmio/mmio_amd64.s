@@ -33,6 +33,17 @@ TEXT ·store64(SB), NOSPLIT, $0-16
 	MOVQ BX, (AX)
 	RET
 
+// func FencedStore64(p *[8]byte, v uint64)
+//
+// SFENCE, the store, SFENCE: FlushWrites around store64.
+TEXT ·FencedStore64(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), AX
+	MOVQ v+8(FP), BX
+	SFENCE
+	MOVQ BX, (AX)
+	SFENCE
+	RET
+
 // func burst64(dst, src *byte)
 //
 // Eight 64-bit stores in ascending order, as rdma-core's x86 mmio_memcpy_x64

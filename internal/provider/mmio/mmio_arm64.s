@@ -34,6 +34,17 @@ TEXT ·store64(SB), NOSPLIT, $0-16
 	MOVD R1, (R0)
 	RET
 
+// func FencedStore64(p *[8]byte, v uint64)
+//
+// DSB ST, the store, DSB ST: FlushWrites around store64.
+TEXT ·FencedStore64(SB), NOSPLIT, $0-16
+	MOVD p+0(FP), R0
+	MOVD v+8(FP), R1
+	DSB $14
+	MOVD R1, (R0)
+	DSB $14
+	RET
+
 // func burst64(dst, src *byte)
 //
 // One 64-byte load into four vector registers and one 64-byte store, as

@@ -29,6 +29,14 @@ func LockedWCStart()
 //go:noescape
 func store64(p *byte, v uint64)
 
+// FencedStore64 is FlushWrites, Write64To(p, v), FlushWrites in one call:
+// the doorbell a CQ arm rings, whose record must reach memory before it
+// and which must leave the CPU at once (mlx5_arm_cq). Three calls cost
+// more than the rest of an arm.
+//
+//go:noescape
+func FencedStore64(p *[8]byte, v uint64)
+
 // burst64 copies 64 bytes from src to dst, in ascending order, with as few
 // stores as the architecture allows.
 //

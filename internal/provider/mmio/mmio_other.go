@@ -30,6 +30,13 @@ func LockedWCStart() { fence.Add(1) }
 
 func write64(b []byte, off int, v uint64) { mem.Uint64(b, off).Store(v) }
 
+// FencedStore64 is FlushWrites, Write64To(p, v), FlushWrites.
+func FencedStore64(p *[8]byte, v uint64) {
+	FlushWrites()
+	write64(p[:], 0, v)
+	FlushWrites()
+}
+
 func copy64(dst []byte, dstOff int, src []byte, srcOff int) {
 	for i := 0; i < 64; i += 8 {
 		mem.Uint64(dst, dstOff+i).Store(mem.Uint64(src, srcOff+i).Load())

@@ -24,6 +24,11 @@ func TestWrite64(t *testing.T) {
 	if string(c) != string(want) {
 		t.Errorf("Write64To wrote % x", c)
 	}
+	d := make([]byte, 24)
+	FencedStore64((*[8]byte)(d[8:]), binary.NativeEndian.Uint64(v[:]))
+	if string(d) != string(want) {
+		t.Errorf("FencedStore64 wrote % x", d)
+	}
 }
 
 func TestCopy64(t *testing.T) {
