@@ -69,7 +69,7 @@ func (c *cq) PollStatus(wcs []provider.WC) (int, bool) {
 		// (TestWCLayout), so the slot is copied whole, in a few wide
 		// moves; only the immediate data changes, to host order.
 		wc := &wcs[n]
-		*wc = *mem.At[provider.WC](buf, queueHdr+int(cons)<<log2)
+		*wc = *mem.At[provider.WC](buf, queueHdr+int(cons)<<(log2&31))
 		if wc.Flags&abi.IB_WC_WITH_IMM != 0 {
 			wc.ImmData = beSwap(wc.ImmData)
 		}

@@ -131,6 +131,11 @@ func (q *queue) reload(p uint32) bool {
 // elemSize is the size of a slot in bytes.
 func (q *queue) elemSize() int { return 1 << q.log2 }
 
+// offset is the byte offset of slot i in buf; i must already be masked.
+// The shift count is masked so that the compiler need not handle counts
+// of 64 and more (log2 is at most maxLog2Elem, checked by attach).
+func (q *queue) offset(i uint32) int { return queueHdr + int(i)<<(q.log2&31) }
+
 // slot returns slot i; i must already be masked.
 func (q *queue) slot(i uint32) []byte {
 	off := queueHdr + int(i)<<q.log2

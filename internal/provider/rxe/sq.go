@@ -58,7 +58,7 @@ func (s *sq) Put(wr *provider.SendWR) error {
 	}
 	// The slot is found by its offset, not through q.slot: mem.At checks
 	// the header against the mapping, and the SGEs are checked below.
-	off := queueHdr + int(p)<<s.q.log2
+	off := s.q.offset(p)
 	w := mem.At[abi.RxeSendWQE](s.q.buf, off)
 	w.Wr.WrID = wr.ID
 	w.Wr.Reserved = 0
