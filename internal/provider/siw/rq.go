@@ -28,7 +28,7 @@ func (q *recvQueue) Put(wr *provider.RecvWR) error {
 		return provider.ErrFull
 	}
 	off := int(q.put) * rqeSize
-	word := mem.Uint32(q.buf, off+flagsWord)
+	word := wordAt(q.buf, off)
 	if word.Load()&abi.SIW_WQE_VALID != 0 {
 		return provider.ErrFull
 	}

@@ -36,7 +36,7 @@ type sendQueue struct {
 
 func (q *sendQueue) Put(wr *provider.SendWR) error {
 	off := int(q.put) * sqeSize
-	word := mem.Uint32(q.buf, off+flagsWord)
+	word := wordAt(q.buf, off)
 	if word.Load()&abi.SIW_WQE_VALID != 0 {
 		return provider.ErrFull
 	}
@@ -170,7 +170,7 @@ func (q *sendQueue) Flush() error {
 			prev = q.num
 		}
 		prev--
-		if mem.Uint32(q.buf, int(prev)*sqeSize+flagsWord).Load()&abi.SIW_WQE_VALID != 0 {
+		if wordAt(q.buf, int(prev)*sqeSize).Load()&abi.SIW_WQE_VALID != 0 {
 			return nil
 		}
 	}
@@ -197,7 +197,7 @@ func (q *sendQueue) Idle() bool {
 		last = q.num
 	}
 	last--
-	return mem.Uint32(q.buf, int(last)*sqeSize+flagsWord).Load()&abi.SIW_WQE_VALID == 0
+	return wordAt(q.buf, int(last)*sqeSize).Load()&abi.SIW_WQE_VALID == 0
 }
 
 func (q *sendQueue) Close() error { return unmap(q.dev, &q.buf) }
