@@ -27,8 +27,11 @@ func (q *recvQueue) Put(wr *provider.RecvWR) error {
 	if q.num == 0 {
 		return provider.ErrFull
 	}
+	// One bounds check for the element; the views below are then
+	// within its constant size.
 	off := int(q.put) * rqeSize
-	word := wordAt(q.buf, off)
+	e := q.buf[off : off+rqeSize]
+	word := wordAt(e, 0)
 	if word.Load()&abi.SIW_WQE_VALID != 0 {
 		return provider.ErrFull
 	}
@@ -40,7 +43,7 @@ func (q *recvQueue) Put(wr *provider.RecvWR) error {
 	// The fields libsiw's siw_post_recv writes and no others: the unused
 	// word and the SGE entries past num_sge keep what the element held,
 	// which the kernel does not read (siw_rqe_get copies num_sge entries).
-	rqe := mem.At[abi.SiwRQE](q.buf, off)
+	rqe := mem.At[abi.SiwRQE](e, 0)
 	rqe.ID = wr.ID
 	sges := rqe.SGE[:len(wr.SGE)] // maxSGE is at most SIW_MAX_SGE
 	for i := range sges {

@@ -58,8 +58,11 @@ var sendFlags = func() (t [sendFlagBits + 1]uint32) {
 }()
 
 func (q *sendQueue) Put(wr *provider.SendWR) error {
+	// One bounds check for the element; the views below are then
+	// within its constant size.
 	off := int(q.put) * sqeSize
-	word := wordAt(q.buf, off)
+	e := q.buf[off : off+sqeSize]
+	word := wordAt(e, 0)
 	if word.Load()&abi.SIW_WQE_VALID != 0 {
 		return provider.ErrFull
 	}
@@ -91,7 +94,7 @@ func (q *sendQueue) Put(wr *provider.SendWR) error {
 		return fmt.Errorf("siw: fenced RDMA READ: %w", provider.ErrUnsupported)
 	}
 
-	sqe := mem.At[abi.SiwSQE](q.buf, off)
+	sqe := mem.At[abi.SiwSQE](e, 0)
 	sqe.ID = wr.ID
 	sqe.RKey, sqe.RAddr = 0, 0
 	switch {
