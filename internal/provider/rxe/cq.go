@@ -55,12 +55,21 @@ func (c *cq) PollStatus(wcs []provider.WC) (int, bool) {
 	if buf == nil {
 		return 0, false
 	}
-	cons, prod, mask, log2 := c.cons, c.prod, c.q.mask, c.q.log2
+	// An empty CQ, the busy-wait's common answer, is found before the
+	// loop's locals are set up: one acquire load of the producer.
+	if c.cons == c.prod && !c.kept {
+		c.prod = c.q.prod.Load() & c.q.mask // acquire: the slots are written
+		if c.cons == c.prod {
+			return 0, false
+		}
+	}
+	// The loop keeps the indices and the geometry in locals; the slot's
+	// offset is q.offset's.
+	cons, prod, mask, size := c.cons, c.prod, c.q.mask, c.q.size
 	n, status := 0, uint32(0)
 	for ; n < len(wcs); n++ {
 		if cons == prod {
 			prod = c.q.prod.Load() & mask // acquire: the slots are written
-			c.prod = prod
 			if cons == prod {
 				break
 			}
@@ -69,13 +78,14 @@ func (c *cq) PollStatus(wcs []provider.WC) (int, bool) {
 		// (TestWCLayout), so the slot is copied whole, in a few wide
 		// moves; only the immediate data changes, to host order.
 		wc := &wcs[n]
-		*wc = *mem.At[provider.WC](buf, queueHdr+int(cons)<<log2)
+		*wc = *mem.At[provider.WC](buf, queueHdr+int(cons*size))
 		if wc.Flags&abi.IB_WC_WITH_IMM != 0 {
 			wc.ImmData = beSwap(wc.ImmData)
 		}
 		status |= wc.Status
 		cons = (cons + 1) & mask
 	}
+	c.prod = prod
 	if n > 0 || c.kept {
 		c.cons = cons
 		if c.taking {

@@ -35,7 +35,12 @@
 // cover many requests. Receive queues need no doorbell: the responder
 // looks at the ring when a packet arrives.
 //
-// The kernel trusts nothing in a WQE but still reads every field, so a
-// slot is zeroed before it is filled: stale kernel bookkeeping (status,
-// PSNs) from the slot's previous use must not leak into the new request.
+// A slot is not cleared before it is filled: like librxe, Put writes what
+// the kernel reads of a new request (a send's whole rxe_send_wr, iova,
+// state, ssn and DMA counters, a receive's wr_id and DMA counters, then
+// the SGEs in use or the inline data) and leaves the rest as the slot's
+// previous use left it. The kernel's own bookkeeping in a send WQE (status,
+// mask, PSNs, ack length, has_rd_atomic) is written by its requester and
+// completer before they read it, and the bytes past the SGEs in use are
+// read by no one; the ring then holds the same bytes as under librxe.
 package rxe

@@ -150,6 +150,7 @@ func mapQP(dev provider.Device, init *provider.QPInit, resp []byte) (provider.SQ
 		return nil, nil, err
 	}
 	s.q.setLimit(init.MaxSendWR)
+	s.setPlain()
 	s.pending = s.q.prod.Load()
 	s.published = s.pending
 	if r == nil {

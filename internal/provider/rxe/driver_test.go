@@ -96,6 +96,7 @@ func TestBadHeader(t *testing.T) {
 		{"producer beyond the mask", ring(7, 4, 4, 0)},
 		{"consumer beyond the mask", ring(7, 4, 0, 9)},
 		{"shorter than the header", make([]byte, 100)},
+		{"4 GiB of slots", set(ring(7, 4, 0, 0), offMask, 1<<25-1)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -38,6 +38,7 @@ type queue struct {
 	dev  provider.Device
 	buf  []byte // nil once closed
 	log2 uint32
+	size uint32 // 1<<log2, the slot size in bytes
 	mask uint32
 	prod *atomic.Uint32
 	cons *atomic.Uint32
@@ -86,6 +87,10 @@ func (q *queue) attach(dev provider.Device, buf []byte, need int) error {
 	if elem := 1 << log2; elem < need {
 		return fmt.Errorf("bad header: %d-byte slots, need %d: %w", elem, need, provider.ErrInvalid)
 	}
+	// Slot offsets are computed in 32 bits (cq's PollStatus).
+	if ring := (uint64(mask) + 1) << log2; ring >= 1<<32 {
+		return fmt.Errorf("bad header: %d slots of %d bytes, 4 GiB or more: %w", uint64(mask)+1, 1<<log2, provider.ErrInvalid)
+	}
 	if end := uint64(queueHdr) + (uint64(mask)+1)<<log2; end > uint64(len(buf)) {
 		return fmt.Errorf("bad header: %d slots of %d bytes overrun the %d-byte mapping: %w",
 			uint64(mask)+1, 1<<log2, len(buf), provider.ErrInvalid)
@@ -94,7 +99,7 @@ func (q *queue) attach(dev provider.Device, buf []byte, need int) error {
 	if p, c := prod.Load(), cons.Load(); p > mask || c > mask {
 		return fmt.Errorf("bad header: producer %d or consumer %d exceeds index_mask %#x: %w", p, c, mask, provider.ErrInvalid)
 	}
-	*q = queue{dev: dev, buf: buf, log2: log2, mask: mask, prod: prod, cons: cons, limit: mask}
+	*q = queue{dev: dev, buf: buf, log2: log2, size: 1 << log2, mask: mask, prod: prod, cons: cons, limit: mask}
 	return nil
 }
 
@@ -129,7 +134,14 @@ func (q *queue) reload(p uint32) bool {
 }
 
 // elemSize is the size of a slot in bytes.
-func (q *queue) elemSize() int { return 1 << q.log2 }
+func (q *queue) elemSize() int { return 1 << (q.log2 & 31) }
+
+// offset is the byte offset of slot i in buf; i must already be masked.
+// It multiplies by the slot size rather than shift by log2 (amd64 shifts
+// by a variable count only through CX), in 32 bits, which keeps it
+// non-negative for the bounds checks after it: attach refuses rings of
+// 4 GiB and more.
+func (q *queue) offset(i uint32) int { return queueHdr + int(i*q.size) }
 
 // slot returns slot i; i must already be masked.
 func (q *queue) slot(i uint32) []byte {
@@ -155,12 +167,11 @@ func (q *queue) close() error {
 var errClosed = fmt.Errorf("rxe: %w", provider.ErrClosed)
 
 // beSwap converts between host order and big-endian (network) order,
-// which is what imm_data is kept in in WQEs and completions.
+// which is what imm_data is kept in in WQEs and completions. isBigEndian
+// is a constant (endian_*.go), so the swap has no test of it.
 func beSwap(x uint32) uint32 {
 	if isBigEndian {
 		return x
 	}
 	return bits.ReverseBytes32(x)
 }
-
-var isBigEndian = binary.NativeEndian.Uint16([]byte{0, 1}) == 1

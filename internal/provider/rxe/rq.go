@@ -31,42 +31,46 @@ func (r *rq) Put(wr *provider.RecvWR) error {
 	if r.q.buf == nil {
 		return errClosed
 	}
-	n := len(wr.SGE)
-	if uint64(n) > uint64(r.maxSGE) || recvWQEHdr+n*sgeSize > r.q.elemSize() {
-		return fmt.Errorf("rxe: receive request with %d SGEs, at most %d: %w", n, r.maxSGE, provider.ErrInvalid)
+	sges := wr.SGE
+	// maxSGE SGEs fit a slot: open checked the slot size against the
+	// QP's max_recv_sge, and mapSRQ caps an SRQ's at what fits.
+	if uint64(len(sges)) > uint64(r.maxSGE) {
+		return r.tooManySGEs(len(sges))
 	}
 	var total uint64
-	for i := range wr.SGE {
-		total += uint64(wr.SGE[i].Length)
+	for i := range sges {
+		total += uint64(sges[i].Length)
 	}
 	if total > math.MaxUint32 {
 		return fmt.Errorf("rxe: receive request of %d bytes: %w", total, provider.ErrInvalid)
 	}
-	if !r.q.take(r.pending) {
+	p := r.pending
+	if !r.q.take(p) {
 		return provider.ErrFull
 	}
-	next := r.q.next(r.pending)
-	s := r.q.slot(r.pending)
 	// The fields librxe's rxe_post_one_recv sets, and no others: the
 	// reserved words and the SGE entries past n keep what the slot held,
 	// which the kernel does not read (clearing the slot cost a quarter of
-	// a one-SGE post).
-	w := mem.At[abi.RxeRecvWQE](s, 0)
+	// a one-SGE post). The slot is found by its offset, each piece
+	// checked against the mapping by mem.At.
+	off := r.q.offset(p)
+	w := mem.At[abi.RxeRecvWQE](r.q.buf, off)
 	w.WrID = wr.ID
 	w.Dma.Length = uint32(total)
 	w.Dma.Resid = uint32(total)
 	w.Dma.CurSGE = 0
-	w.Dma.NumSGE = uint32(n)
+	w.Dma.NumSGE = uint32(len(sges))
 	w.Dma.SGEOffset = 0
-	for i := range wr.SGE {
-		*mem.At[abi.RxeSGE](s, recvWQEHdr+i*sgeSize) = abi.RxeSGE{
-			Addr:   wr.SGE[i].Addr,
-			Length: wr.SGE[i].Length,
-			LKey:   wr.SGE[i].LKey,
-		}
+	off += recvWQEHdr
+	for i := range sges {
+		*mem.At[abi.RxeSGE](r.q.buf, off+i*sgeSize) = abi.RxeSGE(sges[i])
 	}
-	r.pending = next
+	r.pending = r.q.next(p)
 	return nil
+}
+
+func (r *rq) tooManySGEs(n int) error {
+	return fmt.Errorf("rxe: receive request with %d SGEs, at most %d: %w", n, r.maxSGE, provider.ErrInvalid)
 }
 
 // Flush publishes the pending slots. The responder finds them when the

@@ -25,12 +25,80 @@ type sq struct {
 	// not read it from a user's ring; it is written so that the ring
 	// holds the same bytes as under rdma-core (docs/conformance.md).
 	ssn uint32
+	// plainSGE is the most SGEs Put's straight path takes: the QP's
+	// max_send_sge, and what fits the slot, on RC and UC; -1 on other
+	// QPs and once closed, which sends every request to put.
+	plainSGE int
 }
 
 // Put fills the next slot the way rdma-core's init_send_wqe does, but
-// leaves it unpublished. The checks come first so that a refused request
-// leaves the slot alone.
+// leaves it unpublished. RC and UC sends, RDMA writes and reads, with or
+// without immediate data, with SGEs, take the straight path below; the
+// rest (inline data, atomics, UD, memory windows, flushes, atomic writes,
+// every request Put refuses) goes to put, which writes the same bytes for
+// these (TestSQPutPlain compares the two).
 func (s *sq) Put(wr *provider.SendWR) error {
+	sges := wr.SGE
+	op := wr.Opcode
+	if op > abi.IB_UVERBS_WR_RDMA_READ || wr.Flags&abi.IB_SEND_INLINE != 0 || len(sges) > s.plainSGE {
+		return s.put(wr)
+	}
+	var total uint64
+	for i := range sges {
+		total += uint64(sges[i].Length)
+	}
+	if total > 1<<31 {
+		return s.put(wr) // which refuses it
+	}
+	ssn := s.ssn
+	s.ssn++ // as put: a request the full ring refuses is numbered too
+	p := s.pending
+	if !s.q.take(p) {
+		return provider.ErrFull
+	}
+	// The slot is found by its offset, not through q.slot: mem.At checks
+	// the header against the mapping, and the SGEs are checked below.
+	off := s.q.offset(p)
+	w := mem.At[abi.RxeSendWQE](s.q.buf, off)
+	w.Wr.WrID = wr.ID
+	w.Wr.Reserved = 0
+	w.Wr.Opcode = op
+	w.Wr.SendFlags = wr.Flags
+	w.Wr.Ex = 0
+	if op == abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM || op == abi.IB_UVERBS_WR_SEND_WITH_IMM {
+		w.Wr.Ex = beSwap(wr.Imm) // imm_data is __be32
+	}
+	w.Wr.Wr = [len(w.Wr.Wr)]byte{}
+	w.Iova = 0
+	if op != abi.IB_UVERBS_WR_SEND && op != abi.IB_UVERBS_WR_SEND_WITH_IMM {
+		u := mem.At[abi.RxeSendWrRDMA](w.Wr.Wr[:], 0)
+		u.RemoteAddr = wr.RemoteAddr
+		u.RKey = wr.RKey
+		w.Iova = wr.RemoteAddr
+	}
+	w.State = 0 // posted
+	w.SSN = ssn
+	w.Dma.Length = uint32(total)
+	w.Dma.Resid = uint32(total)
+	w.Dma.CurSGE = 0
+	w.Dma.NumSGE = uint32(len(sges))
+	w.Dma.SGEOffset = 0
+	// plainSGE SGEs fit the slot (mapQP).
+	off += sendWQEHdr
+	for i := range sges {
+		*mem.At[abi.RxeSGE](s.q.buf, off+i*sgeSize) = abi.RxeSGE(sges[i])
+	}
+	s.pending = s.q.next(p)
+	return nil
+}
+
+// put is Put's general path: every opcode, inline data, UD. It fills the
+// next slot the way rdma-core's init_send_wqe does, but leaves it
+// unpublished. The checks come first so that a refused request leaves the
+// slot alone.
+//
+//go:noinline
+func (s *sq) put(wr *provider.SendWR) error {
 	if s.q.buf == nil {
 		return errClosed
 	}
@@ -93,8 +161,12 @@ func (s *sq) Put(wr *provider.SendWR) error {
 	next := s.q.next(s.pending)
 
 	b := s.q.slot(s.pending)
-	clear(b)
 	w := mem.At[abi.RxeSendWQE](b, 0)
+	// librxe's convert_send_wr clears the rxe_send_wr and no more of
+	// the slot; the rest of what it writes follows, field by field (see
+	// the package comment for what stays stale).
+	w.Wr = abi.RxeSendWr{}
+	w.Iova = 0
 	w.Wr.WrID = wr.ID
 	w.Wr.Opcode = wr.Opcode
 	w.Wr.SendFlags = wr.Flags
@@ -171,13 +243,23 @@ func (s *sq) Put(wr *provider.SendWR) error {
 	case abi.IB_UVERBS_WR_ATOMIC_WRITE:
 		total = uint64(len(wr.AtomicData))
 	}
+	w.State = 0 // posted
+	w.SSN = ssn
 	w.Dma.Length = uint32(total)
 	w.Dma.Resid = uint32(total)
+	w.Dma.CurSGE = 0
 	w.Dma.NumSGE = uint32(n)
-	w.SSN = ssn
-	// cur_sge, sge_offset and state (0 = posted) stay zero from clear.
+	w.Dma.SGEOffset = 0
 	s.pending = next
 	return nil
+}
+
+// setPlain sets plainSGE from the QP's type and limits and the slot size.
+func (s *sq) setPlain() {
+	s.plainSGE = -1
+	if t := s.init.Type; t == abi.IB_UVERBS_QPT_RC || t == abi.IB_UVERBS_QPT_UC {
+		s.plainSGE = int(min(s.init.MaxSendSGE, uint32((s.q.elemSize()-sendWQEHdr)/sgeSize)))
+	}
 }
 
 func (s *sq) tooMuchInline(total uint64, room int) error {
@@ -206,4 +288,7 @@ func (s *sq) Flush() error {
 // done (acknowledged, for RC), signaled or not.
 func (s *sq) Idle() bool { return s.q.buf == nil || s.q.cons.Load() == s.published }
 
-func (s *sq) Close() error { return s.q.close() }
+func (s *sq) Close() error {
+	s.plainSGE = -1
+	return s.q.close()
+}

@@ -66,15 +66,15 @@ func TestSQPutFlushAtomicWrite(t *testing.T) {
 00 00 00 00 dd cc bb aa // wr.flush.length (0, as rdma-core), rkey
 01 00 00 00 00 00 00 00 // type GLOBAL, level RANGE
 ` + unionTail + `
-00 00 00 00 00 00 00 00 // status, state
+ee ee ee ee 00 00 00 00 // status (stale, see withStale), state
 78 56 34 12 00 7f 00 00 // iova
-00 00 00 00 00 00 00 00 // mask, first_psn
-00 00 00 00 00 00 00 00 // last_psn, ack_length
-00 00 00 00 00 00 00 00 // ssn, has_rd_atomic
+ee ee ee ee ee ee ee ee // mask, first_psn (stale)
+ee ee ee ee ee ee ee ee // last_psn, ack_length (stale)
+00 00 00 00 ee ee ee ee // ssn, has_rd_atomic (stale)
 00 10 00 00 00 10 00 00 // dma.length, dma.resid
 00 00 00 00 00 00 00 00 // cur_sge, num_sge 0
-00 00 00 00 00 00 00 00 // sge_offset, reserved
-00 00 00 00 00 00 00 00 // 208: nothing follows
+00 00 00 00 ee ee ee ee // sge_offset, reserved (stale)
+ee ee ee ee ee ee ee ee // 208: nothing follows, stale
 `,
 	}, {
 		name: "flush persistent MR",
@@ -88,15 +88,15 @@ func TestSQPutFlushAtomicWrite(t *testing.T) {
 00 00 00 00 11 00 00 00 // wr.flush.length, rkey
 02 01 00 00 00 00 00 00 // type PERSISTENT, level MR
 ` + unionTail + `
-00 00 00 00 00 00 00 00 // status, state
+ee ee ee ee 00 00 00 00 // status (stale, see withStale), state
 00 10 00 00 00 00 00 00 // iova
-00 00 00 00 00 00 00 00 // mask, first_psn
-00 00 00 00 00 00 00 00 // last_psn, ack_length
-00 00 00 00 00 00 00 00 // ssn, has_rd_atomic
+ee ee ee ee ee ee ee ee // mask, first_psn (stale)
+ee ee ee ee ee ee ee ee // last_psn, ack_length (stale)
+00 00 00 00 ee ee ee ee // ssn, has_rd_atomic (stale)
 00 00 00 00 00 00 00 00 // dma.length, dma.resid: 0 bytes
 00 00 00 00 00 00 00 00 // cur_sge, num_sge 0
-00 00 00 00 00 00 00 00 // sge_offset, reserved
-00 00 00 00 00 00 00 00 // 208: nothing follows
+00 00 00 00 ee ee ee ee // sge_offset, reserved (stale)
+ee ee ee ee ee ee ee ee // 208: nothing follows, stale
 `,
 	}, {
 		name: "atomic write",
@@ -110,14 +110,14 @@ ef cd ab 00 00 00 00 00 // wr_id
 dd cc bb aa 00 00 00 00 // wr.rdma.rkey, reserved
 00 00 00 00 00 00 00 00
 ` + unionTail + `
-00 00 00 00 00 00 00 00 // status, state
+ee ee ee ee 00 00 00 00 // status (stale, see withStale), state
 78 56 34 12 00 7f 00 00 // iova
-00 00 00 00 00 00 00 00 // mask, first_psn
-00 00 00 00 00 00 00 00 // last_psn, ack_length
-00 00 00 00 00 00 00 00 // ssn, has_rd_atomic
+ee ee ee ee ee ee ee ee // mask, first_psn (stale)
+ee ee ee ee ee ee ee ee // last_psn, ack_length (stale)
+00 00 00 00 ee ee ee ee // ssn, has_rd_atomic (stale)
 08 00 00 00 08 00 00 00 // dma.length, dma.resid: 8
 00 00 00 00 00 00 00 00 // cur_sge, num_sge 0
-00 00 00 00 00 00 00 00 // sge_offset, reserved
+00 00 00 00 ee ee ee ee // sge_offset, reserved (stale)
 01 02 03 04 05 06 07 08 // 208: dma.atomic_wr
 `,
 	}}
@@ -130,7 +130,7 @@ dd cc bb aa 00 00 00 00 // wr.rdma.rkey, reserved
 			dev, s, _, sqBuf, _ := newQP(t, rcInit, 8, 4)
 			slot := slotOf(sqBuf, 0)
 			for i := range slot {
-				slot[i] = 0xee // stale contents must be cleared
+				slot[i] = 0xee // a previous request's and the kernel's bytes
 			}
 			if err := s.Put(&tt.wr); err != nil {
 				t.Fatal(err)
@@ -141,8 +141,8 @@ dd cc bb aa 00 00 00 00 // wr.rdma.rkey, reserved
 			if got := slot[:len(want)]; !bytes.Equal(got, want) {
 				t.Errorf("WQE:\n got %x\nwant %x", got, want)
 			}
-			if rest := slot[len(want):]; !bytes.Equal(rest, make([]byte, len(rest))) {
-				t.Errorf("slot tail not zeroed")
+			if rest := slot[len(want):]; !bytes.Equal(rest, bytes.Repeat([]byte{0xee}, len(rest))) {
+				t.Errorf("slot tail written: % x", rest)
 			}
 			if p := producer(sqBuf); p != 1 || dev.doorbells != 1 {
 				t.Errorf("producer = %d, doorbells = %d, want 1 and 1", p, dev.doorbells)

@@ -26,7 +26,9 @@ type completionQueue struct {
 
 // wcStatus maps enum siw_wc_status to enum ib_wc_status (siw_cq.c,
 // rdma-core's map_cqe_status).
-var wcStatus = [abi.SIW_NUM_WC_STATUS]uint32{
+// The last entry is for every status beyond the enum, so that a lookup
+// needs no bounds check (min caps the index).
+var wcStatus = [abi.SIW_NUM_WC_STATUS + 1]uint32{
 	abi.SIW_WC_SUCCESS:         abi.IB_WC_SUCCESS,
 	abi.SIW_WC_LOC_LEN_ERR:     abi.IB_WC_LOC_LEN_ERR,
 	abi.SIW_WC_LOC_PROT_ERR:    abi.IB_WC_LOC_PROT_ERR,
@@ -37,12 +39,14 @@ var wcStatus = [abi.SIW_NUM_WC_STATUS]uint32{
 	abi.SIW_WC_REM_ACCESS_ERR:  abi.IB_WC_REM_ACCESS_ERR,
 	abi.SIW_WC_REM_INV_REQ_ERR: abi.IB_WC_REM_INV_REQ_ERR,
 	abi.SIW_WC_GENERAL_ERR:     abi.IB_WC_GENERAL_ERR,
+	abi.SIW_NUM_WC_STATUS:      abi.IB_WC_GENERAL_ERR,
 }
 
 // wcOpcode maps enum siw_opcode to the work completion opcode (siw_cq.c's
 // map_wc_opcode, rdma-core's map_cqe_opcode). A send with immediate data
-// or with invalidate completes as a send.
-var wcOpcode = [abi.SIW_NUM_OPCODES]uint32{
+// or with invalidate completes as a send, and so does an opcode beyond the
+// enum (the last entry, as in wcStatus).
+var wcOpcode = [abi.SIW_NUM_OPCODES + 1]uint32{
 	abi.SIW_OP_WRITE:           abi.IB_WC_RDMA_WRITE,
 	abi.SIW_OP_READ:            abi.IB_WC_RDMA_READ,
 	abi.SIW_OP_READ_LOCAL_INV:  abi.IB_WC_RDMA_READ,
@@ -55,6 +59,7 @@ var wcOpcode = [abi.SIW_NUM_OPCODES]uint32{
 	abi.SIW_OP_READ_RESPONSE:   abi.IB_WC_RDMA_READ, // never completed
 	abi.SIW_OP_INVAL_STAG:      abi.IB_WC_LOCAL_INV,
 	abi.SIW_OP_REG_MR:          abi.IB_WC_REG_MR,
+	abi.SIW_NUM_OPCODES:        abi.IB_WC_SEND,
 }
 
 // Poll takes up to len(wcs) completions, each element handed back as soon
@@ -74,25 +79,21 @@ func (q *completionQueue) PollStatus(wcs []provider.WC) (int, bool) {
 	buf, get, num := q.buf, q.get, q.num
 	n, failed := 0, uint32(0)
 	for ; n < len(wcs); n++ {
+		// One bounds check for the element; the views below are then
+		// within its constant size.
 		off := int(get) * cqeSize
-		word := mem.Uint32(buf, off+flagsWord)
+		e := buf[off : off+cqeSize]
+		word := wordAt(e, 0)
 		w := word.Load()
 		if w&abi.SIW_WQE_VALID == 0 {
 			break
 		}
 		flags, opcode, status := uint8(w), uint8(w>>8), uint16(w>>16)
-		cqe := mem.At[abi.SiwCQE](buf, off)
+		cqe := mem.At[abi.SiwCQE](e, 0)
 		wc := &wcs[n]
 		wc.ID = cqe.ID
-		wc.Status = abi.IB_WC_GENERAL_ERR
-		if int(status) < len(wcStatus) {
-			wc.Status = wcStatus[status]
-		}
-		failed |= wc.Status
-		wc.Opcode = abi.IB_WC_SEND
-		if int(opcode) < len(wcOpcode) {
-			wc.Opcode = wcOpcode[opcode]
-		}
+		wc.Status = wcStatus[min(status, abi.SIW_NUM_WC_STATUS)]
+		wc.Opcode = wcOpcode[min(opcode, abi.SIW_NUM_OPCODES)]
 		wc.VendorErr = 0
 		wc.ByteLen = cqe.Bytes
 		wc.ImmData = 0
@@ -107,6 +108,7 @@ func (q *completionQueue) PollStatus(wcs []provider.WC) (int, bool) {
 			wc.ImmData = uint32(cqe.ImmData) // inval_stag, first 4 bytes of the union
 		}
 		wc.PKeyIndex, wc.SLID, wc.SL, wc.DLIDPathBits, wc.PortNum = 0, 0, 0, 0, 0
+		failed |= wc.Status
 		// Hand the element back only after it has been copied, clearing
 		// the flags byte alone as rdma-core's siw_poll_cq does: opcode and
 		// status keep the values just loaded, so the ring holds the same

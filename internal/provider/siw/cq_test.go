@@ -41,6 +41,12 @@ func TestCQNext(t *testing.T) {
 			provider.WC{ID: 10, Opcode: abi.IB_WC_RECV, Status: abi.IB_WC_WR_FLUSH_ERR}},
 		{"unknown status", abi.SiwCQE{ID: 11, Opcode: abi.SIW_OP_SEND, Status: 999},
 			provider.WC{ID: 11, Opcode: abi.IB_WC_SEND, Status: abi.IB_WC_GENERAL_ERR}},
+		// The first values past the enums, which index the tables' last
+		// entries.
+		{"opcode just past the enum", abi.SiwCQE{ID: 12, Opcode: abi.SIW_NUM_OPCODES},
+			provider.WC{ID: 12, Opcode: abi.IB_WC_SEND}},
+		{"status just past the enum", abi.SiwCQE{ID: 13, Opcode: abi.SIW_OP_RECEIVE, Status: abi.SIW_NUM_WC_STATUS},
+			provider.WC{ID: 13, Opcode: abi.IB_WC_RECV, Status: abi.IB_WC_GENERAL_ERR}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, cq := newCQ(t, 4)

@@ -27,8 +27,11 @@ func (q *recvQueue) Put(wr *provider.RecvWR) error {
 	if q.num == 0 {
 		return provider.ErrFull
 	}
+	// One bounds check for the element; the views below are then
+	// within its constant size.
 	off := int(q.put) * rqeSize
-	word := mem.Uint32(q.buf, off+flagsWord)
+	e := q.buf[off : off+rqeSize]
+	word := wordAt(e, 0)
 	if word.Load()&abi.SIW_WQE_VALID != 0 {
 		return provider.ErrFull
 	}
@@ -37,12 +40,15 @@ func (q *recvQueue) Put(wr *provider.RecvWR) error {
 	if len(wr.SGE) > q.maxSGE {
 		return fmt.Errorf("siw: receive request with %d SGEs, the queue takes %d: %w", len(wr.SGE), q.maxSGE, provider.ErrInvalid)
 	}
-	rqe := mem.At[abi.SiwRQE](q.buf, off)
+	// The fields libsiw's siw_post_recv writes and no others: the unused
+	// word and the SGE entries past num_sge keep what the element held,
+	// which the kernel does not read (siw_rqe_get copies num_sge entries).
+	rqe := mem.At[abi.SiwRQE](e, 0)
 	rqe.ID = wr.ID
-	rqe.Unused = 0
-	rqe.SGE = [abi.SIW_MAX_SGE]abi.SiwSGE{}
-	for i, s := range wr.SGE {
-		rqe.SGE[i] = abi.SiwSGE{LAddr: s.Addr, Length: s.Length, LKey: s.LKey}
+	sges := rqe.SGE[:len(wr.SGE)] // maxSGE is at most SIW_MAX_SGE
+	for i := range sges {
+		s := &wr.SGE[i]
+		sges[i] = abi.SiwSGE{LAddr: s.Addr, Length: s.Length, LKey: s.LKey}
 	}
 	// Publish flags and num_sge in one store, a release after the body;
 	// the opcode byte is the kernel's. (The send queue's publishing store

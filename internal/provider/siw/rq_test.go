@@ -48,6 +48,45 @@ func TestRQPut(t *testing.T) {
 	}
 }
 
+// TestRQPutStale checks that Put writes what libsiw's siw_post_recv
+// writes and no more: the unused word and the SGE entries past num_sge
+// keep the element's previous bytes, which the kernel never reads
+// (siw_rqe_get copies num_sge entries), as they do under libsiw.
+func TestRQPutStale(t *testing.T) {
+	tests := []struct {
+		name string
+		sges []provider.SGE
+	}{
+		{"no SGE", nil},
+		{"one SGE", []provider.SGE{{Addr: 0x1000, Length: 64, LKey: 1}}},
+		{"three SGEs", []provider.SGE{{Addr: 0x1000, Length: 64, LKey: 1}, {Addr: 0x2000, Length: 32, LKey: 2},
+			{Addr: 0x3000, Length: 16, LKey: 3}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, rq := newQP(t, 4, 2)
+			for i := range rq.buf {
+				rq.buf[i] = 0xee
+			}
+			rq.buf[flagsWord] = 0 // free
+			if err := rq.Put(&provider.RecvWR{ID: 42, SGE: tt.sges}); err != nil {
+				t.Fatal(err)
+			}
+			const stale = 0xeeeeeeee
+			want := abi.SiwRQE{ID: 42, Flags: abi.SIW_WQE_VALID, NumSGE: uint8(len(tt.sges)), Unused: stale}
+			for i := range want.SGE {
+				want.SGE[i] = abi.SiwSGE{LAddr: stale<<32 | stale, Length: stale, LKey: stale}
+			}
+			for i, s := range tt.sges {
+				want.SGE[i] = abi.SiwSGE{LAddr: s.Addr, Length: s.Length, LKey: s.LKey}
+			}
+			if diff := cmp.Diff(want, rq.rqe(0)); diff != "" {
+				t.Errorf("RQE (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestRQNoAllocs(t *testing.T) {
 	_, _, rq := newQP(t, 4, 8)
 	wr := provider.RecvWR{ID: 1, SGE: []provider.SGE{{Addr: 1, Length: 2, LKey: 3}}}

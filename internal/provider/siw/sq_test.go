@@ -14,7 +14,13 @@ import (
 
 func TestSQPut(t *testing.T) {
 	sges := []provider.SGE{{Addr: 0x1000, Length: 10, LKey: 0x11}, {Addr: 0x2000, Length: 20, LKey: 0x22}}
+	// The SGE entries past num_sge keep the element's previous bytes
+	// (0xee here), as under libsiw's push_send_wqe: the kernel copies
+	// num_sge entries.
 	sge := func(s ...provider.SGE) (out [abi.SIW_MAX_SGE]abi.SiwSGE) {
+		for i := range out {
+			out[i] = abi.SiwSGE{LAddr: 0xeeeeeeeeeeeeeeee, Length: 0xeeeeeeee, LKey: 0xeeeeeeee}
+		}
 		for i, s := range s {
 			out[i] = abi.SiwSGE{LAddr: s.Addr, Length: s.Length, LKey: s.LKey}
 		}
@@ -43,7 +49,7 @@ func TestSQPut(t *testing.T) {
 		{
 			name: "SEND no SGE",
 			wr:   provider.SendWR{ID: 4, Opcode: abi.IB_UVERBS_WR_SEND},
-			want: abi.SiwSQE{ID: 4, Flags: abi.SIW_WQE_VALID, Opcode: abi.SIW_OP_SEND},
+			want: abi.SiwSQE{ID: 4, Flags: abi.SIW_WQE_VALID, Opcode: abi.SIW_OP_SEND, SGE: sge()},
 		},
 		{
 			name: "SEND_WITH_INV",
@@ -53,7 +59,10 @@ func TestSQPut(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, sq, _ := newQP(t, 4, 4)
-			sq.buf[100] = 0xff // stale contents must not survive
+			for i := range sqeSize {
+				sq.buf[i] = 0xee // a previous request's bytes
+			}
+			sq.buf[flagsWord] = 0 // free
 			if err := sq.Put(&c.wr); err != nil {
 				t.Fatal(err)
 			}
@@ -288,5 +297,24 @@ func TestSQIdle(t *testing.T) {
 		if got := sq.Idle(); got != st.want {
 			t.Errorf("%s: Idle() = %v, want %v", st.what, got, st.want)
 		}
+	}
+}
+
+// TestSendFlags checks the flag table against libsiw's map_send_flags,
+// every combination of the bits it maps.
+func TestSendFlags(t *testing.T) {
+	const v, sig, sol, fence = abi.SIW_WQE_VALID, abi.SIW_WQE_SIGNALLED, abi.SIW_WQE_SOLICITED, abi.SIW_WQE_READ_FENCE
+	want := [8]uint32{
+		0:                                        v,
+		abi.IB_SEND_FENCE:                        v | fence,
+		abi.IB_SEND_SIGNALED:                     v | sig,
+		abi.IB_SEND_SIGNALED | abi.IB_SEND_FENCE: v | sig | fence,
+		abi.IB_SEND_SOLICITED:                    v | sol,
+		abi.IB_SEND_SOLICITED | abi.IB_SEND_FENCE:                        v | sol | fence,
+		abi.IB_SEND_SOLICITED | abi.IB_SEND_SIGNALED:                     v | sol | sig,
+		abi.IB_SEND_SOLICITED | abi.IB_SEND_SIGNALED | abi.IB_SEND_FENCE: v | sol | sig | fence,
+	}
+	if sendFlags != want {
+		t.Errorf("sendFlags = %#x, want %#x", sendFlags, want)
 	}
 }
