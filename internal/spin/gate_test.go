@@ -12,12 +12,7 @@ import (
 // gate is shut, as the data path's owner handles do.
 func TestGateExclusion(t *testing.T) {
 	var l GateLock
-	l.Lock()
-	owned := l.Own()
-	l.Unlock()
-	if !owned {
-		t.Skip("no membarrier here: the owner always takes the lock (TestGateWithoutBarrier)")
-	}
+	ownOrSkip(t, &l)
 	var (
 		n      int
 		wg     sync.WaitGroup
@@ -85,12 +80,7 @@ func TestGateWithoutOwner(t *testing.T) {
 // enter; after Unlock it can.
 func TestGateShutWhileLocked(t *testing.T) {
 	var l GateLock
-	l.Lock()
-	owned := l.Own()
-	l.Unlock()
-	if !owned {
-		t.Skip("no membarrier here")
-	}
+	ownOrSkip(t, &l)
 	l.Lock()
 	if l.Enter() {
 		t.Fatal("the owner entered while the lock was held")
@@ -114,5 +104,18 @@ func TestGateAllocs(t *testing.T) {
 		}
 	}); a != 0 {
 		t.Fatalf("%v allocations per Enter/Leave", a)
+	}
+}
+
+// ownOrSkip opens l's gate to an owner, or skips where membarrier(2) is
+// missing (the owner would always take the lock: TestGateWithoutOwner's
+// case).
+func ownOrSkip(t *testing.T, l *GateLock) {
+	t.Helper()
+	l.Lock()
+	owned := l.Own()
+	l.Unlock()
+	if !owned {
+		t.Skip("no membarrier(2) here: an owner takes the lock")
 	}
 }
