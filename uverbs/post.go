@@ -46,7 +46,7 @@ func (qp *QP) PostSend(wrs []SendWR) (int, error) {
 // dictionary, an indirect call again.
 func (qp *QP) postSends(wrs []SendWR) (int, error) {
 	n := 0
-	var err error
+	var err, ferr error
 	if sq, ok := qp.sq.(*mlx5.SQ); ok {
 		for ; n < len(wrs); n++ {
 			if wr := &wrs[n]; qp.plain(wr) {
@@ -57,6 +57,9 @@ func (qp *QP) postSends(wrs []SendWR) (int, error) {
 			if err != nil {
 				break
 			}
+		}
+		if n > 0 {
+			ferr = sq.Flush()
 		}
 	} else if sq, ok := qp.sq.(*rxe.SQ); ok {
 		for ; n < len(wrs); n++ {
@@ -69,6 +72,9 @@ func (qp *QP) postSends(wrs []SendWR) (int, error) {
 				break
 			}
 		}
+		if n > 0 {
+			ferr = sq.Flush()
+		}
 	} else if sq, ok := qp.sq.(*siw.SQ); ok {
 		for ; n < len(wrs); n++ {
 			if wr := &wrs[n]; qp.plain(wr) {
@@ -80,22 +86,37 @@ func (qp *QP) postSends(wrs []SendWR) (int, error) {
 				break
 			}
 		}
+		if n > 0 {
+			ferr = sq.Flush()
+		}
 	} else {
 		for ; n < len(wrs); n++ {
 			if err = qp.putSendChecked(&wrs[n]); err != nil {
 				break
 			}
 		}
+		if n > 0 {
+			ferr = qp.sq.Flush()
+		}
 	}
+	if err != nil || ferr != nil {
+		err = sendErr(qp, wrs, n, err, ferr)
+	}
+	return n, err
+}
+
+// sendErr is postSends' error: the refusal of request n, the doorbell's
+// failure, or both. Out of line: the data path does not format.
+//
+//go:noinline
+func sendErr(qp *QP, wrs []SendWR, n int, err, ferr error) error {
 	if err != nil {
 		err = fmt.Errorf("uverbs: post send: work request %d (%s): %w", n, wrs[n].Opcode, putErr(err, "send", qp.cap.MaxSendWR))
 	}
-	if n > 0 {
-		if ferr := qp.sq.Flush(); ferr != nil {
-			err = errors.Join(err, fmt.Errorf("uverbs: post send: doorbell: %w", verbs.Public(ferr)))
-		}
+	if ferr != nil {
+		err = errors.Join(err, fmt.Errorf("uverbs: post send: doorbell: %w", verbs.Public(ferr)))
 	}
-	return n, err
+	return err
 }
 
 // errNoReads refuses an RDMA read or atomic on a QP whose max_rd_atomic
@@ -371,46 +392,91 @@ type recvSide struct {
 // so that it does not escape; another driver gets a copy in the scratch
 // request (putRecvCopy). The loops are postSends'.
 func (r *recvSide) post(wrs []RecvWR) (int, error) {
-	rq, sge := r.rq, r.sge
+	maxSGE := len(r.sge)
 	n := 0
-	var err error
-	if q, ok := rq.(*mlx5.RQ); ok {
-		for ; n < len(wrs) && len(wrs[n].SGE) <= len(sge); n++ {
-			if err = q.Put(recvView(&wrs[n])); err != nil {
+	var err, ferr error
+	if q, ok := r.rq.(*mlx5.RQ); ok {
+		for ; n < len(wrs); n++ {
+			if wr := &wrs[n]; len(wr.SGE) > maxSGE {
+				err = errRecvSGEs
+			} else {
+				err = q.Put(recvView(wr))
+			}
+			if err != nil {
 				break
 			}
 		}
-	} else if q, ok := rq.(*rxe.RQ); ok {
-		for ; n < len(wrs) && len(wrs[n].SGE) <= len(sge); n++ {
-			if err = q.Put(recvView(&wrs[n])); err != nil {
+		if n > 0 {
+			ferr = q.Flush()
+		}
+	} else if q, ok := r.rq.(*rxe.RQ); ok {
+		for ; n < len(wrs); n++ {
+			if wr := &wrs[n]; len(wr.SGE) > maxSGE {
+				err = errRecvSGEs
+			} else {
+				err = q.Put(recvView(wr))
+			}
+			if err != nil {
 				break
 			}
 		}
-	} else if q, ok := rq.(*siw.RQ); ok {
-		for ; n < len(wrs) && len(wrs[n].SGE) <= len(sge); n++ {
-			if err = q.Put(recvView(&wrs[n])); err != nil {
+		if n > 0 {
+			ferr = q.Flush()
+		}
+	} else if q, ok := r.rq.(*siw.RQ); ok {
+		for ; n < len(wrs); n++ {
+			if wr := &wrs[n]; len(wr.SGE) > maxSGE {
+				err = errRecvSGEs
+			} else {
+				err = q.Put(recvView(wr))
+			}
+			if err != nil {
 				break
 			}
+		}
+		if n > 0 {
+			ferr = q.Flush()
 		}
 	} else {
-		for ; n < len(wrs) && len(wrs[n].SGE) <= len(sge); n++ {
-			if err = putRecvCopy(rq, &wrs[n], &r.wr, sge); err != nil {
+		for ; n < len(wrs); n++ {
+			if wr := &wrs[n]; len(wr.SGE) > maxSGE {
+				err = errRecvSGEs
+			} else {
+				err = putRecvCopy(r.rq, wr, &r.wr, r.sge)
+			}
+			if err != nil {
 				break
 			}
 		}
-	}
-	switch {
-	case err != nil:
-		err = fmt.Errorf("uverbs: post recv: work request %d: %w", n, putErr(err, "receive", r.size))
-	case n < len(wrs):
-		err = invalid("uverbs: post recv: work request %d: %d SGEs, the queue takes %d", n, len(wrs[n].SGE), len(sge))
-	}
-	if n > 0 {
-		if ferr := rq.Flush(); ferr != nil {
-			err = errors.Join(err, fmt.Errorf("uverbs: post recv: %w", verbs.Public(ferr)))
+		if n > 0 {
+			ferr = r.rq.Flush()
 		}
 	}
+	if err != nil || ferr != nil {
+		err = r.err(wrs, n, err, ferr)
+	}
 	return n, err
+}
+
+// errRecvSGEs marks a receive request with more SGEs than the queue takes;
+// recvSide.err says how many.
+var errRecvSGEs = errors.New("uverbs: too many SGEs")
+
+// err is post's error: the refusal of request n, the queue's failure to
+// publish, or both. Out of line: the data path does not format.
+//
+//go:noinline
+func (r *recvSide) err(wrs []RecvWR, n int, err, ferr error) error {
+	switch {
+	case err == errRecvSGEs:
+		err = invalid("uverbs: post recv: work request %d: %d SGEs, the queue takes %d", n, len(wrs[n].SGE), len(r.sge))
+	case err != nil:
+		err = fmt.Errorf("uverbs: post recv: work request %d: %w", n, putErr(err, "receive", r.size))
+	}
+	if ferr != nil {
+		err = errors.Join(err, fmt.Errorf("uverbs: post recv: %w", verbs.Public(ferr)))
+	}
+	return err
 }
 
 // putRecvCopy puts wr on a driver outside this module through the
