@@ -1,6 +1,8 @@
 package uverbs
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/purerdma/purerdma/internal/provider"
@@ -133,4 +135,33 @@ func TestOwnerPostAllocs(t *testing.T) {
 	}
 	sq.Release()
 	rq.Release()
+}
+
+// TestPostErrors: a request the queue refuses ends the batch there, the
+// ones before it posted, with an error that names it, on the host's rxe
+// queues.
+func TestPostErrors(t *testing.T) {
+	qp, _, _, _ := hostQP(t)
+	sge := make([]SGE, 5)
+	for _, c := range []struct {
+		name string
+		post func() (int, error)
+		n    int
+		msg  string
+	}{
+		{"recv SGEs", func() (int, error) {
+			return qp.PostRecv([]RecvWR{{SGE: sge[:1]}, {SGE: sge}, {SGE: sge[:1]}})
+		}, 1, "work request 1: 5 SGEs, the queue takes 4"},
+		{"send SGEs", func() (int, error) {
+			return qp.PostSend([]SendWR{{Opcode: WRSend, SGE: sge[:1]}, {Opcode: WRSend, SGE: sge}})
+		}, 1, "work request 1 (SEND): 5 SGEs, the QP takes 4"},
+		{"send opcode", func() (int, error) {
+			return qp.PostSend([]SendWR{{Opcode: 99}})
+		}, 0, "work request 0"},
+	} {
+		n, err := c.post()
+		if n != c.n || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: posted %d, %v; want %d and ErrInvalid saying %q", c.name, n, err, c.n, c.msg)
+		}
+	}
 }
