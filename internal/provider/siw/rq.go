@@ -24,44 +24,59 @@ type recvQueue struct {
 }
 
 func (q *recvQueue) Put(wr *provider.RecvWR) error {
-	if q.num == 0 {
+	put, buf, sge := q.put, q.buf, wr.SGE
+	// One comparison for the element's bounds and for a queue with no
+	// elements (its buf is empty); the views below are then within the
+	// element's constant size.
+	off := int(put) * rqeSize
+	if off+rqeSize > len(buf) {
 		return provider.ErrFull
 	}
-	// One bounds check for the element; the views below are then
-	// within its constant size.
-	off := int(q.put) * rqeSize
-	e := q.buf[off : off+rqeSize]
+	e := buf[off : off+rqeSize]
 	word := wordAt(e, 0)
 	if word.Load()&abi.SIW_WQE_VALID != 0 {
 		return provider.ErrFull
 	}
 	// The kernel takes receive elements without scatter entries
 	// (siw_post_receive does); rdma-core refuses them.
-	if len(wr.SGE) > q.maxSGE {
-		return fmt.Errorf("siw: receive request with %d SGEs, the queue takes %d: %w", len(wr.SGE), q.maxSGE, provider.ErrInvalid)
+	if len(sge) > q.maxSGE {
+		return (*sgeRefusal)(q)
 	}
 	// The fields libsiw's siw_post_recv writes and no others: the unused
 	// word and the SGE entries past num_sge keep what the element held,
 	// which the kernel does not read (siw_rqe_get copies num_sge entries).
 	rqe := mem.At[abi.SiwRQE](e, 0)
 	rqe.ID = wr.ID
-	sges := rqe.SGE[:len(wr.SGE)] // maxSGE is at most SIW_MAX_SGE
-	for i := range sges {
-		s := &wr.SGE[i]
-		sges[i] = abi.SiwSGE{LAddr: s.Addr, Length: s.Length, LKey: s.LKey}
+	sges := rqe.SGE[:len(sge)] // maxSGE is at most SIW_MAX_SGE
+	for i := range sge {
+		sges[i] = abi.SiwSGE{LAddr: sge[i].Addr, Length: sge[i].Length, LKey: sge[i].LKey}
 	}
 	// Publish flags and num_sge in one store, a release after the body;
 	// the opcode byte is the kernel's. (The send queue's publishing store
 	// stays sequentially consistent: Flush loads the previous element's
 	// flag after it to decide on the doorbell, which a release store
 	// could pass.)
-	mem.StoreRelease(word, abi.SIW_WQE_VALID|uint32(len(wr.SGE))<<16)
-	q.put++
-	if q.put == q.num {
-		q.put = 0
+	mem.StoreRelease(word, abi.SIW_WQE_VALID|uint32(len(sge))<<16)
+	put++
+	if put == q.num {
+		put = 0
 	}
+	q.put = put
 	return nil
 }
+
+// sgeRefusal is Put's refusal of a request with more scatter entries
+// than the queue takes: the queue itself as an error, which costs Put no
+// call (a call to format the error gave Put a stack frame; package uverbs
+// checks the count before Put and formats its own error). It reads only
+// maxSGE, which never changes.
+type sgeRefusal recvQueue
+
+func (r *sgeRefusal) Error() string {
+	return fmt.Sprintf("siw: receive request with more SGEs than the queue takes (%d): %v", r.maxSGE, provider.ErrInvalid)
+}
+
+func (r *sgeRefusal) Unwrap() error { return provider.ErrInvalid }
 
 // Flush does nothing: siw has no receive doorbell, the kernel looks at
 // the ring when a message arrives.
