@@ -90,16 +90,18 @@ func (q *completionQueue) PollStatus(wcs []provider.WC) (int, bool) {
 		}
 		flags, opcode, status := uint8(w), uint8(w>>8), uint16(w>>16)
 		cqe := mem.At[abi.SiwCQE](e, 0)
+		// Zeroed whole first (a few wide stores; a composite literal
+		// would be built on the stack and copied), then the fields siw
+		// has set one by one.
 		wc := &wcs[n]
+		*wc = provider.WC{}
 		wc.ID = cqe.ID
-		wc.Status = wcStatus[min(status, abi.SIW_NUM_WC_STATUS)]
+		if status != abi.SIW_WC_SUCCESS { // IB_WC_SUCCESS is 0
+			wc.Status = wcStatus[min(status, abi.SIW_NUM_WC_STATUS)]
+		}
 		wc.Opcode = wcOpcode[min(opcode, abi.SIW_NUM_OPCODES)]
-		wc.VendorErr = 0
 		wc.ByteLen = cqe.Bytes
-		wc.ImmData = 0
 		wc.QPNum = uint32(cqe.QPID)
-		wc.SrcQP = 0
-		wc.Flags = 0
 		// The kernel sets REM_INVAL only in CQs of kernel users today
 		// (siw_rqe_complete) and writes imm_data 0: siw has no immediate
 		// data, so there is never IB_WC_WITH_IMM.
@@ -107,7 +109,6 @@ func (q *completionQueue) PollStatus(wcs []provider.WC) (int, bool) {
 			wc.Flags = abi.IB_WC_WITH_INVALIDATE
 			wc.ImmData = uint32(cqe.ImmData) // inval_stag, first 4 bytes of the union
 		}
-		wc.PKeyIndex, wc.SLID, wc.SL, wc.DLIDPathBits, wc.PortNum = 0, 0, 0, 0, 0
 		failed |= wc.Status
 		// Hand the element back only after it has been copied, clearing
 		// the flags byte alone as rdma-core's siw_poll_cq does: opcode and

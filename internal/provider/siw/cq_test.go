@@ -52,7 +52,10 @@ func TestCQNext(t *testing.T) {
 			_, cq := newCQ(t, 4)
 			c.cqe.Flags |= abi.SIW_WQE_VALID
 			cq.complete(0, c.cqe)
-			wc := provider.WC{SrcQP: 99, PortNum: 3, VendorErr: 1} // stale
+			// Every field stale: Poll sets each one, to 0 where siw has
+			// nothing (a success's status too).
+			wc := provider.WC{ID: 77, Status: 99, Opcode: 99, VendorErr: 1, ByteLen: 99, ImmData: 99, QPNum: 99,
+				SrcQP: 99, Flags: 99, PKeyIndex: 9, SLID: 9, SL: 9, DLIDPathBits: 9, PortNum: 3}
 			if !next(cq, &wc) {
 				t.Fatal("Next found no completion")
 			}
