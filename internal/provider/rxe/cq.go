@@ -51,17 +51,23 @@ func (c *cq) Poll(wcs []provider.WC) int {
 // which calls it directly, then clears what a failure leaves undefined,
 // and otherwise need not look at each status again.
 func (c *cq) PollStatus(wcs []provider.WC) (int, bool) {
+	// An empty CQ, the busy-wait's common answer, is found before the
+	// loop's locals are set up (the ring's slice too): one acquire load
+	// of the producer. A closed queue has no producer word.
+	if cons := c.cons; cons == c.prod && !c.kept {
+		p := c.q.prod
+		if p == nil {
+			return 0, false
+		}
+		prod := p.Load() & c.q.mask // acquire: the slots are written
+		c.prod = prod
+		if cons == prod {
+			return 0, false
+		}
+	}
 	buf := c.q.buf
 	if buf == nil {
 		return 0, false
-	}
-	// An empty CQ, the busy-wait's common answer, is found before the
-	// loop's locals are set up: one acquire load of the producer.
-	if c.cons == c.prod && !c.kept {
-		c.prod = c.q.prod.Load() & c.q.mask // acquire: the slots are written
-		if c.cons == c.prod {
-			return 0, false
-		}
 	}
 	// The loop keeps the indices and the geometry in locals; the slot's
 	// offset is q.offset's.
