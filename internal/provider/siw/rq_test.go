@@ -34,8 +34,10 @@ func TestRQPut(t *testing.T) {
 		t.Fatalf("Put on a full RQ = %v", err)
 	}
 	rq.consume(0)
-	if err := rq.Put(&provider.RecvWR{ID: 44, SGE: make([]provider.SGE, 4)}); !errors.Is(err, provider.ErrInvalid) {
-		t.Errorf("4 SGEs on a QP of 3: %v", err)
+	// The refusal is the queue itself as an error, made without a call.
+	const refusal = "siw: receive request with more SGEs than the queue takes (3): invalid argument"
+	if err := rq.Put(&provider.RecvWR{ID: 44, SGE: make([]provider.SGE, 4)}); !errors.Is(err, provider.ErrInvalid) || err.Error() != refusal {
+		t.Errorf("4 SGEs on a QP of 3: %v, want %q", err, refusal)
 	}
 	if err := rq.Put(&provider.RecvWR{ID: 44}); err != nil {
 		t.Fatal(err)
