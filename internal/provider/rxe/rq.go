@@ -35,14 +35,14 @@ func (r *rq) Put(wr *provider.RecvWR) error {
 	// maxSGE SGEs fit a slot: open checked the slot size against the
 	// QP's max_recv_sge, and mapSRQ caps an SRQ's at what fits.
 	if uint64(len(sges)) > uint64(r.maxSGE) {
-		return r.tooManySGEs(len(sges))
+		return (*sgeRefusal)(r)
 	}
 	var total uint64
 	for i := range sges {
 		total += uint64(sges[i].Length)
 	}
 	if total > math.MaxUint32 {
-		return fmt.Errorf("rxe: receive request of %d bytes: %w", total, provider.ErrInvalid)
+		return (*lengthRefusal)(r)
 	}
 	p := r.pending
 	if !r.q.take(p) {
@@ -69,9 +69,26 @@ func (r *rq) Put(wr *provider.RecvWR) error {
 	return nil
 }
 
-func (r *rq) tooManySGEs(n int) error {
-	return fmt.Errorf("rxe: receive request with %d SGEs, at most %d: %w", n, r.maxSGE, provider.ErrInvalid)
+// Put's refusals are the queue itself as an error, which costs Put no
+// call: a call to format one gave Put a stack frame and its check.
+// Package uverbs checks the SGEs before Put and formats its own error.
+// They read only maxSGE, which never changes.
+type (
+	sgeRefusal    rq // more SGEs than the queue takes
+	lengthRefusal rq // more than 4 GiB in all
+)
+
+func (r *sgeRefusal) Error() string {
+	return fmt.Sprintf("rxe: receive request with more SGEs than the queue takes (%d): %v", r.maxSGE, provider.ErrInvalid)
 }
+
+func (r *sgeRefusal) Unwrap() error { return provider.ErrInvalid }
+
+func (*lengthRefusal) Error() string {
+	return fmt.Sprintf("rxe: receive request of more than %d bytes: %v", uint32(math.MaxUint32), provider.ErrInvalid)
+}
+
+func (*lengthRefusal) Unwrap() error { return provider.ErrInvalid }
 
 // Flush publishes the pending slots. The responder finds them when the
 // next packet arrives, so there is no doorbell.

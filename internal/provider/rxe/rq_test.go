@@ -2,6 +2,7 @@ package rxe
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -48,8 +49,20 @@ func TestRQPut(t *testing.T) {
 		}
 	}
 
-	if err := r.Put(&provider.RecvWR{SGE: make([]provider.SGE, 5)}); !errors.Is(err, provider.ErrInvalid) {
-		t.Errorf("5 SGEs on a 4-SGE queue: Put = %v, want EINVAL", err)
+	// The refusals are the queue itself as an error, made without a call.
+	for _, c := range []struct {
+		name string
+		sge  []provider.SGE
+		want string
+	}{
+		{"5 SGEs on a 4-SGE queue", make([]provider.SGE, 5),
+			"rxe: receive request with more SGEs than the queue takes (4): invalid argument"},
+		{"4 GiB", []provider.SGE{{Length: math.MaxUint32}, {Length: 1}},
+			"rxe: receive request of more than 4294967295 bytes: invalid argument"},
+	} {
+		if err := r.Put(&provider.RecvWR{SGE: c.sge}); !errors.Is(err, provider.ErrInvalid) || err.Error() != c.want {
+			t.Errorf("%s: Put = %v, want %q", c.name, err, c.want)
+		}
 	}
 	// 8 slots hold 7; one is in.
 	for i := range 6 {
