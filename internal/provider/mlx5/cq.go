@@ -271,7 +271,8 @@ func (q *cq) PollStatus(wc []provider.WC) (int, bool) {
 // spills of everything live: the CQEs software owns are counted first
 // and one barrier orders the reads of all their bodies after their owner
 // bits (where libmlx5 has one per CQE; on amd64 it is the compiler's
-// only); the consumer index and the queues' tails stay in registers and
+// only, which the atomic loads of the owner bits make without a call);
+// the consumer index and the queues' tails stay in registers and
 // are stored at the end (the tails with the release store parse would
 // make for each), or before parse, which reads and moves them.
 func (q *cq) pollFast(wc []provider.WC) (int, bool) {
@@ -283,10 +284,10 @@ func (q *cq) pollFast(wc []provider.WC) (int, bool) {
 	for {
 		// The CQE at ci is ours: count those after it.
 		k := n + 1
-		for k < len(wc) && owned(buf[int((ci+uint32(k-n))&mask)*cqeSize+cqeSize-1], ci+uint32(k-n), mask) {
+		for k < len(wc) && owned(ownerByte(buf, int((ci+uint32(k-n))&mask)*cqeSize), ci+uint32(k-n), mask) {
 			k++
 		}
-		mmio.FromDevice()
+		mmio.FromDeviceAtomic()
 		for ; n < k; n++ {
 			off := int(ci&mask) * cqeSize
 			e := mem.At[cqe](buf, off)
@@ -419,7 +420,7 @@ func (q *cq) pollFast(wc []provider.WC) (int, bool) {
 			n++
 			break
 		}
-		if n == len(wc) || !owned(buf[int(ci&mask)*cqeSize+cqeSize-1], ci, mask) {
+		if n == len(wc) || !owned(ownerByte(buf, int(ci&mask)*cqeSize), ci, mask) {
 			break
 		}
 	}
@@ -429,6 +430,18 @@ done:
 	mem.StoreRelease(&q.consIndex, ci)
 	q.setCI(ci)
 	return n, failed != 0
+}
+
+// ownerByte is the last byte of the CQE at off, which holds its owner
+// bit, read with an atomic load of the CQE's last word, so that
+// mmio.FromDeviceAtomic orders the reads of the CQE's body after it
+// (pollFast; on amd64 without a call). A CQE is 64-byte aligned.
+func ownerByte(buf []byte, off int) uint8 {
+	w := mem.At[atomic.Uint32](buf, off+cqeSize-4).Load()
+	if littleEndian {
+		return uint8(w >> 24)
+	}
+	return uint8(w)
 }
 
 // tails are the send and receive queue tails pollFast has moved and not
