@@ -281,6 +281,7 @@ func (q *cq) pollFast(wc []provider.WC) (int, bool) {
 	var cur cursor           // the QP of the last CQE: libmlx5's cur_rsc
 	var t tails
 	n, failed := 0, uint32(0)
+batch:
 	for {
 		// The CQE at ci is ours: count those after it.
 		k := n + 1
@@ -418,11 +419,15 @@ func (q *cq) pollFast(wc []provider.WC) (int, bool) {
 			}
 			failed |= w.Status
 			n++
-			break
+			if n == len(wc) || !owned(ownerByte(buf, int(ci&mask)*cqeSize), ci, mask) {
+				goto done
+			}
+			continue batch
 		}
-		if n == len(wc) || !owned(ownerByte(buf, int(ci&mask)*cqeSize), ci, mask) {
-			break
-		}
+		// Every CQE counted is taken: the count stopped at a full wc
+		// or at a CQE the device still owns, which libmlx5 too reads
+		// once and stops at.
+		break
 	}
 done:
 	t.flushSQ()
