@@ -42,6 +42,7 @@ type cq struct {
 	// of the CQ's); uar is in ctx.cqUAR, fixed at creation.
 	uar   *[8]byte // the CQ doorbell of ctx.cqUAR, nil without one
 	armDB *[4]byte // the doorbell record's second word, db.b[4:8]
+	cqnDB uint64   // the doorbell's CQ number half, as Arm's native store writes it
 	ciDB  *[4]byte // its first, db.b[0:4], for the empty poll
 	mem   *cqMem
 
@@ -120,6 +121,10 @@ func (p *pendingCQ) Finish(resp []byte) (provider.CQ, error) {
 	q := p.q
 	q.mask = uint32(g - 1)
 	q.cqn = r.CQN
+	q.cqnDB = uint64(q.cqn) // the doorbell's low word, big-endian
+	if littleEndian {
+		q.cqnDB = uint64(bits.ReverseBytes32(q.cqn)) << 32
+	}
 	if u := q.ctx.cqUAR; u != nil {
 		// A UAR page is page-aligned: the register is 8-byte aligned,
 		// as mmio.Write64To needs.
@@ -530,11 +535,14 @@ func (q *cq) ArmLive(solicitedOnly bool) (armed, live bool) {
 		cmd = cqDBReqNotSol
 	}
 	word := sn<<28 | cmd | ci
-	binary.BigEndian.PutUint32(q.armDB[:], word)
-	doorbell := uint64(word)<<32 | uint64(q.cqn)
+	// The doorbell is the record's word, big-endian, then the CQ
+	// number's: one byte swap serves both stores.
+	doorbell := uint64(word)<<32 | q.cqnDB
 	if littleEndian {
-		doorbell = bits.ReverseBytes64(doorbell)
+		word = bits.ReverseBytes32(word)
+		doorbell = uint64(word) | q.cqnDB
 	}
+	binary.NativeEndian.PutUint32(q.armDB[:], word)
 	// The doorbell record is written before the doorbell rings, and the
 	// doorbell leaves the CPU at once.
 	mmio.FencedStore64(uar, doorbell)
