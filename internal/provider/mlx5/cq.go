@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"runtime"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
@@ -276,7 +277,8 @@ func (q *cq) PollStatus(wc []provider.WC) (int, bool) {
 // spills of everything live: the CQEs software owns are counted first
 // and one barrier orders the reads of all their bodies after their owner
 // bits (where libmlx5 has one per CQE; on amd64 it is the compiler's
-// only, which the atomic loads of the owner bits make without a call);
+// only, which an atomic load of the last owner word counted makes
+// without a call);
 // the consumer index and the queues' tails stay in registers and
 // are stored at the end (the tails with the release store parse would
 // make for each), or before parse, which reads and moves them.
@@ -290,9 +292,13 @@ batch:
 	for {
 		// The CQE at ci is ours: count those after it.
 		k := n + 1
-		for k < len(wc) && owned(ownerByte(buf, int((ci+uint32(k-n))&mask)*cqeSize), ci+uint32(k-n), mask) {
+		for k < len(wc) && owned(buf[int((ci+uint32(k-n))&mask)*cqeSize+cqeSize-1], ci+uint32(k-n), mask) {
 			k++
 		}
+		// The owner bits are read again, the last one counted with an
+		// atomic load, so that FromDeviceAtomic orders the bodies' loads
+		// after it, and after the loads the loop's branches consumed.
+		ownerLoad(buf, int((ci+uint32(k-n-1))&mask)*cqeSize)
 		mmio.FromDeviceAtomic()
 		for ; n < k; n++ {
 			off := int(ci&mask) * cqeSize
@@ -424,7 +430,7 @@ batch:
 			}
 			failed |= w.Status
 			n++
-			if n == len(wc) || !owned(ownerByte(buf, int(ci&mask)*cqeSize), ci, mask) {
+			if n == len(wc) || !owned(buf[int(ci&mask)*cqeSize+cqeSize-1], ci, mask) {
 				goto done
 			}
 			continue batch
@@ -442,16 +448,13 @@ done:
 	return n, failed != 0
 }
 
-// ownerByte is the last byte of the CQE at off, which holds its owner
-// bit, read with an atomic load of the CQE's last word, so that
-// mmio.FromDeviceAtomic orders the reads of the CQE's body after it
-// (pollFast; on amd64 without a call). A CQE is 64-byte aligned.
-func ownerByte(buf []byte, off int) uint8 {
-	w := mem.At[atomic.Uint32](buf, off+cqeSize-4).Load()
-	if littleEndian {
-		return uint8(w >> 24)
-	}
-	return uint8(w)
+// ownerLoad reads the last word of the CQE at off, which holds its owner
+// bit, with an atomic load, for mmio.FromDeviceAtomic: on amd64 one MOV
+// where FromDevice was a call (pollFast). A CQE is 64-byte aligned.
+func ownerLoad(buf []byte, off int) {
+	// One bounds check: off, a slot's offset, is not negative.
+	_ = buf[off+cqeSize-1]
+	atomic.LoadUint32((*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(buf)), off+cqeSize-4)))
 }
 
 // tails are the send and receive queue tails pollFast has moved and not
