@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"runtime"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
@@ -42,6 +43,7 @@ type cq struct {
 	// of the CQ's); uar is in ctx.cqUAR, fixed at creation.
 	uar   *[8]byte // the CQ doorbell of ctx.cqUAR, nil without one
 	armDB *[4]byte // the doorbell record's second word, db.b[4:8]
+	cqnDB uint64   // the doorbell's CQ number half, as Arm's native store writes it
 	ciDB  *[4]byte // its first, db.b[0:4], for the empty poll
 	mem   *cqMem
 
@@ -120,6 +122,10 @@ func (p *pendingCQ) Finish(resp []byte) (provider.CQ, error) {
 	q := p.q
 	q.mask = uint32(g - 1)
 	q.cqn = r.CQN
+	q.cqnDB = uint64(q.cqn) // the doorbell's low word, big-endian
+	if littleEndian {
+		q.cqnDB = uint64(bits.ReverseBytes32(q.cqn)) << 32
+	}
 	if u := q.ctx.cqUAR; u != nil {
 		// A UAR page is page-aligned: the register is 8-byte aligned,
 		// as mmio.Write64To needs.
@@ -271,7 +277,9 @@ func (q *cq) PollStatus(wc []provider.WC) (int, bool) {
 // spills of everything live: the CQEs software owns are counted first
 // and one barrier orders the reads of all their bodies after their owner
 // bits (where libmlx5 has one per CQE; on amd64 it is the compiler's
-// only); the consumer index and the queues' tails stay in registers and
+// only, which an atomic load of the last owner word counted makes
+// without a call);
+// the consumer index and the queues' tails stay in registers and
 // are stored at the end (the tails with the release store parse would
 // make for each), or before parse, which reads and moves them.
 func (q *cq) pollFast(wc []provider.WC) (int, bool) {
@@ -280,13 +288,18 @@ func (q *cq) pollFast(wc []provider.WC) (int, bool) {
 	var cur cursor           // the QP of the last CQE: libmlx5's cur_rsc
 	var t tails
 	n, failed := 0, uint32(0)
+batch:
 	for {
 		// The CQE at ci is ours: count those after it.
 		k := n + 1
 		for k < len(wc) && owned(buf[int((ci+uint32(k-n))&mask)*cqeSize+cqeSize-1], ci+uint32(k-n), mask) {
 			k++
 		}
-		mmio.FromDevice()
+		// The owner bits are read again, the last one counted with an
+		// atomic load, so that FromDeviceAtomic orders the bodies' loads
+		// after it, and after the loads the loop's branches consumed.
+		ownerLoad(buf, int((ci+uint32(k-n-1))&mask)*cqeSize)
+		mmio.FromDeviceAtomic()
 		for ; n < k; n++ {
 			off := int(ci&mask) * cqeSize
 			e := mem.At[cqe](buf, off)
@@ -417,11 +430,15 @@ func (q *cq) pollFast(wc []provider.WC) (int, bool) {
 			}
 			failed |= w.Status
 			n++
-			break
+			if n == len(wc) || !owned(buf[int(ci&mask)*cqeSize+cqeSize-1], ci, mask) {
+				goto done
+			}
+			continue batch
 		}
-		if n == len(wc) || !owned(buf[int(ci&mask)*cqeSize+cqeSize-1], ci, mask) {
-			break
-		}
+		// Every CQE counted is taken: the count stopped at a full wc
+		// or at a CQE the device still owns, which libmlx5 too reads
+		// once and stops at.
+		break
 	}
 done:
 	t.flushSQ()
@@ -429,6 +446,15 @@ done:
 	mem.StoreRelease(&q.consIndex, ci)
 	q.setCI(ci)
 	return n, failed != 0
+}
+
+// ownerLoad reads the last word of the CQE at off, which holds its owner
+// bit, with an atomic load, for mmio.FromDeviceAtomic: on amd64 one MOV
+// where FromDevice was a call (pollFast). A CQE is 64-byte aligned.
+func ownerLoad(buf []byte, off int) {
+	// One bounds check: off, a slot's offset, is not negative.
+	_ = buf[off+cqeSize-1]
+	atomic.LoadUint32((*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(buf)), off+cqeSize-4)))
 }
 
 // tails are the send and receive queue tails pollFast has moved and not
@@ -512,11 +538,14 @@ func (q *cq) ArmLive(solicitedOnly bool) (armed, live bool) {
 		cmd = cqDBReqNotSol
 	}
 	word := sn<<28 | cmd | ci
-	binary.BigEndian.PutUint32(q.armDB[:], word)
-	doorbell := uint64(word)<<32 | uint64(q.cqn)
+	// The doorbell is the record's word, big-endian, then the CQ
+	// number's: one byte swap serves both stores.
+	doorbell := uint64(word)<<32 | q.cqnDB
 	if littleEndian {
-		doorbell = bits.ReverseBytes64(doorbell)
+		word = bits.ReverseBytes32(word)
+		doorbell = uint64(word) | q.cqnDB
 	}
+	binary.NativeEndian.PutUint32(q.armDB[:], word)
 	// The doorbell record is written before the doorbell rings, and the
 	// doorbell leaves the CPU at once.
 	mmio.FencedStore64(uar, doorbell)

@@ -536,8 +536,14 @@ func (r *recvQueue) Put(wr *provider.RecvWR) error {
 		off += segSize
 	}
 	if off != end {
-		storeBE64(unsafe.Add(base, off), invalidLKey)
-		storeBE64(unsafe.Add(base, off+8), 0)
+		// The terminator's big-endian words as native constants: the
+		// compiler does not fold a byte swap of a constant.
+		term := uint64(invalidLKey)
+		if littleEndian {
+			term = invalidLKey << 40 // bits.ReverseBytes64(invalidLKey)
+		}
+		*(*uint64)(unsafe.Add(base, off)) = term
+		*(*uint64)(unsafe.Add(base, off+8)) = 0
 	}
 	// ind < wqeCnt, the array's length: no bounds check.
 	*(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(r.wrid)), uintptr(ind)*8)) = wr.ID

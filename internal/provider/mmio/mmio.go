@@ -11,9 +11,11 @@
 // docs/memory-ordering.md says, for each function, which instruction it
 // is on each architecture and why.
 //
-// A call to any of these functions is also a compiler barrier: the Go
-// compiler does not move loads or stores of memory it cannot prove private
-// across a call to an assembly function.
+// A call to any of the assembly functions is also a compiler barrier: the
+// Go compiler does not move loads or stores of memory it cannot prove
+// private across it. The barriers that are only compiler barriers on
+// amd64 (ToDevice, LockedWCStart, FromDeviceAtomic) are inlined Go there,
+// which order what they promise through the compiler's memory chain.
 package mmio
 
 import "unsafe"

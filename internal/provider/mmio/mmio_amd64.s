@@ -1,11 +1,5 @@
 #include "textflag.h"
 
-// x86-TSO keeps stores to write-back memory in order and a device's DMA
-// reads see them in that order, so the barrier towards the device is only
-// a compiler barrier, which the call is.
-TEXT ·ToDevice(SB), NOSPLIT|NOFRAME, $0-0
-	RET
-
 // x86-TSO does not reorder loads with loads, and CQEs are in write-back
 // memory, coherent with the device's DMA: as for ToDevice, the barrier
 // after the owner bit is only a compiler barrier, which the call is. The
@@ -19,11 +13,6 @@ TEXT ·FromDevice(SB), NOSPLIT|NOFRAME, $0-0
 // before it against every later store.
 TEXT ·FlushWrites(SB), NOSPLIT|NOFRAME, $0-0
 	SFENCE
-	RET
-
-// The LOCK-prefixed instruction that took the lock is a full barrier for
-// all memory types: nothing more to do.
-TEXT ·LockedWCStart(SB), NOSPLIT|NOFRAME, $0-0
 	RET
 
 // func store64(p *byte, v uint64)

@@ -2,11 +2,6 @@
 
 package mmio
 
-// ToDevice orders every store to memory a device reads by DMA before the
-// stores that follow it (a doorbell record, a doorbell register):
-// rdma-core's udma_to_device_barrier.
-func ToDevice()
-
 // FromDevice orders the loads that follow it after the load that saw the
 // device's ownership mark (a CQE's owner bit): rdma-core's
 // udma_from_device_barrier.
@@ -17,12 +12,6 @@ func FromDevice()
 // mmio_flush_writes. Before a WC write it keeps earlier memory and MMIO
 // stores ahead of it (rdma-core's mmio_wc_start, the same instruction).
 func FlushWrites()
-
-// LockedWCStart is the fence rdma-core's mmio_wc_spinlock puts after
-// taking the lock that guards a shared BlueFlame register: none on amd64,
-// where the locked instruction that took the lock already orders the WC
-// stores, and FlushWrites on arm64.
-func LockedWCStart()
 
 // store64 is one 64-bit store of v at p.
 //
