@@ -8,13 +8,12 @@ import (
 	"github.com/purerdma/purerdma/internal/provider/conformance"
 )
 
-// TestReqNotifyRacesCloseMLX5: mlx5's ReqNotify takes no lock, so it may
-// still be writing the doorbell record and the UAR's CQ doorbell while
-// another goroutine closes the CQ, its QP and the whole context, whose
-// pages the fake device really unmaps. Every ReqNotify must succeed or
-// return ErrClosed, none may fault, and the race detector must see no
-// race (go test -race). The record and the UAR page stay mapped until the
-// CQ is unreachable (docs/concurrency.md, Arming without the lock).
+// TestReqNotifyRacesCloseMLX5: goroutines arm an mlx5 CQ (the doorbell
+// record and the UAR's CQ doorbell) while another closes the CQ, its QP
+// and the whole context, whose pages the fake device really unmaps. Every
+// ReqNotify must succeed or return ErrClosed, none may fault, and the race
+// detector must see no race (go test -race): the arm runs under the CQ's
+// lock, which Close takes (docs/concurrency.md, Arming under the lock).
 func TestReqNotifyRacesCloseMLX5(t *testing.T) {
 	iters := 500
 	if testing.Short() {

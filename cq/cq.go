@@ -306,30 +306,26 @@ func (c *CQ) ReqNotify(solicitedOnly bool) error {
 	if c == nil {
 		return ErrClosed
 	}
-	// mlx5 arms in shared memory without the lock, as mlx5_arm_cq
-	// (docs/concurrency.md, Arming without the lock); it reports a closed
-	// CQ itself, since the lock's closed flag cannot be read without
-	// the lock.
-	if r, ok := c.ring.(*mlx5.CQ); ok {
-		armed, live := r.ArmLive(solicitedOnly)
-		if !live {
-			return ErrClosed
-		}
-		if armed {
-			return nil
-		}
+	c.life.Lock()
+	if c.life.Gone() {
+		c.life.Unlock()
+		return ErrClosed
+	}
+	// mlx5 arms in shared memory, called by its concrete type; under the
+	// lock, unlike mlx5_arm_cq (docs/concurrency.md, Arming under the
+	// lock). No defer: the arm is a few stores, less than a deferred
+	// call, and nothing under the lock panics.
+	if r, ok := c.ring.(*mlx5.CQ); ok && r.Arm(solicitedOnly) {
+		c.life.Unlock()
+		return nil
 	}
 	return c.notifyLocked(solicitedOnly)
 }
 
-// notifyLocked is ReqNotify under the lock: the driver's Arm, or the
-// kernel's REQ_NOTIFY_CQ for a driver that cannot arm in user space.
+// notifyLocked is the rest of ReqNotify, under the lock, which it gives
+// back: the driver's Arm through the interface, or the kernel's
+// REQ_NOTIFY_CQ for a driver that cannot arm in user space.
 func (c *CQ) notifyLocked(solicitedOnly bool) error {
-	if err := c.lockLive(); err != nil {
-		return err
-	}
-	// No defer: arming in shared memory (mlx5) is a few stores, less
-	// than a deferred call, and nothing under the lock panics.
 	if c.ring.Arm(solicitedOnly) {
 		c.life.Unlock()
 		return nil

@@ -54,8 +54,8 @@ type MLX5Host struct {
 // MLX5Device is the mlx5 fake device: Mmap hands out fresh anonymous
 // pages in place of the UAR pages, as the harness's mmap does.
 type MLX5Device struct {
-	// mu guards pages: the mlx5 CQ's cleanup may unmap the CQ UAR page
-	// from the garbage collector's goroutine.
+	// mu guards pages: a context may close, and unmap, beside a test's
+	// other goroutines (cq's TestReqNotifyRacesCloseMLX5).
 	mu    sync.Mutex
 	pages [][]byte
 }

@@ -145,8 +145,8 @@ func (d *fakeDevice) Mmap(offset uint64, size int) ([]byte, error) {
 	return b, nil
 }
 
-// Munmap may run on the garbage collector's goroutine: a CQ's cleanup
-// unmaps the CQ UAR that the context's Close left mapped (cqMem).
+// Munmap may run beside a test's other goroutines (a context closed
+// while they arm): the pages are locked.
 func (d *fakeDevice) Munmap(b []byte) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()

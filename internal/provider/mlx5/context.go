@@ -71,12 +71,6 @@ type context struct {
 	// cqUAR is the UAR page whose CQ doorbell Arm writes: the first static
 	// page, or the non-cached dynamic one. nil if there is none.
 	cqUAR []byte
-	// armers counts the CQs that may still arm: made and not yet
-	// collected (cqMem; Arm takes no lock). While there are any, Close
-	// leaves cqUAR mapped (heldUAR) and the last one's cleanup unmaps it.
-	armMu   sync.Mutex
-	armers  int
-	heldUAR []byte
 
 	// Where CQ polling finds the QP or SRQ of a CQE: by user index
 	// (CQE version 1), by QP number and by SRQ number (version 0).
@@ -296,48 +290,9 @@ func uarMmapOffset(idx, pageSize int, cmd uint64) uint64 {
 
 func (c *context) unmapStatic() {
 	for _, b := range c.uars {
-		c.unmapUAR(b)
-	}
-	c.uars = nil
-}
-
-// unmapUAR unmaps a UAR page, but leaves the CQ UAR mapped while a CQ may
-// still arm through it (armers): a dangling Arm must find it mapped. The
-// kernel keeps the device page until the mapping goes, whatever became
-// of the UAR object.
-func (c *context) unmapUAR(b []byte) error {
-	if len(b) > 0 && len(c.cqUAR) > 0 && &b[0] == &c.cqUAR[0] {
-		c.armMu.Lock()
-		if c.armers > 0 {
-			c.heldUAR = b
-			c.armMu.Unlock()
-			return nil
-		}
-		c.armMu.Unlock()
-	}
-	return c.dev.Munmap(b)
-}
-
-// armerAdd counts a new CQ that may arm.
-func (c *context) armerAdd() {
-	c.armMu.Lock()
-	c.armers++
-	c.armMu.Unlock()
-}
-
-// armerGone is a CQ's cleanup: the last one unmaps the CQ UAR if Close
-// left it mapped.
-func (c *context) armerGone() {
-	c.armMu.Lock()
-	c.armers--
-	var b []byte
-	if c.armers == 0 {
-		b, c.heldUAR = c.heldUAR, nil
-	}
-	c.armMu.Unlock()
-	if b != nil {
 		c.dev.Munmap(b)
 	}
+	c.uars = nil
 }
 
 // Close unmaps the UARs. uverbs calls it after every object of the context

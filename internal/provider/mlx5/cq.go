@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
-	"runtime"
 	"sync/atomic"
 	"unsafe"
 
@@ -37,19 +36,16 @@ type cq struct {
 	db   dbrec
 	cqn  uint32
 
-	// Arm runs without the lock (ArmLive), so what it touches outlives
-	// Close: the doorbell record is freed, and the context's CQ UAR
-	// page unmapped, only once the CQ is unreachable (mem, a cleanup
-	// of the CQ's); uar is in ctx.cqUAR, fixed at creation.
+	// What Arm writes, found once at creation: uar is in ctx.cqUAR.
 	uar   *[8]byte // the CQ doorbell of ctx.cqUAR, nil without one
 	armDB *[4]byte // the doorbell record's second word, db.b[4:8]
 	cqnDB uint64   // the doorbell's CQ number half, as Arm's native store writes it
 	ciDB  *[4]byte // its first, db.b[0:4], for the empty poll
-	mem   *cqMem
 
-	// consIndex and armSN are written under the lock (by Poll, Take,
-	// clean and Event) and read by Arm, which takes none (as
-	// mlx5_arm_cq): atomic, with release stores, plain MOVs on amd64.
+	// consIndex and armSN are written and read under the CQ's lock
+	// (Poll, Take, clean, Event, Arm); atomic, with release stores
+	// (plain MOVs on amd64), so that a reader outside it would see whole
+	// values.
 	consIndex atomic.Uint32
 	armSN     atomic.Uint32
 	closed    bool
@@ -133,57 +129,28 @@ func (p *pendingCQ) Finish(resp []byte) (provider.CQ, error) {
 	}
 	q.armDB = (*[4]byte)(q.db.b[4*cqArmDB:])
 	q.ciDB = (*[4]byte)(q.db.b[4*cqSetCI:])
-	q.mem = &cqMem{ctx: q.ctx, db: q.db}
-	q.ctx.armerAdd()
-	runtime.AddCleanup(q, (*cqMem).release, q.mem)
 	return q, nil
 }
 
 func (p *pendingCQ) Abort() { p.q.free() }
 
 // free releases the doorbell record and then the ring, in mlx5_destroy_cq's
-// order: a CQ that never ran (Abort).
+// order.
 func (q *cq) free() {
 	q.ctx.freeMem(q.db, q.buf)
 	q.db = dbrec{}
 	q.buf = nil
 }
 
-// cqMem is what an Arm may touch after the CQ's Close: the CQ holds it,
-// and a cleanup of the CQ (runtime.AddCleanup, registered by Finish)
-// releases it once the CQ is unreachable, which it is not while an Arm
-// runs. closed says whether Close ran, so that the doorbell record of a
-// CQ dropped without Close (whose kernel CQ may still read it) is kept.
-type cqMem struct {
-	ctx    *context
-	db     dbrec
-	closed atomic.Bool
-}
-
-// release is the cleanup: it frees the record of a closed CQ, and lets
-// the context unmap its CQ UAR page when no CQ is left that could arm.
-func (m *cqMem) release() {
-	if m.closed.Load() {
-		m.ctx.freeMem(m.db, nil)
-	}
-	m.ctx.armerGone()
-}
-
-// Close frees the ring after the kernel CQ is gone; the doorbell record
-// waits for the CQ's cleanup (cqMem), for an Arm that may still run.
-// libmlx5 frees the record first, at once.
+// Close frees the doorbell record and the ring after the kernel CQ is
+// gone. It runs under the CQ's lock, which Arm takes too
+// (docs/concurrency.md, Arming under the lock).
 func (q *cq) Close() error {
 	if q.closed {
 		return nil
 	}
 	q.closed = true
-	if q.mem == nil {
-		q.free()
-		return nil
-	}
-	q.mem.closed.Store(true)
-	q.ctx.freeMem(dbrec{}, q.buf)
-	q.buf = nil
+	q.free()
 	return nil
 }
 
@@ -510,26 +477,13 @@ func (q *cq) Release() {
 // solicited one): the request goes into the doorbell record's second word
 // and, with the CQ number, to the CQ doorbell of the context's UAR, as
 // mlx5_arm_cq writes them. Without a UAR (dynamic UARs on a device that
-// cannot allocate them), or once closed, it reports false.
+// cannot allocate them), or once closed, it reports false. Package cq
+// calls it by its concrete type, under the CQ's lock (libmlx5 takes none:
+// docs/concurrency.md, Arming under the lock).
 func (q *cq) Arm(solicitedOnly bool) bool {
-	armed, _ := q.ArmLive(solicitedOnly)
-	return armed
-}
-
-// ArmLive is Arm for package cq, which calls it by its concrete type and
-// without the CQ's lock, as mlx5_arm_cq takes none: live is false once
-// Close ran. It may race Poll, Event and Close: it reads the consumer
-// index and the sequence number with atomic loads (libmlx5 reads them
-// racily), and what it writes stays mapped while the CQ is reachable
-// (cqMem). An Arm that overtakes a Close writes to a destroyed CQ's
-// record and doorbell, which the device ignores.
-func (q *cq) ArmLive(solicitedOnly bool) (armed, live bool) {
-	if q.mem.closed.Load() {
-		return false, false
-	}
 	uar := q.uar
-	if uar == nil {
-		return false, true
+	if uar == nil || q.closed {
+		return false
 	}
 	sn := q.armSN.Load() & 3
 	ci := q.consIndex.Load() & 0xffffff
@@ -549,7 +503,7 @@ func (q *cq) ArmLive(solicitedOnly bool) (armed, live bool) {
 	// The doorbell record is written before the doorbell rings, and the
 	// doorbell leaves the CPU at once.
 	mmio.FencedStore64(uar, doorbell)
-	return true, true
+	return true
 }
 
 // Event counts a completion event of the CQ: the next Arm carries the next

@@ -16,8 +16,8 @@ import (
 // memory: the UAR pages the provider writes doorbells to are bytes the
 // tests read back.
 type fakeDev struct {
-	// mu guards maps and mapped: a CQ's cleanup may unmap the CQ UAR
-	// from the garbage collector's goroutine (cqMem).
+	// mu guards maps and mapped: a context may close, and unmap, beside
+	// a test's other goroutines.
 	mu     sync.Mutex
 	t      *testing.T
 	maps   map[uint64][]byte // by offset

@@ -111,7 +111,7 @@ func (c *context) freeUAR(bf *bfreg) error {
 		return nil
 	}
 	bf.mapped = false
-	err := c.unmapUAR(bf.page)
+	err := c.dev.Munmap(bf.page)
 	// While the context closes, the file's close destroys the object.
 	if bf.dynAlloc && !c.tearingDown() {
 		if u, ok := c.uarDevice(); ok {
