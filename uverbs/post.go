@@ -133,15 +133,6 @@ var errNoReads = invalid("the QP may have no RDMA read or atomic outstanding (ma
 	"connect with rdmacm.ConnParam.InitiatorDepth above 0 (nil or rdmacm.MaxInitiatorDepth: the device's maximum; " +
 	"the peer's ResponderResources limits it), or set QPAttr.MaxRdAtomic when moving a QP connected by hand to RTS")
 
-// putSend puts one request as postSends does: the way PostSend's
-// benchmarks of the checks take.
-func (qp *QP) putSend(wr *SendWR) error {
-	if err := qp.putSendChecked(wr); err != nil {
-		return putErr(err, "send", qp.cap.MaxSendWR)
-	}
-	return nil
-}
-
 // plain reports whether wr passes checkSend with nothing but what is
 // tested here: an opcode the QP takes as it is (plainOps), known flags
 // but inline, SGEs the QP takes, and no address handle or window, which

@@ -36,7 +36,7 @@ func BenchmarkPutSendCopy(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		wr.ID = uint64(i)
-		if err := qp.putSend(&wr); err != nil {
+		if err := qp.putSendChecked(&wr); err != nil {
 			b.Fatal(err)
 		}
 	}
