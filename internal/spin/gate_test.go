@@ -47,9 +47,10 @@ func TestGateExclusion(t *testing.T) {
 	if want := procs*each + owner; n != want {
 		t.Fatalf("counter %d, want %d", n, want)
 	}
-	if direct == 0 {
-		t.Fatal("the owner never entered without the lock")
-	}
+	// How often the owner got in depends on the scheduler: logged, not
+	// asserted (TestGateShutWhileLocked checks that a free gate lets it
+	// in, deterministically).
+	t.Logf("the owner entered %d of %d times without the lock", direct, owner)
 	// Disowned, the gate lets the owner in no more.
 	l.Lock()
 	l.Disown()
