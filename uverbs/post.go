@@ -62,18 +62,25 @@ func (qp *QP) postSends(wrs []SendWR) (int, error) {
 			ferr = sq.Flush()
 		}
 	} else if sq, ok := qp.sq.(*rxe.SQ); ok {
-		for ; n < len(wrs); n++ {
+		// PutPlain takes the run of common requests and rings the
+		// doorbell in one call; the request it stops at goes the
+		// per-request way, and the rest to PutPlain again.
+		for {
+			k, e, fe := sq.PutPlain(sendViews(wrs[n:]))
+			if n += k; e != nil || fe != nil || n == len(wrs) {
+				err, ferr = e, fe
+				break
+			}
 			if wr := &wrs[n]; qp.plain(wr) {
 				err = sq.Put(sendView(wr))
 			} else {
 				err = qp.putSendChecked(wr)
 			}
 			if err != nil {
+				ferr = sq.Flush()
 				break
 			}
-		}
-		if n > 0 {
-			ferr = sq.Flush()
+			n++
 		}
 	} else if sq, ok := qp.sq.(*siw.SQ); ok {
 		for ; n < len(wrs); n++ {
@@ -164,7 +171,11 @@ func plainOpsFor(typ QPType, sigAll, noReads bool) uint32 {
 // outstanding (errNoReads), and what that makes plain.
 func (qp *QP) setNoReads(none bool) {
 	qp.noReads.Store(none)
-	qp.plainOps.Store(plainOpsFor(qp.typ, qp.sigAll, none))
+	ops := plainOpsFor(qp.typ, qp.sigAll, none)
+	qp.plainOps.Store(ops)
+	if sq, ok := qp.sq.(interface{ SetPlainOps(uint32) }); ok {
+		sq.SetPlainOps(ops) // its batch path takes these
+	}
 }
 
 // putSendChecked puts a request plain does not pass: checkSend's checks,

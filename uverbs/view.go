@@ -12,4 +12,7 @@ import (
 // receives. This file is the data path's only unsafe code in uverbs.
 func sendView(wr *SendWR) *provider.SendWR { return (*provider.SendWR)(unsafe.Pointer(wr)) }
 
+// sendViews is wrs as the drivers' requests, for their batch puts.
+func sendViews(wrs []SendWR) []provider.SendWR { return *(*[]provider.SendWR)(unsafe.Pointer(&wrs)) }
+
 func recvView(wr *RecvWR) *provider.RecvWR { return (*provider.RecvWR)(unsafe.Pointer(wr)) }

@@ -60,3 +60,7 @@ func Addr(b []byte) uint64 {
 	}
 	return uint64(uintptr(unsafe.Pointer(&b[0])))
 }
+
+// One is the one-element slice of *p: a driver whose batch loop is its
+// single-request path too calls the loop with it.
+func One[T any](p *T) []T { return unsafe.Slice(p, 1) }

@@ -2,6 +2,7 @@ package rxe
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
@@ -29,67 +30,119 @@ type sq struct {
 	// max_send_sge, and what fits the slot, on RC and UC; -1 on other
 	// QPs and once closed, which sends every request to put.
 	plainSGE int
+	// plainOps are the opcodes PutPlain takes, as bits: the straight
+	// path's that the QP's owner takes without further checks
+	// (SetPlainOps). Atomic: the owner changes them with the QP's
+	// attributes, while requests may be posted.
+	plainOps atomic.Uint32
 }
+
+// SetPlainOps sets the opcodes, as bits, that PutPlain may take without
+// checks beyond its own; the others it leaves to Put and the caller.
+func (s *sq) SetPlainOps(ops uint32) { s.plainOps.Store(ops & straightOps) }
 
 // Put fills the next slot the way rdma-core's init_send_wqe does, but
 // leaves it unpublished. RC and UC sends, RDMA writes and reads, with or
-// without immediate data, with SGEs, take the straight path below; the
+// without immediate data, with SGEs, take PutPlain's straight path; the
 // rest (inline data, atomics, UD, memory windows, flushes, atomic writes,
 // every request Put refuses) goes to put, which writes the same bytes for
 // these (TestSQPutPlain compares the two).
 func (s *sq) Put(wr *provider.SendWR) error {
-	sges := wr.SGE
-	op := wr.Opcode
-	if op > abi.IB_UVERBS_WR_RDMA_READ || wr.Flags&abi.IB_SEND_INLINE != 0 || len(sges) > s.plainSGE {
-		return s.put(wr)
+	if n, err, _ := s.putPlain(mem.One(wr), false); n != 0 || err != nil {
+		return err
 	}
-	var total uint64
-	for i := range sges {
-		total += uint64(sges[i].Length)
+	return s.put(wr)
+}
+
+// straightOps are the opcodes of PutPlain's straight path, as bits.
+const straightOps = 1<<abi.IB_UVERBS_WR_RDMA_WRITE | 1<<abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM |
+	1<<abi.IB_UVERBS_WR_SEND | 1<<abi.IB_UVERBS_WR_SEND_WITH_IMM | 1<<abi.IB_UVERBS_WR_RDMA_READ
+
+// PutPlain puts the caller's batch wrs as Put does, one after the other
+// in one loop, up to the first request it leaves to the caller: one whose
+// opcode is not plain (SetPlainOps), with a flag other than fence,
+// signaled and solicited, with more SGEs than the straight path takes,
+// or of more than 2 GiB. It returns how many it put and the ring's
+// refusal (provider.ErrFull) of the next one. Unless it stopped at a
+// request it leaves to the caller, it then flushes as Flush does, and
+// ferr is the doorbell's failure. A batch of common requests costs one
+// call: the per-request call is most of what a request costs beyond
+// writing its slot.
+func (s *sq) PutPlain(wrs []provider.SendWR) (n int, err, ferr error) { return s.putPlain(wrs, true) }
+
+// plainFlags are the send flags of PutPlain's requests.
+const plainFlags = abi.IB_SEND_FENCE | abi.IB_SEND_SIGNALED | abi.IB_SEND_SOLICITED
+
+// putPlain is PutPlain for a batch; for Put, not a batch, it takes one
+// request of any straight opcode and does not flush. One function for
+// both: the straight path is written once, and a wrapper that loaded the
+// plain opcodes would not be inlined.
+func (s *sq) putPlain(wrs []provider.SendWR, batch bool) (n int, err, ferr error) {
+	ops := uint32(straightOps)
+	if batch {
+		ops = s.plainOps.Load()
 	}
-	if total > 1<<31 {
-		return s.put(wr) // which refuses it
+	maxSGE := s.plainSGE
+	for ; n < len(wrs); n++ {
+		wr := &wrs[n]
+		sges := wr.SGE
+		op := wr.Opcode
+		if op >= 32 || ops>>op&1 == 0 || wr.Flags&^plainFlags != 0 || len(sges) > maxSGE {
+			return n, nil, nil
+		}
+		var total uint64
+		for i := range sges {
+			total += uint64(sges[i].Length)
+		}
+		if total > 1<<31 {
+			return n, nil, nil // put refuses it
+		}
+		ssn := s.ssn
+		s.ssn++ // as put: a request the full ring refuses is numbered too
+		p := s.pending
+		if !s.q.take(p) {
+			err = provider.ErrFull
+			break
+		}
+		// The slot is found by its offset, not through q.slot: mem.At
+		// checks the header against the mapping, and the SGEs are
+		// checked below.
+		off := s.q.offset(p)
+		w := mem.At[abi.RxeSendWQE](s.q.buf, off)
+		w.Wr.WrID = wr.ID
+		w.Wr.Reserved = 0
+		w.Wr.Opcode = op
+		w.Wr.SendFlags = wr.Flags
+		w.Wr.Ex = 0
+		if op == abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM || op == abi.IB_UVERBS_WR_SEND_WITH_IMM {
+			w.Wr.Ex = beSwap(wr.Imm) // imm_data is __be32
+		}
+		w.Wr.Wr = [len(w.Wr.Wr)]byte{}
+		w.Iova = 0
+		if op != abi.IB_UVERBS_WR_SEND && op != abi.IB_UVERBS_WR_SEND_WITH_IMM {
+			u := mem.At[abi.RxeSendWrRDMA](w.Wr.Wr[:], 0)
+			u.RemoteAddr = wr.RemoteAddr
+			u.RKey = wr.RKey
+			w.Iova = wr.RemoteAddr
+		}
+		w.State = 0 // posted
+		w.SSN = ssn
+		w.Dma.Length = uint32(total)
+		w.Dma.Resid = uint32(total)
+		w.Dma.CurSGE = 0
+		w.Dma.NumSGE = uint32(len(sges))
+		w.Dma.SGEOffset = 0
+		// plainSGE SGEs fit the slot (mapQP).
+		off += sendWQEHdr
+		for i := range sges {
+			*mem.At[abi.RxeSGE](s.q.buf, off+i*sgeSize) = abi.RxeSGE(sges[i])
+		}
+		s.pending = s.q.next(p)
 	}
-	ssn := s.ssn
-	s.ssn++ // as put: a request the full ring refuses is numbered too
-	p := s.pending
-	if !s.q.take(p) {
-		return provider.ErrFull
+	if batch && s.pending != s.published {
+		ferr = s.publish()
 	}
-	// The slot is found by its offset, not through q.slot: mem.At checks
-	// the header against the mapping, and the SGEs are checked below.
-	off := s.q.offset(p)
-	w := mem.At[abi.RxeSendWQE](s.q.buf, off)
-	w.Wr.WrID = wr.ID
-	w.Wr.Reserved = 0
-	w.Wr.Opcode = op
-	w.Wr.SendFlags = wr.Flags
-	w.Wr.Ex = 0
-	if op == abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM || op == abi.IB_UVERBS_WR_SEND_WITH_IMM {
-		w.Wr.Ex = beSwap(wr.Imm) // imm_data is __be32
-	}
-	w.Wr.Wr = [len(w.Wr.Wr)]byte{}
-	w.Iova = 0
-	if op != abi.IB_UVERBS_WR_SEND && op != abi.IB_UVERBS_WR_SEND_WITH_IMM {
-		u := mem.At[abi.RxeSendWrRDMA](w.Wr.Wr[:], 0)
-		u.RemoteAddr = wr.RemoteAddr
-		u.RKey = wr.RKey
-		w.Iova = wr.RemoteAddr
-	}
-	w.State = 0 // posted
-	w.SSN = ssn
-	w.Dma.Length = uint32(total)
-	w.Dma.Resid = uint32(total)
-	w.Dma.CurSGE = 0
-	w.Dma.NumSGE = uint32(len(sges))
-	w.Dma.SGEOffset = 0
-	// plainSGE SGEs fit the slot (mapQP).
-	off += sendWQEHdr
-	for i := range sges {
-		*mem.At[abi.RxeSGE](s.q.buf, off+i*sgeSize) = abi.RxeSGE(sges[i])
-	}
-	s.pending = s.q.next(p)
-	return nil
+	return n, err, ferr
 }
 
 // put is Put's general path: every opcode, inline data, UD. It fills the
@@ -275,7 +328,15 @@ func (s *sq) tooManySGEs(n int) error {
 // store and rings the doorbell once. If the doorbell fails the requests
 // are still in the ring; the kernel runs them at the next doorbell.
 func (s *sq) Flush() error {
-	if s.q.buf == nil || s.pending == s.published {
+	if s.pending == s.published {
+		return nil
+	}
+	return s.publish()
+}
+
+// publish is Flush with slots to publish.
+func (s *sq) publish() error {
+	if s.q.buf == nil {
 		return nil
 	}
 	mem.StoreRelease(s.q.prod, s.pending) // the WQEs are written

@@ -98,3 +98,80 @@ func TestSQPutPlainRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestSQPutPlainBatch checks PutPlain against Put, request by request: it
+// must put the same requests, leaving the same bytes and state, stop at
+// the first one it leaves to the caller (a count written out per case),
+// and flush unless it stopped there.
+func TestSQPutPlainBatch(t *testing.T) {
+	sge := []provider.SGE{{Addr: 0x1000, Length: 100, LKey: 0x55}}
+	send := provider.SendWR{ID: 1, Opcode: abi.IB_UVERBS_WR_SEND, Flags: abi.IB_SEND_SIGNALED, SGE: sge}
+	with := func(f func(*provider.SendWR)) provider.SendWR { wr := send; f(&wr); return wr }
+	read := with(func(w *provider.SendWR) { w.Opcode, w.RemoteAddr, w.RKey = abi.IB_UVERBS_WR_RDMA_READ, 0x8000, 7 })
+	write := with(func(w *provider.SendWR) {
+		w.Opcode, w.RemoteAddr, w.RKey, w.Flags = abi.IB_UVERBS_WR_RDMA_WRITE, 0x9000, 8, 0
+	})
+	imm := with(func(w *provider.SendWR) {
+		w.Opcode, w.Imm, w.Flags = abi.IB_UVERBS_WR_SEND_WITH_IMM, 0x01020304, abi.IB_SEND_SOLICITED
+	})
+	all := uint32(1<<abi.IB_UVERBS_WR_SEND | 1<<abi.IB_UVERBS_WR_SEND_WITH_IMM | 1<<abi.IB_UVERBS_WR_SEND_WITH_INV |
+		1<<abi.IB_UVERBS_WR_LOCAL_INV | 1<<abi.IB_UVERBS_WR_RDMA_WRITE | 1<<abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM |
+		1<<abi.IB_UVERBS_WR_RDMA_READ)
+	tests := []struct {
+		name    string
+		ops     uint32
+		wrs     []provider.SendWR
+		want    int
+		wantErr error
+	}{
+		{"common", all, []provider.SendWR{send, write, read, imm}, 4, nil},
+		{"empty", all, nil, 0, nil},
+		{"reads not plain", all &^ (1 << abi.IB_UVERBS_WR_RDMA_READ), []provider.SendWR{send, write, read, imm}, 2, nil},
+		{"no plain ops", 0, []provider.SendWR{send}, 0, nil},
+		{"send with invalidate", all, []provider.SendWR{send, with(func(w *provider.SendWR) { w.Opcode = abi.IB_UVERBS_WR_SEND_WITH_INV })}, 1, nil},
+		{"inline", all, []provider.SendWR{send, with(func(w *provider.SendWR) { w.Flags |= abi.IB_SEND_INLINE })}, 1, nil},
+		{"unknown flag", all, []provider.SendWR{with(func(w *provider.SendWR) { w.Flags |= 1 << 5 })}, 0, nil},
+		{"opcode 40", all, []provider.SendWR{send, with(func(w *provider.SendWR) { w.Opcode = 40 })}, 1, nil},
+		{"too many SGEs", all, []provider.SendWR{send, send, with(func(w *provider.SendWR) { w.SGE = make([]provider.SGE, 4) })}, 2, nil},
+		{"too long", all, []provider.SendWR{with(func(w *provider.SendWR) { w.SGE = []provider.SGE{{Length: 1 << 31}, {Length: 1}} })}, 0, nil},
+		{"full", all, []provider.SendWR{send, write, imm, read, send, write, imm, read, send}, 7, provider.ErrFull},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, batch, _, batchBuf, _ := newQP(t, rcInit, 8, 8)
+			_, one, _, oneBuf, _ := newQP(t, rcInit, 8, 8)
+			r := rand.New(rand.NewPCG(3, 4))
+			for i := queueHdr; i < len(batchBuf); i++ {
+				batchBuf[i] = byte(r.Uint32())
+			}
+			copy(oneBuf, batchBuf)
+			batch.SetPlainOps(tt.ops)
+			n, err, ferr := batch.PutPlain(tt.wrs)
+			if n != tt.want || !errors.Is(err, tt.wantErr) || ferr != nil {
+				t.Fatalf("PutPlain = %d, %v, %v; want %d, %v, nil", n, err, ferr, tt.want, tt.wantErr)
+			}
+			for i := range n {
+				if err := one.Put(&tt.wrs[i]); err != nil {
+					t.Fatalf("Put of request %d: %v", i, err)
+				}
+			}
+			if tt.wantErr != nil {
+				if err := one.Put(&tt.wrs[n]); !errors.Is(err, tt.wantErr) {
+					t.Fatalf("Put of request %d = %v, want %v", n, err, tt.wantErr)
+				}
+			}
+			if n == len(tt.wrs) || tt.wantErr != nil { // PutPlain flushed
+				if err := one.Flush(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !bytes.Equal(batchBuf, oneBuf) {
+				t.Fatalf("rings differ\nPutPlain % x\nPut      % x", batchBuf, oneBuf)
+			}
+			if batch.pending != one.pending || batch.published != one.published || batch.ssn != one.ssn || batch.q.free != one.q.free {
+				t.Fatalf("PutPlain left pending %d published %d ssn %d free %d, Put %d %d %d %d", batch.pending, batch.published,
+					batch.ssn, batch.q.free, one.pending, one.published, one.ssn, one.q.free)
+			}
+		})
+	}
+}
