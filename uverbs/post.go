@@ -83,18 +83,22 @@ func (qp *QP) postSends(wrs []SendWR) (int, error) {
 			n++
 		}
 	} else if sq, ok := qp.sq.(*siw.SQ); ok {
-		for ; n < len(wrs); n++ {
+		for { // as rxe's
+			k, e, fe := sq.PutPlain(sendViews(wrs[n:]))
+			if n += k; e != nil || fe != nil || n == len(wrs) {
+				err, ferr = e, fe
+				break
+			}
 			if wr := &wrs[n]; qp.plain(wr) {
 				err = sq.Put(sendView(wr))
 			} else {
 				err = qp.putSendChecked(wr)
 			}
 			if err != nil {
+				ferr = sq.Flush()
 				break
 			}
-		}
-		if n > 0 {
-			ferr = sq.Flush()
+			n++
 		}
 	} else {
 		for ; n < len(wrs); n++ {

@@ -2,6 +2,7 @@ package siw
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
@@ -32,7 +33,21 @@ type sendQueue struct {
 	first    uint32 // slot of the first Put since the last Flush
 	pending  uint32 // Puts since the last Flush
 	mustRing bool   // the last doorbell failed: ring on the next Flush
+	// plainOps are the opcodes PutPlain takes, as bits: those of
+	// plainOpsAll that the QP's owner takes without further checks
+	// (SetPlainOps). Atomic: the owner changes them with the QP's
+	// attributes, while requests may be posted.
+	plainOps atomic.Uint32
 }
+
+// plainOpsAll are the opcodes siw sends, as bits: PutPlain's when the
+// owner allows them.
+const plainOpsAll = 1<<abi.IB_UVERBS_WR_RDMA_WRITE | 1<<abi.IB_UVERBS_WR_RDMA_READ |
+	1<<abi.IB_UVERBS_WR_SEND | 1<<abi.IB_UVERBS_WR_SEND_WITH_INV
+
+// SetPlainOps sets the opcodes, as bits, that PutPlain may take without
+// checks beyond its own; the others it leaves to Put and the caller.
+func (q *sendQueue) SetPlainOps(ops uint32) { q.plainOps.Store(ops & plainOpsAll) }
 
 // sendFlagBits are the IB_SEND_* bits sendFlags maps: FENCE, SIGNALED,
 // SOLICITED (bits 0 to 2).
@@ -57,7 +72,91 @@ var sendFlags = func() (t [sendFlagBits + 1]uint32) {
 	return t
 }()
 
+// PutPlain puts the caller's batch wrs as Put does, one after the other
+// in one loop, up to the first request it leaves to the caller: one whose
+// opcode is not plain (SetPlainOps), with a flag other than fence,
+// signaled and solicited, with more SGEs than the QP takes, or an RDMA
+// read with other than one SGE or fenced (which Put refuses). It returns
+// how many it put and the ring's refusal (provider.ErrFull) of the next
+// one. Unless it stopped at a request it leaves to the caller, it then
+// flushes, and ferr is Flush's error. A batch of common requests costs
+// one call: the per-request call is most of what a request costs beyond
+// writing its element.
+func (q *sendQueue) PutPlain(wrs []provider.SendWR) (n int, err, ferr error) {
+	return q.putPlain(wrs, true)
+}
+
+// putPlain is PutPlain for a batch; for Put, not a batch, it takes one
+// request of any of siw's opcodes and does not flush. Put's general path,
+// putAny, writes the same bytes for these requests (TestSQPutPlain).
+func (q *sendQueue) putPlain(wrs []provider.SendWR, batch bool) (n int, err, ferr error) {
+	ops := uint32(plainOpsAll)
+	if batch {
+		ops = q.plainOps.Load()
+	}
+	for ; n < len(wrs); n++ {
+		wr := &wrs[n]
+		op := wr.Opcode
+		if op >= 32 || ops>>op&1 == 0 || wr.Flags&^sendFlagBits != 0 || len(wr.SGE) > q.maxSGE ||
+			op == abi.IB_UVERBS_WR_RDMA_READ && (len(wr.SGE) != 1 || wr.Flags&abi.IB_SEND_FENCE != 0) {
+			return n, nil, nil
+		}
+		off := int(q.put) * sqeSize
+		e := q.buf[off : off+sqeSize]
+		word := wordAt(e, 0)
+		if word.Load()&abi.SIW_WQE_VALID != 0 {
+			err = provider.ErrFull
+			break
+		}
+		sqe := mem.At[abi.SiwSQE](e, 0)
+		sqe.ID = wr.ID
+		var opcode uint8
+		switch op {
+		case abi.IB_UVERBS_WR_RDMA_WRITE:
+			opcode, sqe.RKey, sqe.RAddr = abi.SIW_OP_WRITE, wr.RKey, wr.RemoteAddr
+		case abi.IB_UVERBS_WR_RDMA_READ:
+			opcode, sqe.RKey, sqe.RAddr = abi.SIW_OP_READ, wr.RKey, wr.RemoteAddr
+		case abi.IB_UVERBS_WR_SEND:
+			opcode, sqe.RKey, sqe.RAddr = abi.SIW_OP_SEND, 0, 0
+		default: // IB_UVERBS_WR_SEND_WITH_INV
+			opcode, sqe.RKey, sqe.RAddr = abi.SIW_OP_SEND_REMOTE_INV, wr.Imm, 0
+		}
+		sges := sqe.SGE[:len(wr.SGE)] // maxSGE is at most SIW_MAX_SGE
+		for i := range sges {
+			s := &wr.SGE[i]
+			sges[i] = abi.SiwSGE{LAddr: s.Addr, Length: s.Length, LKey: s.LKey}
+		}
+		// Sequentially consistent, as putAny's (see there).
+		word.Store(sendFlags[wr.Flags] | uint32(len(sges))<<16 | uint32(opcode)<<24)
+		if q.pending == 0 {
+			q.first = q.put
+		}
+		q.pending++
+		q.put++
+		if q.put == q.num {
+			q.put = 0
+		}
+	}
+	if batch && q.pending != 0 {
+		ferr = q.Flush()
+	}
+	return n, err, ferr
+}
+
+// Put puts one request: PutPlain's loop takes the common ones, putAny the
+// rest.
 func (q *sendQueue) Put(wr *provider.SendWR) error {
+	if n, err, _ := q.putPlain(mem.One(wr), false); n != 0 || err != nil {
+		return err
+	}
+	return q.putAny(wr)
+}
+
+// putAny is Put's general path: every opcode, inline data, and the
+// refusals. The element's valid flag is checked first, as libsiw does.
+//
+//go:noinline
+func (q *sendQueue) putAny(wr *provider.SendWR) error {
 	// One bounds check for the element; the views below are then
 	// within its constant size.
 	off := int(q.put) * sqeSize
