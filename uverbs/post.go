@@ -37,78 +37,60 @@ func (qp *QP) PostSend(wrs []SendWR) (int, error) {
 
 // postSends puts wrs on the send queue and rings the doorbell, under the
 // send lock or by the queue's owner (SendQueue). The drivers of this
-// module read the caller's request itself (provider.SendWR has SendWR's
-// layout), called by their concrete types, found once per call: an
-// interface call would make the request escape, and one type assertion
-// is a compare with the driver's itab. A request plain does not pass
-// goes through putSendChecked, out of line. The three loops are one loop
-// for three types; a generic function would call Put through its
-// dictionary, an indirect call again.
+// module read the caller's requests themselves (provider.SendWR has
+// SendWR's layout), called by their concrete types, found once per call:
+// an interface call would make the requests escape, and one type
+// assertion is a compare with the driver's itab. Their PutPlain takes a
+// run of common requests and rings the doorbell in one call; a batch it
+// does not finish goes on in postRest, out of line, as do all requests on
+// other drivers.
 func (qp *QP) postSends(wrs []SendWR) (int, error) {
-	n := 0
-	var err, ferr error
+	var n int
+	var err error
 	if sq, ok := qp.sq.(*mlx5.SQ); ok {
-		for ; n < len(wrs); n++ {
-			if wr := &wrs[n]; qp.plain(wr) {
-				err = sq.Put(sendView(wr))
-			} else {
-				err = qp.putSendChecked(wr)
-			}
-			if err != nil {
-				break
-			}
-		}
-		if n > 0 {
-			ferr = sq.Flush()
-		}
+		n, err = sq.PutPlain(sendViews(wrs))
 	} else if sq, ok := qp.sq.(*rxe.SQ); ok {
-		// PutPlain takes the run of common requests and rings the
-		// doorbell in one call; the request it stops at goes the
-		// per-request way, and the rest to PutPlain again.
-		for {
-			k, e, fe := sq.PutPlain(sendViews(wrs[n:]))
-			if n += k; e != nil || fe != nil || n == len(wrs) {
-				err, ferr = e, fe
-				break
-			}
-			if wr := &wrs[n]; qp.plain(wr) {
-				err = sq.Put(sendView(wr))
-			} else {
-				err = qp.putSendChecked(wr)
-			}
-			if err != nil {
-				ferr = sq.Flush()
-				break
-			}
-			n++
-		}
+		n, err = sq.PutPlain(sendViews(wrs))
 	} else if sq, ok := qp.sq.(*siw.SQ); ok {
-		for { // as rxe's
-			k, e, fe := sq.PutPlain(sendViews(wrs[n:]))
-			if n += k; e != nil || fe != nil || n == len(wrs) {
-				err, ferr = e, fe
-				break
-			}
-			if wr := &wrs[n]; qp.plain(wr) {
-				err = sq.Put(sendView(wr))
-			} else {
-				err = qp.putSendChecked(wr)
-			}
-			if err != nil {
-				ferr = sq.Flush()
-				break
-			}
-			n++
+		n, err = sq.PutPlain(sendViews(wrs))
+	}
+	if n == len(wrs) && err == nil {
+		return n, nil
+	}
+	return qp.postRest(wrs, n, err)
+}
+
+// postRest goes on with wrs from request n, after a driver's PutPlain
+// stopped there (ferr: its doorbell's failure, which ends the post):
+// the request PutPlain left goes alone, the rest to PutPlain again. On
+// other drivers, where PutPlain is not, every request goes alone. Then it
+// flushes what is left, which after a PutPlain that finished is nothing.
+//
+//go:noinline
+func (qp *QP) postRest(wrs []SendWR, n int, ferr error) (int, error) {
+	var err error
+	for ferr == nil && n < len(wrs) {
+		if wr := &wrs[n]; qp.plain(wr) {
+			err = qp.putDirect(wr)
+		} else {
+			err = qp.putSendChecked(wr)
 		}
-	} else {
-		for ; n < len(wrs); n++ {
-			if err = qp.putSendChecked(&wrs[n]); err != nil {
-				break
-			}
+		if err != nil {
+			break
 		}
-		if n > 0 {
-			ferr = qp.sq.Flush()
+		n++
+		var k int
+		if sq, ok := qp.sq.(*mlx5.SQ); ok {
+			k, ferr = sq.PutPlain(sendViews(wrs[n:]))
+		} else if sq, ok := qp.sq.(*rxe.SQ); ok {
+			k, ferr = sq.PutPlain(sendViews(wrs[n:]))
+		} else if sq, ok := qp.sq.(*siw.SQ); ok {
+			k, ferr = sq.PutPlain(sendViews(wrs[n:]))
 		}
+		n += k
+	}
+	if ferr == nil {
+		ferr = qp.sq.Flush()
 	}
 	if err != nil || ferr != nil {
 		err = sendErr(qp, wrs, n, err, ferr)
@@ -183,10 +165,10 @@ func (qp *QP) setNoReads(none bool) {
 }
 
 // putSendChecked puts a request plain does not pass: checkSend's checks,
-// then the driver reads the caller's request as putSend's path does, or
-// the QP's scratch copy when the request needs what only the copy sets:
-// an address handle's vector, a window's rkey, or the signaled flag of
-// sq_sig_all. It is out of line: the common requests never come here.
+// then putDirect, or the driver reads the QP's scratch copy when the
+// request needs what only the copy sets: an address handle's vector, a
+// window's rkey, or the signaled flag of sq_sig_all. It is out of line:
+// the common requests never come here.
 //
 //go:noinline
 func (qp *QP) putSendChecked(wr *SendWR) error {
@@ -194,13 +176,20 @@ func (qp *QP) putSendChecked(wr *SendWR) error {
 		return err
 	}
 	if wr.AH == nil && wr.MW == nil && (!qp.sigAll || wr.Flags&SendSignaled != 0) {
-		if sq, ok := qp.sq.(*mlx5.SQ); ok {
-			return sq.Put(sendView(wr))
-		} else if sq, ok := qp.sq.(*rxe.SQ); ok {
-			return sq.Put(sendView(wr))
-		} else if sq, ok := qp.sq.(*siw.SQ); ok {
-			return sq.Put(sendView(wr))
-		}
+		return qp.putDirect(wr)
+	}
+	return qp.sq.Put(qp.copySend(wr))
+}
+
+// putDirect puts one checked request that needs no copy: the drivers of
+// this module read it where it is, others get the copy.
+func (qp *QP) putDirect(wr *SendWR) error {
+	if sq, ok := qp.sq.(*mlx5.SQ); ok {
+		return sq.Put(sendView(wr))
+	} else if sq, ok := qp.sq.(*rxe.SQ); ok {
+		return sq.Put(sendView(wr))
+	} else if sq, ok := qp.sq.(*siw.SQ); ok {
+		return sq.Put(sendView(wr))
 	}
 	return qp.sq.Put(qp.copySend(wr))
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/provider"
 )
@@ -141,27 +142,39 @@ func TestOwnerPostAllocs(t *testing.T) {
 // ones before it posted, with an error that names it, on the host's rxe
 // queues.
 func TestPostErrors(t *testing.T) {
-	qp, _, _, _ := hostQP(t)
+	qp, dev, _, _ := hostQP(t)
 	sge := make([]SGE, 5)
+	buf := make([]byte, 8)
+	inline := SendWR{Opcode: WRSend, Flags: SendInline, SGE: []SGE{{Addr: uint64(uintptr(unsafe.Pointer(&buf[0]))), Length: 8}}}
+	// bells: the requests before the refused one are in the ring and
+	// rung, as under ibv_post_send.
 	for _, c := range []struct {
-		name string
-		post func() (int, error)
-		n    int
-		msg  string
+		name  string
+		post  func() (int, error)
+		n     int
+		bells int
+		msg   string
 	}{
 		{"recv SGEs", func() (int, error) {
 			return qp.PostRecv([]RecvWR{{SGE: sge[:1]}, {SGE: sge}, {SGE: sge[:1]}})
-		}, 1, "work request 1: 5 SGEs, the queue takes 4"},
+		}, 1, 0, "work request 1: 5 SGEs, the queue takes 4"},
 		{"send SGEs", func() (int, error) {
 			return qp.PostSend([]SendWR{{Opcode: WRSend, SGE: sge[:1]}, {Opcode: WRSend, SGE: sge}})
-		}, 1, "work request 1 (SEND): 5 SGEs, the QP takes 4"},
+		}, 1, 1, "work request 1 (SEND): 5 SGEs, the QP takes 4"},
 		{"send opcode", func() (int, error) {
 			return qp.PostSend([]SendWR{{Opcode: 99}})
-		}, 0, "work request 0"},
+		}, 0, 0, "work request 0"},
+		{"send opcode after inline", func() (int, error) {
+			return qp.PostSend([]SendWR{{Opcode: WRSend}, inline, {Opcode: WRSend}, {Opcode: 99}})
+		}, 3, 1, "work request 3"},
 	} {
+		before := dev.Doorbells
 		n, err := c.post()
 		if n != c.n || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: posted %d, %v; want %d and ErrInvalid saying %q", c.name, n, err, c.n, c.msg)
+		}
+		if bells := dev.Doorbells - before; bells != c.bells {
+			t.Errorf("%s: %d doorbells, want %d", c.name, bells, c.bells)
 		}
 	}
 }

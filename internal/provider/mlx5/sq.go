@@ -57,6 +57,11 @@ type sendQueue struct {
 	qpn8 uint32
 	// dbSend is the doorbell record's send counter, which Flush writes.
 	dbSend *uint32
+	// plainOps are the opcodes PutPlain takes, as bits, if the straight
+	// path takes them too: those the QP's owner takes without further
+	// checks (SetPlainOps). Atomic: the owner changes them with the
+	// QP's attributes, while requests may be posted.
+	plainOps atomic.Uint32
 
 	// What post_send_db rings with: whether the batch had inline data,
 	// and the control segment and size (in 16-byte units) of the last
@@ -105,70 +110,111 @@ func (s *sendQueue) acquire() { s.head.Load() }
 
 // Put writes wr as the next WQE. The common requests, sends and RDMA
 // writes and reads on RC and UC with their data in data segments, go
-// straight through here; the rest, and every refusal, go to put.
-//
-// The straight path checks each condition once, each a load or two: the
-// QP's state, the opcode's kind and a pending fence are all in the table
-// s.fast (setFast empties it when the state forbids sends). Once they
-// pass no step can refuse the request, so the control segment is written
-// in two 8-byte stores at once rather than in libmlx5's order (which only
-// shows when a request is refused half-way), and each segment in two,
-// through s.base without bounds checks: the SGE count was checked, so the
-// WQE fits its slot, and each segment wraps at the end of the queue. The
-// bytes and the queue's state are put's (TestPutFast, and the
-// conformance scripts against libmlx5).
+// straight through putPlain; the rest, and every refusal, go to put.
 func (s *sendQueue) Put(wr *provider.SendWR) error {
-	op := wr.Opcode
-	if op >= uint32(len(s.fast)) {
-		return s.put(wr)
+	if n, _ := s.putPlain(mem.One(wr), false); n != 0 {
+		return nil
 	}
-	e := &s.fast[op]
-	next := s.head.Load() + s.pending
-	if e.opcode == 0 || wr.Flags&abi.IB_SEND_INLINE != 0 || len(wr.SGE) > s.maxGS || next-s.tail.Load() >= s.maxPost {
-		return s.put(wr)
+	return s.put(wr)
+}
+
+// PutPlain puts the caller's batch wrs as Put does, one after the other
+// in one loop, up to the first request it leaves to the caller: one whose
+// opcode is not plain (SetPlainOps) or not for the straight path, with a
+// flag other than fence, signaled and solicited, with more SGEs than the
+// QP takes, or that finds the queue full: it refuses nothing, Put does.
+// Unless it stopped at one, it then flushes, and err is Flush's error.
+// It returns how many it put. A batch of common requests costs one call:
+// the per-request call is most of what a request costs beyond writing
+// its WQE.
+func (s *sendQueue) PutPlain(wrs []provider.SendWR) (n int, err error) { return s.putPlain(wrs, true) }
+
+// SetPlainOps sets the opcodes, as bits, that PutPlain may take without
+// checks beyond its own; the others it leaves to Put and the caller.
+func (s *sendQueue) SetPlainOps(ops uint32) { s.plainOps.Store(ops) }
+
+// plainFlags are the send flags of the straight path's requests.
+const plainFlags = abi.IB_SEND_FENCE | abi.IB_SEND_SIGNALED | abi.IB_SEND_SOLICITED
+
+// putPlain is the straight path: PutPlain's for a batch; for Put, not a
+// batch, it takes one request of any opcode and does not flush. One
+// function for both: the straight path is written once, and a wrapper
+// that loaded the plain opcodes would not be inlined.
+//
+// It checks each condition once, each a load or two: the QP's state, the
+// opcode's kind and a pending fence are all in the table s.fast (setFast
+// empties it when the state forbids sends). Once they pass no step can
+// refuse the request, so the control segment is written in two 8-byte
+// stores at once rather than in libmlx5's order (which only shows when a
+// request is refused half-way), and each segment in two, through s.base
+// without bounds checks: the SGE count was checked, so the WQE fits its
+// slot, and each segment wraps at the end of the queue. The bytes and the
+// queue's state are put's (TestPutFast, and the conformance scripts
+// against libmlx5).
+func (s *sendQueue) putPlain(wrs []provider.SendWR, batch bool) (n int, err error) {
+	ops := ^uint32(0)
+	if batch {
+		ops = s.plainOps.Load()
 	}
-	// The bookkeeping first and the control segment's words computed
-	// before the data: fewer values live across the SGE loop.
-	base := s.base
-	cur := s.curPost
-	idx := cur & (s.wqeCnt - 1)
-	// idx < wqeCnt, the length of both arrays: no bounds check.
-	*(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.wrid)), uintptr(idx)*8)) = wr.ID
-	*(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.wqeHead)), uintptr(idx)*4)) = next
-	s.pending++
-	off := uintptr(idx) << sendWQEShift
-	s.lastCtrl = s.off + int(off)
-	// signature and dci_stream_channel_id 0, fm_ce_se, imm.
-	storeBE64(unsafe.Add(base, off+8), uint64(s.fmCESE[wr.Flags&fmFlags])<<32|uint64(wr.Imm&e.imm))
-	// opcode, WQE counter, QP number; the size is added below.
-	hi := uint64((cur&0xffff)<<8|uint32(e.opcode))<<32 | uint64(s.qpn8)
-	seg, size := off+segSize, uint32(1)
-	if e.raddr {
-		storeBE64(unsafe.Add(base, seg), wr.RemoteAddr)
-		storeBE64(unsafe.Add(base, seg+8), uint64(wr.RKey)<<32)
-		seg, size = seg+segSize, 2
-	}
-	qend := uintptr(s.wqeCnt) << sendWQEShift
-	// A local copy: the stores through base could alias wr as far as
-	// the compiler knows, and would make it reload the slice each pass.
-	sges := wr.SGE
-	for i := range sges {
-		sg := &sges[i]
-		if seg == qend {
-			seg = 0
+	for ; n < len(wrs); n++ {
+		wr := &wrs[n]
+		op := wr.Opcode
+		if op >= uint32(len(s.fast)) || ops>>op&1 == 0 {
+			return n, nil
 		}
-		if sg.Length == 0 {
-			continue
+		e := &s.fast[op]
+		next := s.head.Load() + s.pending
+		if e.opcode == 0 || wr.Flags&^plainFlags != 0 || len(wr.SGE) > s.maxGS || next-s.tail.Load() >= s.maxPost {
+			return n, nil
 		}
-		storeBE64(unsafe.Add(base, seg), uint64(sg.Length)<<32|uint64(sg.LKey))
-		storeBE64(unsafe.Add(base, seg+8), sg.Addr)
-		seg += segSize
-		size++
+		// The bookkeeping first and the control segment's words
+		// computed before the data: fewer values live across the SGE
+		// loop.
+		base := s.base
+		cur := s.curPost
+		idx := cur & (s.wqeCnt - 1)
+		// idx < wqeCnt, the length of both arrays: no bounds check.
+		*(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.wrid)), uintptr(idx)*8)) = wr.ID
+		*(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(s.wqeHead)), uintptr(idx)*4)) = next
+		s.pending++
+		off := uintptr(idx) << sendWQEShift
+		s.lastCtrl = s.off + int(off)
+		// signature and dci_stream_channel_id 0, fm_ce_se, imm.
+		storeBE64(unsafe.Add(base, off+8), uint64(s.fmCESE[wr.Flags&fmFlags])<<32|uint64(wr.Imm&e.imm))
+		// opcode, WQE counter, QP number; the size is added below.
+		hi := uint64((cur&0xffff)<<8|uint32(e.opcode))<<32 | uint64(s.qpn8)
+		seg, size := off+segSize, uint32(1)
+		if e.raddr {
+			storeBE64(unsafe.Add(base, seg), wr.RemoteAddr)
+			storeBE64(unsafe.Add(base, seg+8), uint64(wr.RKey)<<32)
+			seg, size = seg+segSize, 2
+		}
+		qend := uintptr(s.wqeCnt) << sendWQEShift
+		// A local copy: the stores through base could alias wr as far
+		// as the compiler knows, and would make it reload the slice
+		// each pass.
+		sges := wr.SGE
+		for i := range sges {
+			sg := &sges[i]
+			if seg == qend {
+				seg = 0
+			}
+			if sg.Length == 0 {
+				continue
+			}
+			storeBE64(unsafe.Add(base, seg), uint64(sg.Length)<<32|uint64(sg.LKey))
+			storeBE64(unsafe.Add(base, seg+8), sg.Addr)
+			seg += segSize
+			size++
+		}
+		storeBE64(unsafe.Add(base, off), hi|uint64(size))
+		s.lastSize = int(size)
+		s.curPost = cur + (size+sendWQEBB/segSize-1)/(sendWQEBB/segSize)
 	}
-	storeBE64(unsafe.Add(base, off), hi|uint64(size))
-	s.lastSize = int(size)
-	s.curPost = cur + (size+sendWQEBB/segSize-1)/(sendWQEBB/segSize)
-	return nil
+	if batch && s.pending != 0 {
+		err = s.Flush()
+	}
+	return n, err
 }
 
 // put is Put for any request: the control segment, the remote address

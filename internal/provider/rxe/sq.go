@@ -48,7 +48,7 @@ func (s *sq) SetPlainOps(ops uint32) { s.plainOps.Store(ops & straightOps) }
 // every request Put refuses) goes to put, which writes the same bytes for
 // these (TestSQPutPlain compares the two).
 func (s *sq) Put(wr *provider.SendWR) error {
-	if n, err, _ := s.putPlain(mem.One(wr), false); n != 0 || err != nil {
+	if n, err := s.putPlain(mem.One(wr), false); n != 0 || err != nil {
 		return err
 	}
 	return s.put(wr)
@@ -62,22 +62,22 @@ const straightOps = 1<<abi.IB_UVERBS_WR_RDMA_WRITE | 1<<abi.IB_UVERBS_WR_RDMA_WR
 // in one loop, up to the first request it leaves to the caller: one whose
 // opcode is not plain (SetPlainOps), with a flag other than fence,
 // signaled and solicited, with more SGEs than the straight path takes,
-// or of more than 2 GiB. It returns how many it put and the ring's
-// refusal (provider.ErrFull) of the next one. Unless it stopped at a
-// request it leaves to the caller, it then flushes as Flush does, and
-// ferr is the doorbell's failure. A batch of common requests costs one
-// call: the per-request call is most of what a request costs beyond
-// writing its slot.
-func (s *sq) PutPlain(wrs []provider.SendWR) (n int, err, ferr error) { return s.putPlain(wrs, true) }
+// or of more than 2 GiB, or that finds the ring full: it refuses nothing,
+// Put does. Unless it stopped at one, it then flushes as Flush does, and
+// err is the doorbell's failure. It returns how many it put. A batch of
+// common requests costs one call: the per-request call is most of what a
+// request costs beyond writing its slot.
+func (s *sq) PutPlain(wrs []provider.SendWR) (n int, err error) { return s.putPlain(wrs, true) }
 
 // plainFlags are the send flags of PutPlain's requests.
 const plainFlags = abi.IB_SEND_FENCE | abi.IB_SEND_SIGNALED | abi.IB_SEND_SOLICITED
 
 // putPlain is PutPlain for a batch; for Put, not a batch, it takes one
-// request of any straight opcode and does not flush. One function for
+// request of any straight opcode, refuses it if the ring is full
+// (provider.ErrFull), and does not flush. One function for
 // both: the straight path is written once, and a wrapper that loaded the
 // plain opcodes would not be inlined.
-func (s *sq) putPlain(wrs []provider.SendWR, batch bool) (n int, err, ferr error) {
+func (s *sq) putPlain(wrs []provider.SendWR, batch bool) (n int, err error) {
 	ops := uint32(straightOps)
 	if batch {
 		ops = s.plainOps.Load()
@@ -88,22 +88,25 @@ func (s *sq) putPlain(wrs []provider.SendWR, batch bool) (n int, err, ferr error
 		sges := wr.SGE
 		op := wr.Opcode
 		if op >= 32 || ops>>op&1 == 0 || wr.Flags&^plainFlags != 0 || len(sges) > maxSGE {
-			return n, nil, nil
+			return n, nil
 		}
 		var total uint64
 		for i := range sges {
 			total += uint64(sges[i].Length)
 		}
 		if total > 1<<31 {
-			return n, nil, nil // put refuses it
+			return n, nil // put refuses it
 		}
-		ssn := s.ssn
-		s.ssn++ // as put: a request the full ring refuses is numbered too
 		p := s.pending
 		if !s.q.take(p) {
-			err = provider.ErrFull
-			break
+			if batch {
+				return n, nil // Put refuses it
+			}
+			s.ssn++ // as put: a request the full ring refuses is numbered too
+			return 0, provider.ErrFull
 		}
+		ssn := s.ssn
+		s.ssn++
 		// The slot is found by its offset, not through q.slot: mem.At
 		// checks the header against the mapping, and the SGEs are
 		// checked below.
@@ -140,9 +143,9 @@ func (s *sq) putPlain(wrs []provider.SendWR, batch bool) (n int, err, ferr error
 		s.pending = s.q.next(p)
 	}
 	if batch && s.pending != s.published {
-		ferr = s.publish()
+		err = s.publish()
 	}
-	return n, err, ferr
+	return n, err
 }
 
 // put is Put's general path: every opcode, inline data, UD. It fills the

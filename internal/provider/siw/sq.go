@@ -76,20 +76,18 @@ var sendFlags = func() (t [sendFlagBits + 1]uint32) {
 // in one loop, up to the first request it leaves to the caller: one whose
 // opcode is not plain (SetPlainOps), with a flag other than fence,
 // signaled and solicited, with more SGEs than the QP takes, or an RDMA
-// read with other than one SGE or fenced (which Put refuses). It returns
-// how many it put and the ring's refusal (provider.ErrFull) of the next
-// one. Unless it stopped at a request it leaves to the caller, it then
-// flushes, and ferr is Flush's error. A batch of common requests costs
-// one call: the per-request call is most of what a request costs beyond
-// writing its element.
-func (q *sendQueue) PutPlain(wrs []provider.SendWR) (n int, err, ferr error) {
-	return q.putPlain(wrs, true)
-}
+// read with other than one SGE or fenced, or that finds the ring full:
+// it refuses nothing, Put does. Unless it stopped at one, it then
+// flushes, and err is Flush's error. It returns how many it put. A batch
+// of common requests costs one call: the per-request call is most of
+// what a request costs beyond writing its element.
+func (q *sendQueue) PutPlain(wrs []provider.SendWR) (n int, err error) { return q.putPlain(wrs, true) }
 
 // putPlain is PutPlain for a batch; for Put, not a batch, it takes one
-// request of any of siw's opcodes and does not flush. Put's general path,
+// request of any of siw's opcodes, refuses it if the ring is full
+// (provider.ErrFull), and does not flush. Put's general path,
 // putAny, writes the same bytes for these requests (TestSQPutPlain).
-func (q *sendQueue) putPlain(wrs []provider.SendWR, batch bool) (n int, err, ferr error) {
+func (q *sendQueue) putPlain(wrs []provider.SendWR, batch bool) (n int, err error) {
 	ops := uint32(plainOpsAll)
 	if batch {
 		ops = q.plainOps.Load()
@@ -99,14 +97,16 @@ func (q *sendQueue) putPlain(wrs []provider.SendWR, batch bool) (n int, err, fer
 		op := wr.Opcode
 		if op >= 32 || ops>>op&1 == 0 || wr.Flags&^sendFlagBits != 0 || len(wr.SGE) > q.maxSGE ||
 			op == abi.IB_UVERBS_WR_RDMA_READ && (len(wr.SGE) != 1 || wr.Flags&abi.IB_SEND_FENCE != 0) {
-			return n, nil, nil
+			return n, nil
 		}
 		off := int(q.put) * sqeSize
 		e := q.buf[off : off+sqeSize]
 		word := wordAt(e, 0)
 		if word.Load()&abi.SIW_WQE_VALID != 0 {
-			err = provider.ErrFull
-			break
+			if batch {
+				return n, nil // Put refuses it
+			}
+			return 0, provider.ErrFull
 		}
 		sqe := mem.At[abi.SiwSQE](e, 0)
 		sqe.ID = wr.ID
@@ -138,15 +138,15 @@ func (q *sendQueue) putPlain(wrs []provider.SendWR, batch bool) (n int, err, fer
 		}
 	}
 	if batch && q.pending != 0 {
-		ferr = q.Flush()
+		err = q.Flush()
 	}
-	return n, err, ferr
+	return n, err
 }
 
 // Put puts one request: PutPlain's loop takes the common ones, putAny the
 // rest.
 func (q *sendQueue) Put(wr *provider.SendWR) error {
-	if n, err, _ := q.putPlain(mem.One(wr), false); n != 0 || err != nil {
+	if n, err := q.putPlain(mem.One(wr), false); n != 0 || err != nil {
 		return err
 	}
 	return q.putAny(wr)
