@@ -28,6 +28,11 @@ type lockLink = verbs.LockLink
 // CQ is a completion queue. Poll, ReqNotify and Close may be called from
 // several goroutines.
 type CQ struct {
+	// life comes first: its lock is then at the CQ's own address, which
+	// the arm and the poll keep in a register anyway, rather than at an
+	// offset that would be one more value to keep and spill.
+	life verbs.Life
+
 	ringLink
 	lockLink
 	ctx     *uverbs.Context
@@ -40,8 +45,6 @@ type CQ struct {
 	scratch [pollBatch]provider.WC // a driver outside Poll's assertions writes here (drainCopy), never into the caller's slice
 
 	events atomic.Uint64 // completion events delivered for this CQ
-
-	life verbs.Life
 }
 
 // Options are the optional parts of a CQ.

@@ -47,7 +47,7 @@ type cq struct {
 	// (plain MOVs on amd64), so that a reader outside it would see whole
 	// values.
 	consIndex atomic.Uint32
-	armSN     atomic.Uint32
+	armSN     atomic.Uint32 // the arm sequence number modulo 4, in place: bits 28-29 of the arm word
 	closed    bool
 }
 
@@ -508,7 +508,7 @@ func (q *cq) ArmRecord(solicitedOnly bool) uint64 {
 	if solicitedOnly {
 		sol = 1
 	}
-	word := (q.armSN.Load()&3)<<28 | sol*cqDBReqNotSol | q.consIndex.Load()&0xffffff
+	word := q.armSN.Load() | sol*cqDBReqNotSol | q.consIndex.Load()&0xffffff
 	// The record's word is big-endian, and so is the doorbell, the
 	// word then the CQ number's: one byte swap serves both.
 	if littleEndian {
@@ -526,7 +526,9 @@ func (q *cq) ArmRecord(solicitedOnly bool) uint64 {
 // (provider.EventCounter), under the CQ's lock, for every completion event
 // it reads for the CQ, as ibv_get_cq_event calls the driver's cq_event.
 func (q *cq) Event() {
-	mem.StoreRelease(&q.armSN, q.armSN.Load()+1)
+	// The arm word carries the number's low two bits (libmlx5's
+	// arm_sn & 3): kept there, they cost an arm no mask and no shift.
+	mem.StoreRelease(&q.armSN, (q.armSN.Load()+1<<28)&(3<<28))
 }
 
 // cursor caches the QP and SRQ of the last CQE within one poll, as
