@@ -21,7 +21,7 @@ func TestReqNotifyRacesCloseMLX5(t *testing.T) {
 	}
 	for range iters {
 		h := conformance.NewMLX5Host(t, conformance.Setup{Provider: "mlx5", SQ: 4, RQ: 4, CQ: 4, MaxSendSGE: 1, MaxRecvSGE: 1})
-		c := &CQ{ring: h.CQ}
+		c := mlx5CQ(h.CQ)
 		var wg sync.WaitGroup
 		start := make(chan struct{})
 		errs := make(chan error, 4)

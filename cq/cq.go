@@ -9,6 +9,7 @@ import (
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/mlx5"
+	"github.com/purerdma/purerdma/internal/provider/mmio"
 	"github.com/purerdma/purerdma/internal/provider/rxe"
 	"github.com/purerdma/purerdma/internal/provider/siw"
 	"github.com/purerdma/purerdma/internal/ucmd"
@@ -27,6 +28,11 @@ type lockLink = verbs.LockLink
 // CQ is a completion queue. Poll, ReqNotify and Close may be called from
 // several goroutines.
 type CQ struct {
+	// life comes first: its lock is then at the CQ's own address, which
+	// the arm and the poll keep in a register anyway, rather than at an
+	// offset that would be one more value to keep and spill.
+	life verbs.Life
+
 	ringLink
 	lockLink
 	ctx     *uverbs.Context
@@ -36,11 +42,10 @@ type CQ struct {
 	cqe     atomic.Int64 // Resize changes it under the lock; CQE reads it without
 	id      uint64       // user handle: names the CQ in events
 	ring    provider.CQ
+	mlx     *mlx5.CQ
 	scratch [pollBatch]provider.WC // a driver outside Poll's assertions writes here (drainCopy), never into the caller's slice
 
 	events atomic.Uint64 // completion events delivered for this CQ
-
-	life verbs.Life
 }
 
 // Options are the optional parts of a CQ.
@@ -123,10 +128,20 @@ func (c *CQ) create(cqe, vector int, chFD int32) error {
 		return fmt.Errorf("cq: create: %w", err)
 	}
 	c.cqe.Store(int64(init.Granted)) // as the driver left it
-	c.ring = ring
+	c.setRing(ring)
 	c.ringLink = verbs.NewLink(ring)
 	c.lockLink = verbs.NewLockLink(&c.life)
 	return nil
+}
+
+// setRing sets the driver's CQ, which stays the CQ's until it is
+// collected (Close leaves it: the driver's own Close marks it closed),
+// and mlx when that is mlx5's: ReqNotify then tests a pointer rather
+// than the interface's type (one compare, and no merge of the
+// assertion's ok into a second test).
+func (c *CQ) setRing(ring provider.CQ) {
+	c.ring = ring
+	c.mlx, _ = ring.(*mlx5.CQ)
 }
 
 // destroyCmd is the DESTROY_CQ command for c.
@@ -307,25 +322,37 @@ func (c *CQ) ReqNotify(solicitedOnly bool) error {
 		return ErrClosed
 	}
 	c.life.Lock()
+	// mlx5 arms in shared memory, under the lock, unlike mlx5_arm_cq
+	// (docs/concurrency.md, Arming under the lock). The driver, reached
+	// by its concrete type and inlined, writes the doorbell record;
+	// ReqNotify rings the doorbell itself, so that the arm is one call
+	// deep as in C (the driver's Arm is a frame of its own: the
+	// inliner prices its assembly call above the budget). ArmUAR is nil
+	// once the CQ is closed (the driver's Close, under this lock, clears
+	// it), so the closed check is notifyLocked's, off the arm's path.
+	// No defer: the arm is a few stores, less than a deferred call, and
+	// nothing under the lock panics.
+	r := c.mlx
+	if r == nil {
+		return c.notifyLocked(solicitedOnly)
+	}
+	if r.ArmUAR() == nil {
+		return c.notifyLocked(solicitedOnly)
+	}
+	mmio.FencedStore64(r.ArmUAR(), r.ArmRecord(solicitedOnly))
+	c.life.Unlock()
+	return nil
+}
+
+// notifyLocked is the rest of ReqNotify, under the lock, which it gives
+// back: ErrClosed for a destroyed CQ, the driver's Arm through the
+// interface, or the kernel's REQ_NOTIFY_CQ for a driver that cannot arm
+// in user space.
+func (c *CQ) notifyLocked(solicitedOnly bool) error {
 	if c.life.Gone() {
 		c.life.Unlock()
 		return ErrClosed
 	}
-	// mlx5 arms in shared memory, called by its concrete type; under the
-	// lock, unlike mlx5_arm_cq (docs/concurrency.md, Arming under the
-	// lock). No defer: the arm is a few stores, less than a deferred
-	// call, and nothing under the lock panics.
-	if r, ok := c.ring.(*mlx5.CQ); ok && r.Arm(solicitedOnly) {
-		c.life.Unlock()
-		return nil
-	}
-	return c.notifyLocked(solicitedOnly)
-}
-
-// notifyLocked is the rest of ReqNotify, under the lock, which it gives
-// back: the driver's Arm through the interface, or the kernel's
-// REQ_NOTIFY_CQ for a driver that cannot arm in user space.
-func (c *CQ) notifyLocked(solicitedOnly bool) error {
 	if c.ring.Arm(solicitedOnly) {
 		c.life.Unlock()
 		return nil

@@ -99,7 +99,7 @@ func hostLoopArm(c *CQ, calls int) error {
 }
 
 func hostCountArmMLX5(tb testing.TB, ops int) {
-	c := &CQ{ring: conformance.NewMLX5Host(tb, conformance.MLX5BenchSetup).CQ}
+	c := mlx5CQ(conformance.NewMLX5Host(tb, conformance.MLX5BenchSetup).CQ)
 	conformance.Chunks(tb, ops, ops, func(n int) error { return hostLoopArm(c, n) }, nil)
 }
 

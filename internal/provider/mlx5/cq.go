@@ -38,7 +38,7 @@ type cq struct {
 
 	// What Arm writes, found once at creation: uar is in ctx.cqUAR.
 	uar   *[8]byte // the CQ doorbell of ctx.cqUAR, nil without one
-	armDB *[4]byte // the doorbell record's second word, db.b[4:8]
+	armDB *uint32  // the doorbell record's second word, db.b[4:8]: one 32-bit store
 	cqnDB uint64   // the doorbell's CQ number half, as Arm's native store writes it
 	ciDB  *[4]byte // its first, db.b[0:4], for the empty poll
 
@@ -47,7 +47,7 @@ type cq struct {
 	// (plain MOVs on amd64), so that a reader outside it would see whole
 	// values.
 	consIndex atomic.Uint32
-	armSN     atomic.Uint32
+	armSN     atomic.Uint32 // the arm sequence number modulo 4, in place: bits 28-29 of the arm word
 	closed    bool
 }
 
@@ -127,7 +127,7 @@ func (p *pendingCQ) Finish(resp []byte) (provider.CQ, error) {
 		// as mmio.Write64To needs.
 		q.uar = (*[8]byte)(u[cqDoorbell:])
 	}
-	q.armDB = (*[4]byte)(q.db.b[4*cqArmDB:])
+	q.armDB = (*uint32)(unsafe.Pointer(&q.db.b[4*cqArmDB]))
 	q.ciDB = (*[4]byte)(q.db.b[4*cqSetCI:])
 	return q, nil
 }
@@ -150,6 +150,7 @@ func (q *cq) Close() error {
 		return nil
 	}
 	q.closed = true
+	q.uar = nil // ArmUAR's nil is the arm's closed check: package cq's ReqNotify makes no other
 	q.free()
 	return nil
 }
@@ -477,33 +478,46 @@ func (q *cq) Release() {
 // solicited one): the request goes into the doorbell record's second word
 // and, with the CQ number, to the CQ doorbell of the context's UAR, as
 // mlx5_arm_cq writes them. Without a UAR (dynamic UARs on a device that
-// cannot allocate them), or once closed, it reports false. Package cq
-// calls it by its concrete type, under the CQ's lock (libmlx5 takes none:
-// docs/concurrency.md, Arming under the lock).
+// cannot allocate them), or once closed, it reports false. It runs under
+// the CQ's lock (libmlx5 takes none: docs/concurrency.md, Arming under
+// the lock). Package cq does the same by the concrete type, with
+// ArmUAR and ArmRecord.
 func (q *cq) Arm(solicitedOnly bool) bool {
-	uar := q.uar
-	if uar == nil || q.closed {
+	uar := q.ArmUAR()
+	if uar == nil {
 		return false
 	}
-	sn := q.armSN.Load() & 3
-	ci := q.consIndex.Load() & 0xffffff
-	cmd := uint32(cqDBReqNot)
+	mmio.FencedStore64(uar, q.ArmRecord(solicitedOnly))
+	return true
+}
+
+// ArmUAR is the CQ doorbell an arm rings, or nil when the CQ cannot arm
+// in user space: no UAR, or closed (Close clears it).
+func (q *cq) ArmUAR() *[8]byte { return q.uar }
+
+// ArmRecord is Arm up to the doorbell: it writes the arm request into the
+// doorbell record and returns the value for ArmUAR's doorbell, which the
+// caller writes with mmio.FencedStore64: its first fence puts the record
+// ahead of the doorbell, its second sends the doorbell out at once
+// (mlx5_arm_cq's mmio_wc_start and mmio_flush_writes). Call it only
+// under the CQ's lock and with ArmUAR not nil. It is small enough to
+// inline, unlike Arm, whose assembly call the inliner prices above its
+// budget: that is how package cq's ReqNotify arms one call deep.
+func (q *cq) ArmRecord(solicitedOnly bool) uint64 {
+	sol := uint32(0) // a bool as 0 or 1: a zero extension, not a branch or CMOV
 	if solicitedOnly {
-		cmd = cqDBReqNotSol
+		sol = 1
 	}
-	word := sn<<28 | cmd | ci
-	// The doorbell is the record's word, big-endian, then the CQ
-	// number's: one byte swap serves both stores.
-	doorbell := uint64(word)<<32 | q.cqnDB
+	word := q.armSN.Load() | sol*cqDBReqNotSol | q.consIndex.Load()&0xffffff
+	// The record's word is big-endian, and so is the doorbell, the
+	// word then the CQ number's: one byte swap serves both.
 	if littleEndian {
 		word = bits.ReverseBytes32(word)
-		doorbell = uint64(word) | q.cqnDB
+		*q.armDB = word
+		return uint64(word) | q.cqnDB
 	}
-	binary.NativeEndian.PutUint32(q.armDB[:], word)
-	// The doorbell record is written before the doorbell rings, and the
-	// doorbell leaves the CPU at once.
-	mmio.FencedStore64(uar, doorbell)
-	return true
+	*q.armDB = word
+	return uint64(word)<<32 | q.cqnDB
 }
 
 // Event counts a completion event of the CQ: the next Arm carries the next
@@ -512,7 +526,9 @@ func (q *cq) Arm(solicitedOnly bool) bool {
 // (provider.EventCounter), under the CQ's lock, for every completion event
 // it reads for the CQ, as ibv_get_cq_event calls the driver's cq_event.
 func (q *cq) Event() {
-	mem.StoreRelease(&q.armSN, q.armSN.Load()+1)
+	// The arm word carries the number's low two bits (libmlx5's
+	// arm_sn & 3): kept there, they cost an arm no mask and no shift.
+	mem.StoreRelease(&q.armSN, (q.armSN.Load()+1<<28)&(3<<28))
 }
 
 // cursor caches the QP and SRQ of the last CQE within one poll, as
