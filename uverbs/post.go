@@ -24,27 +24,19 @@ func (qp *QP) PostSend(wrs []SendWR) (int, error) {
 	// No defer: it costs more than the rest of a one-request post's
 	// locking, and nothing under the lock panics.
 	qp.sendMu.Lock()
-	var n int
-	var err error
 	if qp.closed.Load() {
-		err = ErrClosed
-	} else {
-		n, err = qp.postSends(wrs)
+		qp.sendMu.Unlock()
+		return 0, ErrClosed
 	}
-	qp.sendMu.Unlock()
-	return n, err
-}
-
-// postSends puts wrs on the send queue and rings the doorbell, under the
-// send lock or by the queue's owner (SendQueue). The drivers of this
-// module read the caller's requests themselves (provider.SendWR has
-// SendWR's layout), called by their concrete types, found once per call:
-// an interface call would make the requests escape, and one type
-// assertion is a compare with the driver's itab. Their PutPlain takes a
-// run of common requests and rings the doorbell in one call; a batch it
-// does not finish goes on in postRest, out of line, as do all requests on
-// other drivers.
-func (qp *QP) postSends(wrs []SendWR) (int, error) {
+	// The drivers of this module read the caller's requests themselves
+	// (provider.SendWR has SendWR's layout), called by their concrete
+	// types, found once per call: an interface call would make the
+	// requests escape, and one type assertion is a compare with the
+	// driver's itab. Their PutPlain takes a run of common requests and
+	// rings the doorbell in one call; a batch it does not finish goes on
+	// in postRest, out of line, as do all requests on other drivers.
+	// SendQueue.Post has the same lines: a shared function's call would
+	// cost a tenth of a one-request post.
 	var n int
 	var err error
 	if sq, ok := qp.sq.(*mlx5.SQ); ok {
@@ -54,10 +46,11 @@ func (qp *QP) postSends(wrs []SendWR) (int, error) {
 	} else if sq, ok := qp.sq.(*siw.SQ); ok {
 		n, err = sq.PutPlain(sendViews(wrs))
 	}
-	if n == len(wrs) && err == nil {
-		return n, nil
+	if n != len(wrs) || err != nil {
+		n, err = qp.postRest(wrs, n, err)
 	}
-	return qp.postRest(wrs, n, err)
+	qp.sendMu.Unlock()
+	return n, err
 }
 
 // postRest goes on with wrs from request n, after a driver's PutPlain
@@ -98,7 +91,7 @@ func (qp *QP) postRest(wrs []SendWR, n int, ferr error) (int, error) {
 	return n, err
 }
 
-// sendErr is postSends' error: the refusal of request n, the doorbell's
+// sendErr is postRest's error: the refusal of request n, the doorbell's
 // failure, or both. Out of line: the data path does not format.
 //
 //go:noinline
