@@ -30,6 +30,12 @@ trap 'rm -f "$rows" "$table"' EXIT
 	echo "| Row | One operation | Go ns/op | C ns/op | Go/C ns | Go instr/op | C instr/op | Go/C instr | Go allocs/op |"
 	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 	awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }' "$rows"
+	echo
+	echo "Where the instructions per operation run: the row's loop (hostLoop*, hostloop_*; libibverbs' dispatch is inline in C's), the layer between it and the provider (Go: uverbs, cq, their locks, the runtime; C: the pthread spin lock), and the provider (Go: internal/provider; C: the provider library and the libc it calls)."
+	echo
+	echo "| Row | Go loop | Go layer | Go provider | C loop | C layer | C provider |"
+	echo "|---|---:|---:|---:|---:|---:|---:|"
+	awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $10, $11, $12, $13, $14, $15 }' "$rows"
 	echo "<!-- host-cost:end -->"
 } >"$table"
 if grep -q '^<!-- host-cost:begin' "$doc"; then

@@ -182,10 +182,11 @@ func HostCost(t *testing.T, u Setup, rows []CostRow, rounds int) {
 		if c == 0 {
 			t.Fatalf("no C time for %s", r.Name)
 		}
-		gi := perOp(t, func(ops int) uint64 { return goInstr(t, valgrind, r, ops) })
-		ci := perOp(t, func(ops int) uint64 { return cInstr(t, valgrind, h, u, r, ops) })
-		lines = append(lines, fmt.Sprintf("%s %s\t%s\t%.1f\t%.1f\t%.2f\t%.0f\t%.0f\t%.2f\t%d", u.Provider, r.Name, r.What,
-			g, c, g/c, gi, ci, gi/ci, allocs[r.Name]))
+		gi, gp := perOp(t, func(ops int) cost { return goInstr(t, valgrind, r, ops) })
+		ci, cp := perOp(t, func(ops int) cost { return cInstr(t, valgrind, h, u, r, ops) })
+		lines = append(lines, fmt.Sprintf("%s %s\t%s\t%.1f\t%.1f\t%.2f\t%.0f\t%.0f\t%.2f\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f",
+			u.Provider, r.Name, r.What, g, c, g/c, gi, ci, gi/ci, allocs[r.Name],
+			gp[partLoop], gp[partLayer], gp[partDriver], cp[partLoop], cp[partLayer], cp[partDriver]))
 		t.Logf("%s %-10s Go %7.1f ns  C %7.1f ns  Go/C %.2f  Go %7.1f instr  C %7.1f instr  Go/C %.2f  %d allocs/op",
 			u.Provider, r.Name, g, c, g/c, gi, ci, gi/ci, allocs[r.Name])
 	}
@@ -208,15 +209,85 @@ func setupLine(u Setup) string {
 }
 
 // perOp is the instructions per operation of count, the instructions of
-// a run of that many operations: the difference of two runs, over the
-// difference of their lengths.
-func perOp(t *testing.T, count func(ops int) uint64) float64 {
+// a run of that many operations, in all and by part: the difference of
+// two runs, over the difference of their lengths.
+func perOp(t *testing.T, count func(ops int) cost) (float64, [nParts]float64) {
 	small, large := count(countSmall), count(countLarge)
-	if large <= small {
-		t.Fatalf("callgrind: %d instructions for %d operations, %d for %d", small, countSmall, large, countLarge)
+	if large.total <= small.total {
+		t.Fatalf("callgrind: %d instructions for %d operations, %d for %d", small.total, countSmall, large.total, countLarge)
 	}
-	return float64(large-small) / float64(countLarge-countSmall)
+	var parts [nParts]float64
+	for i := range parts {
+		parts[i] = (float64(large.part[i]) - float64(small.part[i])) / float64(countLarge-countSmall)
+	}
+	return float64(large.total-small.total) / float64(countLarge-countSmall), parts
 }
+
+// A cost is what callgrind collected in one run: the instructions in all
+// and by the part of the stack they ran in.
+type cost struct {
+	total uint64
+	part  [nParts]uint64
+}
+
+// The parts of a row's instructions, by the function they ran in: the
+// row's loop (hostLoop*, hostloop_*: the harness's own few per
+// operation; libibverbs' dispatch is inline there in C), the layer
+// between the loop and the provider (in Go uverbs, cq, their locks and
+// the runtime; in C the pthread spin lock), and the provider (Go's
+// internal/provider packages; everything else in C: the provider
+// library and the libc it calls).
+const (
+	partLoop = iota
+	partLayer
+	partDriver
+	nParts
+)
+
+// partOf is the part of function fn, as callgrind_annotate names it.
+func partOf(fn string) int {
+	switch {
+	case strings.Contains(fn, "hostLoop") || strings.HasPrefix(fn, "hostloop_"):
+		return partLoop
+	case strings.Contains(fn, "/internal/provider/"):
+		return partDriver
+	case strings.HasPrefix(fn, "pthread_") || strings.Contains(fn, "/") || strings.HasPrefix(fn, "runtime.") ||
+		strings.HasPrefix(fn, "sync/") || strings.HasPrefix(fn, "internal/"):
+		return partLayer // a Go function outside the providers, or C's lock
+	}
+	return partDriver
+}
+
+// parts splits the instructions of callgrind's output file out by part,
+// from callgrind_annotate's per-function counts (exclusive of callees).
+func parts(t *testing.T, valgrind, out string) (p [nParts]uint64) {
+	annotate := filepath.Join(filepath.Dir(valgrind), "callgrind_annotate")
+	b, err := exec.Command(annotate, "--inclusive=no", "--threshold=100", out).Output()
+	if err != nil {
+		t.Fatalf("%s: %v", annotate, err)
+	}
+	return partsOf(string(b))
+}
+
+// partsOf is parts from callgrind_annotate's output.
+func partsOf(annotated string) (p [nParts]uint64) {
+	for _, l := range Lines(annotated) {
+		m := annotatedLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		n, err := strconv.ParseUint(strings.ReplaceAll(m[1], ",", ""), 10, 64)
+		if err != nil {
+			continue
+		}
+		p[partOf(m[2])] += n
+	}
+	return p
+}
+
+// annotatedLine is a function's line of callgrind_annotate's output:
+// "1,234 ( 5.6%)  file:function [object]".
+var annotatedLine = regexp.MustCompile(`^\s*([0-9,]+) \(\s*[0-9.]+%\)\s+[^:\s]*:(\S+)`)
 
 // countChild runs the operations of v, "ROW OPS", in the test binary
 // that goInstr started under callgrind.
@@ -240,7 +311,7 @@ func countChild(t *testing.T, rows []CostRow, v string) {
 // r.Loop only and not inside the fake device's doorbell. One P and no
 // asynchronous preemption keep the goroutine that runs the loop on its
 // thread, uninterrupted by signals.
-func goInstr(t *testing.T, valgrind string, r CostRow, ops int) uint64 {
+func goInstr(t *testing.T, valgrind string, r CostRow, ops int) cost {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -249,16 +320,16 @@ func goInstr(t *testing.T, valgrind string, r CostRow, ops int) uint64 {
 		exe, "-test.run=^"+regexp.QuoteMeta(t.Name())+"$", "-test.count=1")...)
 	cmd.Env = append(os.Environ(), envBenchHostCount+"="+fmt.Sprintf("%s %d", r.Name, ops),
 		"GOMAXPROCS=1", "GODEBUG=asyncpreemptoff=1")
-	return callgrind(t, cmd)
+	return callgrind(t, valgrind, cmd)
 }
 
 // cInstr is goInstr for the C harness h: its count command runs the
 // operations in its hostloop_ functions; its doorbell is the fake
 // kernel's write.
-func cInstr(t *testing.T, valgrind, h string, u Setup, r CostRow, ops int) uint64 {
+func cInstr(t *testing.T, valgrind, h string, u Setup, r CostRow, ops int) cost {
 	cmd := exec.Command(valgrind, append(callgrindArgs(t, "hostloop_*", "__wrap_write"), h)...)
 	cmd.Stdin = strings.NewReader(setupLine(u) + fmt.Sprintf("count %s %d\n", r.cRow(), ops))
-	return callgrind(t, cmd)
+	return callgrind(t, valgrind, cmd)
 }
 
 // callgrindArgs are valgrind's arguments for counting the instructions
@@ -275,8 +346,9 @@ func callgrindArgs(t *testing.T, loop string, exclude ...string) []string {
 }
 
 // callgrind runs cmd, valgrind with callgrindArgs, and returns the
-// instructions it collected: the totals line of its output file.
-func callgrind(t *testing.T, cmd *exec.Cmd) uint64 {
+// instructions it collected: the totals line of its output file, and
+// their parts.
+func callgrind(t *testing.T, valgrind string, cmd *exec.Cmd) cost {
 	var out string
 	for _, a := range cmd.Args {
 		if v, ok := strings.CutPrefix(a, "--callgrind-out-file="); ok {
@@ -300,11 +372,11 @@ func callgrind(t *testing.T, cmd *exec.Cmd) uint64 {
 			if n == 0 {
 				t.Fatalf("%s: nothing collected\n%s", strings.Join(cmd.Args, " "), outb)
 			}
-			return n
+			return cost{total: n, part: parts(t, valgrind, out)}
 		}
 	}
 	t.Fatalf("%s: no totals line", out)
-	return 0
+	return cost{}
 }
 
 // hasSymbols says why callgrind could not find the rows' loops in the
