@@ -3,12 +3,13 @@ package rxe
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/provider/plaintest"
 )
 
 // TestSQPutPlain compares Put's straight path with put, the general path,
@@ -100,67 +101,29 @@ func TestSQPutPlainRefused(t *testing.T) {
 	}
 }
 
-// TestSQPutPlainBatch checks PutPlain against Put, request by request: it
-// must put the same requests, leaving the same bytes and state, stop at
-// the first one it leaves to the caller (a count written out per case),
-// and flush unless it stopped there. On a full ring it stops without a
-// refusal, and Put then refuses the request.
+// TestSQPutPlainBatch checks PutPlain against Put (plaintest.CheckPutPlain).
 func TestSQPutPlainBatch(t *testing.T) {
-	sge := []provider.SGE{{Addr: 0x1000, Length: 100, LKey: 0x55}}
-	send := provider.SendWR{ID: 1, Opcode: abi.IB_UVERBS_WR_SEND, Flags: abi.IB_SEND_SIGNALED, SGE: sge}
-	with := func(f func(*provider.SendWR)) provider.SendWR { wr := send; f(&wr); return wr }
-	read := with(func(w *provider.SendWR) { w.Opcode, w.RemoteAddr, w.RKey = abi.IB_UVERBS_WR_RDMA_READ, 0x8000, 7 })
-	write := with(func(w *provider.SendWR) {
-		w.Opcode, w.RemoteAddr, w.RKey, w.Flags = abi.IB_UVERBS_WR_RDMA_WRITE, 0x9000, 8, 0
-	})
-	imm := with(func(w *provider.SendWR) {
-		w.Opcode, w.Imm, w.Flags = abi.IB_UVERBS_WR_SEND_WITH_IMM, 0x01020304, abi.IB_SEND_SOLICITED
-	})
-	all := uint32(1<<abi.IB_UVERBS_WR_SEND | 1<<abi.IB_UVERBS_WR_SEND_WITH_IMM | 1<<abi.IB_UVERBS_WR_SEND_WITH_INV |
-		1<<abi.IB_UVERBS_WR_LOCAL_INV | 1<<abi.IB_UVERBS_WR_RDMA_WRITE | 1<<abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM |
-		1<<abi.IB_UVERBS_WR_RDMA_READ)
-	tests := []struct {
-		name string
-		ops  uint32
-		wrs  []provider.SendWR
-		want int
-	}{
-		{"common", all, []provider.SendWR{send, write, read, imm}, 4},
-		{"empty", all, nil, 0},
-		{"reads not plain", all &^ (1 << abi.IB_UVERBS_WR_RDMA_READ), []provider.SendWR{send, write, read, imm}, 2},
-		{"no plain ops", 0, []provider.SendWR{send}, 0},
-		{"send with invalidate", all, []provider.SendWR{send, with(func(w *provider.SendWR) { w.Opcode = abi.IB_UVERBS_WR_SEND_WITH_INV })}, 1},
-		{"inline", all, []provider.SendWR{send, with(func(w *provider.SendWR) { w.Flags |= abi.IB_SEND_INLINE })}, 1},
-		{"unknown flag", all, []provider.SendWR{with(func(w *provider.SendWR) { w.Flags |= 1 << 5 })}, 0},
-		{"opcode 40", all, []provider.SendWR{send, with(func(w *provider.SendWR) { w.Opcode = 40 })}, 1},
-		{"too many SGEs", all, []provider.SendWR{send, send, with(func(w *provider.SendWR) { w.SGE = make([]provider.SGE, 4) })}, 2},
-		{"too long", all, []provider.SendWR{with(func(w *provider.SendWR) { w.SGE = []provider.SGE{{Length: 1 << 31}, {Length: 1}} })}, 0},
-		{"full", all, []provider.SendWR{send, write, imm, read, send, write, imm, read, send}, 7},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, batch, _, batchBuf, _ := newQP(t, rcInit, 8, 8)
-			_, one, _, oneBuf, _ := newQP(t, rcInit, 8, 8)
-			r := rand.New(rand.NewPCG(3, 4))
-			for i := queueHdr; i < len(batchBuf); i++ {
-				batchBuf[i] = byte(r.Uint32())
-			}
-			copy(oneBuf, batchBuf)
-			batch.SetPlainOps(tt.ops)
-			n, err := batch.PutPlain(tt.wrs)
-			if n != tt.want || err != nil {
-				t.Fatalf("PutPlain = %d, %v; want %d, nil", n, err, tt.want)
-			}
-			for i := range n {
-				if err := one.Put(&tt.wrs[i]); err != nil {
-					t.Fatalf("Put of request %d: %v", i, err)
-				}
-			}
-			if n == len(tt.wrs) { // PutPlain flushed
-				if err := one.Flush(); err != nil {
-					t.Fatal(err)
-				}
-			}
+	cases := append(plaintest.PlainBatches(plaintest.PlainWith(func(w *provider.SendWR) {
+		w.Opcode, w.Imm = abi.IB_UVERBS_WR_SEND_WITH_IMM, 0x01020304
+	}), int(rcInit.MaxSendSGE)),
+		plaintest.PlainBatch{Name: "send with invalidate", Ops: plaintest.PlainOpsRC, WRs: []provider.SendWR{plaintest.PlainSend,
+			plaintest.PlainWith(func(w *provider.SendWR) { w.Opcode = abi.IB_UVERBS_WR_SEND_WITH_INV })}, Want: 1},
+		plaintest.PlainBatch{Name: "too long", Ops: plaintest.PlainOpsRC, WRs: []provider.SendWR{plaintest.PlainWith(func(w *provider.SendWR) {
+			w.SGE = []provider.SGE{{Length: 1 << 31}, {Length: 1}}
+		})}, Want: 0},
+		// The ring of 8 slots holds 7.
+		plaintest.PlainBatch{Name: "full", Ops: plaintest.PlainOpsRC, WRs: slices.Repeat([]provider.SendWR{plaintest.PlainSend}, 8), Want: 7},
+	)
+	plaintest.CheckPutPlain(t, cases, func(t *testing.T) (plaintest.PlainSQ, plaintest.PlainSQ, func(*testing.T)) {
+		_, batch, _, batchBuf, _ := newQP(t, rcInit, 8, 8)
+		_, one, _, oneBuf, _ := newQP(t, rcInit, 8, 8)
+		r := rand.New(rand.NewPCG(3, 4))
+		for i := queueHdr; i < len(batchBuf); i++ {
+			batchBuf[i] = byte(r.Uint32())
+		}
+		copy(oneBuf, batchBuf)
+		return batch, one, func(t *testing.T) {
+			t.Helper()
 			if !bytes.Equal(batchBuf, oneBuf) {
 				t.Fatalf("rings differ\nPutPlain % x\nPut      % x", batchBuf, oneBuf)
 			}
@@ -168,12 +131,6 @@ func TestSQPutPlainBatch(t *testing.T) {
 				t.Fatalf("PutPlain left pending %d published %d ssn %d free %d, Put %d %d %d %d", batch.pending, batch.published,
 					batch.ssn, batch.q.free, one.pending, one.published, one.ssn, one.q.free)
 			}
-			if n < len(tt.wrs) { // the caller puts the request it stopped at
-				errBatch, errOne := batch.Put(&tt.wrs[n]), one.Put(&tt.wrs[n])
-				if fmt.Sprint(errBatch) != fmt.Sprint(errOne) || !bytes.Equal(batchBuf, oneBuf) {
-					t.Fatalf("Put after PutPlain = %v, Put alone = %v (rings equal: %t)", errBatch, errOne, bytes.Equal(batchBuf, oneBuf))
-				}
-			}
-		})
-	}
+		}
+	})
 }

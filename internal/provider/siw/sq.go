@@ -128,14 +128,7 @@ func (q *sendQueue) putPlain(wrs []provider.SendWR, batch bool) (n int, err erro
 		}
 		// Sequentially consistent, as putAny's (see there).
 		word.Store(sendFlags[wr.Flags] | uint32(len(sges))<<16 | uint32(opcode)<<24)
-		if q.pending == 0 {
-			q.first = q.put
-		}
-		q.pending++
-		q.put++
-		if q.put == q.num {
-			q.put = 0
-		}
+		q.advance()
 	}
 	if batch && q.pending != 0 {
 		err = q.Flush()
@@ -248,7 +241,13 @@ func (q *sendQueue) putAny(wr *provider.SendWR) error {
 	// loop may be idle, and a release store could be passed by that load
 	// (store-load order), leaving this element in the ring unannounced.
 	word.Store(flags | numSGE<<16 | uint32(opcode)<<24)
+	q.advance()
+	return nil
+}
 
+// advance counts the element just put: the batch's first, its length,
+// the next slot.
+func (q *sendQueue) advance() {
 	if q.pending == 0 {
 		q.first = q.put
 	}
@@ -257,7 +256,6 @@ func (q *sendQueue) putAny(wr *provider.SendWR) error {
 	if q.put == q.num {
 		q.put = 0
 	}
-	return nil
 }
 
 // copyInline copies the data the SGEs name into the element at off,

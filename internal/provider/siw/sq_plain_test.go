@@ -2,12 +2,13 @@ package siw
 
 import (
 	"bytes"
-	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/provider/plaintest"
 )
 
 // TestSQPutPlain compares PutPlain's loop with putAny, the general path,
@@ -71,65 +72,28 @@ func garbage(buf []byte, n int) {
 	}
 }
 
-// TestSQPutPlainBatch checks PutPlain against Put, request by request: it
-// must put the same requests, leaving the same bytes, state and
-// doorbells, stop at the first one it leaves to the caller (a count
-// written out per case), and flush unless it stopped there. On a full
-// ring it stops without a refusal, and Put then refuses the request.
+// TestSQPutPlainBatch checks PutPlain against Put (plaintest.CheckPutPlain),
+// doorbells included.
 func TestSQPutPlainBatch(t *testing.T) {
-	sge := []provider.SGE{{Addr: 0x1000, Length: 100, LKey: 0x55}}
-	send := provider.SendWR{ID: 1, Opcode: abi.IB_UVERBS_WR_SEND, Flags: abi.IB_SEND_SIGNALED, SGE: sge}
-	with := func(f func(*provider.SendWR)) provider.SendWR { wr := send; f(&wr); return wr }
-	read := with(func(w *provider.SendWR) { w.Opcode, w.RemoteAddr, w.RKey = abi.IB_UVERBS_WR_RDMA_READ, 0x8000, 7 })
-	write := with(func(w *provider.SendWR) {
-		w.Opcode, w.RemoteAddr, w.RKey, w.Flags = abi.IB_UVERBS_WR_RDMA_WRITE, 0x9000, 8, 0
-	})
-	inv := with(func(w *provider.SendWR) {
+	cases := append(plaintest.PlainBatches(plaintest.PlainWith(func(w *provider.SendWR) {
 		w.Opcode, w.Imm, w.Flags = abi.IB_UVERBS_WR_SEND_WITH_INV, 0x1234, abi.IB_SEND_SOLICITED
-	})
-	all := uint32(1<<abi.IB_UVERBS_WR_SEND | 1<<abi.IB_UVERBS_WR_SEND_WITH_IMM | 1<<abi.IB_UVERBS_WR_SEND_WITH_INV |
-		1<<abi.IB_UVERBS_WR_LOCAL_INV | 1<<abi.IB_UVERBS_WR_RDMA_WRITE | 1<<abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM |
-		1<<abi.IB_UVERBS_WR_RDMA_READ)
-	tests := []struct {
-		name string
-		ops  uint32
-		wrs  []provider.SendWR
-		want int
-	}{
-		{"common", all, []provider.SendWR{send, write, read, inv}, 4},
-		{"empty", all, nil, 0},
-		{"reads not plain", all &^ (1 << abi.IB_UVERBS_WR_RDMA_READ), []provider.SendWR{send, write, read, inv}, 2},
-		{"no plain ops", 0, []provider.SendWR{send}, 0},
-		{"send with imm", all, []provider.SendWR{send, with(func(w *provider.SendWR) { w.Opcode = abi.IB_UVERBS_WR_SEND_WITH_IMM })}, 1},
-		{"inline", all, []provider.SendWR{send, with(func(w *provider.SendWR) { w.Flags |= abi.IB_SEND_INLINE })}, 1},
-		{"unknown flag", all, []provider.SendWR{with(func(w *provider.SendWR) { w.Flags |= 1 << 5 })}, 0},
-		{"opcode 40", all, []provider.SendWR{send, with(func(w *provider.SendWR) { w.Opcode = 40 })}, 1},
-		{"too many SGEs", all, []provider.SendWR{send, send, with(func(w *provider.SendWR) { w.SGE = make([]provider.SGE, 5) })}, 2},
-		{"read of two SGEs", all, []provider.SendWR{send, with(func(w *provider.SendWR) { *w = read; w.SGE = make([]provider.SGE, 2) })}, 1},
-		{"fenced read", all, []provider.SendWR{with(func(w *provider.SendWR) { *w = read; w.Flags |= abi.IB_SEND_FENCE })}, 0},
-		{"full", all, []provider.SendWR{send, write, inv, read, send, write, inv, read, send}, 8},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			batchDev, batch, _ := newQP(t, 8, 4)
-			oneDev, one, _ := newQP(t, 8, 4)
-			garbage(batch.buf, 8)
-			copy(one.buf, batch.buf)
-			batch.SetPlainOps(tt.ops)
-			n, err := batch.PutPlain(tt.wrs)
-			if n != tt.want || err != nil {
-				t.Fatalf("PutPlain = %d, %v; want %d, nil", n, err, tt.want)
-			}
-			for i := range n {
-				if err := one.Put(&tt.wrs[i]); err != nil {
-					t.Fatalf("Put of request %d: %v", i, err)
-				}
-			}
-			if n == len(tt.wrs) { // PutPlain flushed
-				if err := one.Flush(); err != nil {
-					t.Fatal(err)
-				}
-			}
+	}), 4),
+		plaintest.PlainBatch{Name: "send with imm", Ops: plaintest.PlainOpsRC, WRs: []provider.SendWR{plaintest.PlainSend,
+			plaintest.PlainWith(func(w *provider.SendWR) { w.Opcode = abi.IB_UVERBS_WR_SEND_WITH_IMM })}, Want: 1},
+		plaintest.PlainBatch{Name: "read of two SGEs", Ops: plaintest.PlainOpsRC, WRs: []provider.SendWR{plaintest.PlainSend,
+			plaintest.PlainWith(func(w *provider.SendWR) { *w = plaintest.PlainRead; w.SGE = make([]provider.SGE, 2) })}, Want: 1},
+		plaintest.PlainBatch{Name: "fenced read", Ops: plaintest.PlainOpsRC, WRs: []provider.SendWR{
+			plaintest.PlainWith(func(w *provider.SendWR) { *w = plaintest.PlainRead; w.Flags |= abi.IB_SEND_FENCE })}, Want: 0},
+		// The ring holds 8.
+		plaintest.PlainBatch{Name: "full", Ops: plaintest.PlainOpsRC, WRs: slices.Repeat([]provider.SendWR{plaintest.PlainSend}, 9), Want: 8},
+	)
+	plaintest.CheckPutPlain(t, cases, func(t *testing.T) (plaintest.PlainSQ, plaintest.PlainSQ, func(*testing.T)) {
+		batchDev, batch, _ := newQP(t, 8, 4)
+		oneDev, one, _ := newQP(t, 8, 4)
+		garbage(batch.buf, 8)
+		copy(one.buf, batch.buf)
+		return batch, one, func(t *testing.T) {
+			t.Helper()
 			if !bytes.Equal(batch.buf, one.buf) {
 				t.Fatalf("rings differ\nPutPlain % x\nPut      % x", batch.buf, one.buf)
 			}
@@ -137,12 +101,6 @@ func TestSQPutPlainBatch(t *testing.T) {
 				t.Fatalf("PutPlain left put %d first %d pending %d doorbells %d, Put %d %d %d %d", batch.put, batch.first,
 					batch.pending, batchDev.doorbells, one.put, one.first, one.pending, oneDev.doorbells)
 			}
-			if n < len(tt.wrs) { // the caller puts the request it stopped at
-				errBatch, errOne := batch.Put(&tt.wrs[n]), one.Put(&tt.wrs[n])
-				if fmt.Sprint(errBatch) != fmt.Sprint(errOne) || !bytes.Equal(batch.buf, one.buf) {
-					t.Fatalf("Put after PutPlain = %v, Put alone = %v (rings equal: %t)", errBatch, errOne, bytes.Equal(batch.buf, one.buf))
-				}
-			}
-		})
-	}
+		}
+	})
 }
