@@ -378,70 +378,53 @@ type recvSide struct {
 }
 
 // post puts wrs on the queue and publishes what it put. The drivers of
-// this module read the caller's request itself (provider.RecvWR has
-// RecvWR's layout), called by their concrete types, found once per call,
-// so that it does not escape; another driver gets a copy in the scratch
-// request (putRecvCopy). The loops are postSends'.
+// this module take the caller's requests themselves (provider.RecvWR has
+// RecvWR's layout) in one call that puts and publishes them all, called
+// by their concrete types so that the requests do not escape; another
+// driver gets a copy of each in the scratch request (postCopy). A
+// driver's batch checks uverbs' SGE limit with its own, so a request is
+// checked once; err tells the two refusals apart.
 func (r *recvSide) post(wrs []RecvWR) (int, error) {
+	var n int
+	var err error
+	// An if chain, not a type switch: each test is a compare with the
+	// driver's itab, where the switch went through the type's hash.
+	if q, ok := r.rq.(*mlx5.RQ); ok {
+		n, err = q.Post(recvViews(wrs), len(r.sge))
+	} else if q, ok := r.rq.(*rxe.RQ); ok {
+		n, err = q.Post(recvViews(wrs), len(r.sge))
+	} else if q, ok := r.rq.(*siw.RQ); ok {
+		n, err = q.Post(recvViews(wrs), len(r.sge))
+	} else {
+		return r.postCopy(wrs)
+	}
+	if err != nil {
+		err = r.err(wrs, n, err, nil)
+	}
+	return n, err
+}
+
+// postCopy is post for a driver outside this module: Put of a copy of
+// each request, then Flush. Out of line: the drivers of this module do
+// not need its frame.
+//
+//go:noinline
+func (r *recvSide) postCopy(wrs []RecvWR) (int, error) {
 	maxSGE := len(r.sge)
 	n := 0
 	var err, ferr error
-	if q, ok := r.rq.(*mlx5.RQ); ok {
-		for ; n < len(wrs); n++ {
-			if wr := &wrs[n]; len(wr.SGE) > maxSGE {
-				err = errRecvSGEs
-			} else {
-				err = q.Put(recvView(wr))
-			}
-			if err != nil {
-				break
-			}
+	for ; n < len(wrs); n++ {
+		if wr := &wrs[n]; len(wr.SGE) > maxSGE {
+			err = errRecvSGEs
+		} else {
+			err = putRecvCopy(r.rq, wr, &r.wr, r.sge)
 		}
-		if n > 0 {
-			ferr = q.Flush()
+		if err != nil {
+			break
 		}
-	} else if q, ok := r.rq.(*rxe.RQ); ok {
-		for ; n < len(wrs); n++ {
-			if wr := &wrs[n]; len(wr.SGE) > maxSGE {
-				err = errRecvSGEs
-			} else {
-				err = q.Put(recvView(wr))
-			}
-			if err != nil {
-				break
-			}
-		}
-		if n > 0 {
-			ferr = q.Flush()
-		}
-	} else if q, ok := r.rq.(*siw.RQ); ok {
-		for ; n < len(wrs); n++ {
-			if wr := &wrs[n]; len(wr.SGE) > maxSGE {
-				err = errRecvSGEs
-			} else {
-				err = q.Put(recvView(wr))
-			}
-			if err != nil {
-				break
-			}
-		}
-		if n > 0 {
-			ferr = q.Flush()
-		}
-	} else {
-		for ; n < len(wrs); n++ {
-			if wr := &wrs[n]; len(wr.SGE) > maxSGE {
-				err = errRecvSGEs
-			} else {
-				err = putRecvCopy(r.rq, wr, &r.wr, r.sge)
-			}
-			if err != nil {
-				break
-			}
-		}
-		if n > 0 {
-			ferr = r.rq.Flush()
-		}
+	}
+	if n > 0 {
+		ferr = r.rq.Flush()
 	}
 	if err != nil || ferr != nil {
 		err = r.err(wrs, n, err, ferr)
@@ -459,7 +442,9 @@ var errRecvSGEs = errors.New("uverbs: too many SGEs")
 //go:noinline
 func (r *recvSide) err(wrs []RecvWR, n int, err, ferr error) error {
 	switch {
-	case err == errRecvSGEs:
+	case err == errRecvSGEs || err != nil && len(wrs[n].SGE) > len(r.sge):
+		// A driver's batch refuses a request past uverbs' limit as one
+		// past its own: uverbs' limit is the one to report.
 		err = invalid("uverbs: post recv: work request %d: %d SGEs, the queue takes %d", n, len(wrs[n].SGE), len(r.sge))
 	case err != nil:
 		err = fmt.Errorf("uverbs: post recv: work request %d: %w", n, putErr(err, "receive", r.size))

@@ -13,3 +13,8 @@ import (
 func sendView(wr *SendWR) *provider.SendWR { return (*provider.SendWR)(unsafe.Pointer(wr)) }
 
 func recvView(wr *RecvWR) *provider.RecvWR { return (*provider.RecvWR)(unsafe.Pointer(wr)) }
+
+// recvViews is recvView for a slice of requests.
+func recvViews(wrs []RecvWR) []provider.RecvWR {
+	return *(*[]provider.RecvWR)(unsafe.Pointer(&wrs))
+}

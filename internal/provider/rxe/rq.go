@@ -3,6 +3,7 @@ package rxe
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
@@ -27,46 +28,85 @@ func (r *rq) init() {
 	r.published = r.pending
 }
 
+// Put writes wr in the next slot without publishing it (Flush does).
 func (r *rq) Put(wr *provider.RecvWR) error {
+	_, err := r.post(unsafe.Slice(wr, 1), int(r.maxSGE), false)
+	return err
+}
+
+// Post puts wrs in order, each of at most maxSGE SGEs, and publishes the
+// ones it put: Put for each and one Flush, in one call, which is what
+// uverbs' PostRecv does with it. It returns how many it put and the
+// refusal of the next one. A request of more than maxSGE SGEs is refused
+// as one of more than the queue takes (uverbs formats its own error).
+func (r *rq) Post(wrs []provider.RecvWR, maxSGE int) (int, error) {
+	return r.post(wrs, maxSGE, true)
+}
+
+// post is Put for each of wrs, then Flush if publish: one body for both,
+// so that the batch writes what the single requests do.
+func (r *rq) post(wrs []provider.RecvWR, maxSGE int, publish bool) (int, error) {
 	if r.q.buf == nil {
-		return errClosed
+		if len(wrs) == 0 {
+			return 0, nil
+		}
+		return 0, errClosed
 	}
-	sges := wr.SGE
 	// maxSGE SGEs fit a slot: open checked the slot size against the
 	// QP's max_recv_sge, and mapSRQ caps an SRQ's at what fits.
-	if uint64(len(sges)) > uint64(r.maxSGE) {
-		return (*sgeRefusal)(r)
-	}
-	var total uint64
-	for i := range sges {
-		total += uint64(sges[i].Length)
-	}
-	if total > math.MaxUint32 {
-		return (*lengthRefusal)(r)
+	lim := uint64(r.maxSGE)
+	if maxSGE >= 0 && uint64(maxSGE) < lim {
+		lim = uint64(maxSGE)
 	}
 	p := r.pending
-	if !r.q.take(p) {
-		return provider.ErrFull
+	n := 0
+	var err error
+	for ; n < len(wrs); n++ {
+		wr := &wrs[n]
+		sges := wr.SGE
+		if uint64(len(sges)) > lim {
+			err = (*sgeRefusal)(r)
+			break
+		}
+		if !r.q.take(p) {
+			err = provider.ErrFull
+			break
+		}
+		// The fields librxe's rxe_post_one_recv sets, and no others: the
+		// reserved words and the SGE entries past n keep what the slot
+		// held, which the kernel does not read (clearing the slot cost a
+		// quarter of a one-SGE post). The slot is found by its offset,
+		// each piece checked against the mapping by mem.At. The SGEs are
+		// summed as they are copied, as librxe does; a sum past 4 GiB
+		// (which librxe wraps) gives the slot back unpublished.
+		off := r.q.offset(p)
+		w := mem.At[abi.RxeRecvWQE](r.q.buf, off)
+		var total uint64
+		soff := off + recvWQEHdr
+		for i := range sges {
+			s := sges[i]
+			total += uint64(s.Length)
+			*mem.At[abi.RxeSGE](r.q.buf, soff+i*sgeSize) = abi.RxeSGE(s)
+		}
+		if total > math.MaxUint32 {
+			r.q.free++ // take's slot, unused
+			err = (*lengthRefusal)(r)
+			break
+		}
+		w.WrID = wr.ID
+		w.Dma.Length = uint32(total)
+		w.Dma.Resid = uint32(total)
+		w.Dma.CurSGE = 0
+		w.Dma.NumSGE = uint32(len(sges))
+		w.Dma.SGEOffset = 0
+		p = r.q.next(p)
 	}
-	// The fields librxe's rxe_post_one_recv sets, and no others: the
-	// reserved words and the SGE entries past n keep what the slot held,
-	// which the kernel does not read (clearing the slot cost a quarter of
-	// a one-SGE post). The slot is found by its offset, each piece
-	// checked against the mapping by mem.At.
-	off := r.q.offset(p)
-	w := mem.At[abi.RxeRecvWQE](r.q.buf, off)
-	w.WrID = wr.ID
-	w.Dma.Length = uint32(total)
-	w.Dma.Resid = uint32(total)
-	w.Dma.CurSGE = 0
-	w.Dma.NumSGE = uint32(len(sges))
-	w.Dma.SGEOffset = 0
-	off += recvWQEHdr
-	for i := range sges {
-		*mem.At[abi.RxeSGE](r.q.buf, off+i*sgeSize) = abi.RxeSGE(sges[i])
+	r.pending = p
+	if publish && p != r.published {
+		mem.StoreRelease(r.q.prod, p) // the WQEs are written
+		r.published = p
 	}
-	r.pending = r.q.next(p)
-	return nil
+	return n, err
 }
 
 // Put's refusals are the queue itself as an error, which costs Put no
