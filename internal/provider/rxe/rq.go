@@ -3,7 +3,6 @@ package rxe
 import (
 	"fmt"
 	"math"
-	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
@@ -30,8 +29,56 @@ func (r *rq) init() {
 
 // Put writes wr in the next slot without publishing it (Flush does).
 func (r *rq) Put(wr *provider.RecvWR) error {
-	_, err := r.post(unsafe.Slice(wr, 1), int(r.maxSGE), false)
-	return err
+	if r.q.buf == nil {
+		return errClosed
+	}
+	// maxSGE SGEs fit a slot: open checked the slot size against the
+	// QP's max_recv_sge, and mapSRQ caps an SRQ's at what fits.
+	if uint64(len(wr.SGE)) > uint64(r.maxSGE) {
+		return (*sgeRefusal)(r)
+	}
+	p := r.pending
+	if !r.q.take(p) {
+		return provider.ErrFull
+	}
+	if !r.write(wr, p) {
+		r.q.free++ // take's slot, unused
+		return (*lengthRefusal)(r)
+	}
+	r.pending = r.q.next(p)
+	return nil
+}
+
+// write writes wr in slot p, which Put and Post took, and reports false,
+// having written only SGEs, if they hold more than 4 GiB in all. The
+// fields librxe's rxe_post_one_recv sets, and no others: the reserved
+// words and the SGE entries past n keep what the slot held, which the
+// kernel does not read (clearing the slot cost a quarter of a one-SGE
+// post). The slot is found by its offset, each piece checked against the
+// mapping by mem.At. The SGEs are summed as they are copied, as librxe
+// does; a sum past 4 GiB (which librxe wraps) leaves the slot
+// unpublished.
+func (r *rq) write(wr *provider.RecvWR, p uint32) bool {
+	sges := wr.SGE
+	off := r.q.offset(p)
+	w := mem.At[abi.RxeRecvWQE](r.q.buf, off)
+	var total uint64
+	soff := off + recvWQEHdr
+	for i := range sges {
+		s := sges[i]
+		total += uint64(s.Length)
+		*mem.At[abi.RxeSGE](r.q.buf, soff+i*sgeSize) = abi.RxeSGE(s)
+	}
+	if total > math.MaxUint32 {
+		return false
+	}
+	w.WrID = wr.ID
+	w.Dma.Length = uint32(total)
+	w.Dma.Resid = uint32(total)
+	w.Dma.CurSGE = 0
+	w.Dma.NumSGE = uint32(len(sges))
+	w.Dma.SGEOffset = 0
+	return true
 }
 
 // Post puts wrs in order, each of at most maxSGE SGEs, and publishes the
@@ -39,32 +86,24 @@ func (r *rq) Put(wr *provider.RecvWR) error {
 // uverbs' PostRecv does with it. It returns how many it put and the
 // refusal of the next one. A request of more than maxSGE SGEs is refused
 // as one of more than the queue takes (uverbs formats its own error).
+// Its own loop rather than Put's, with write's body in line: a call for
+// each request cost more than the rest of a one-request post;
+// TestRQPostIsPutFlush holds the two to the same bytes.
 func (r *rq) Post(wrs []provider.RecvWR, maxSGE int) (int, error) {
-	return r.post(wrs, maxSGE, true)
-}
-
-// post is Put for each of wrs, then Flush if publish: one body for both,
-// so that the batch writes what the single requests do.
-func (r *rq) post(wrs []provider.RecvWR, maxSGE int, publish bool) (int, error) {
 	if r.q.buf == nil {
 		if len(wrs) == 0 {
 			return 0, nil
 		}
 		return 0, errClosed
 	}
-	// maxSGE SGEs fit a slot: open checked the slot size against the
-	// QP's max_recv_sge, and mapSRQ caps an SRQ's at what fits.
-	lim := uint64(r.maxSGE)
-	if maxSGE >= 0 && uint64(maxSGE) < lim {
-		lim = uint64(maxSGE)
-	}
+	lim := min(maxSGE, int(r.maxSGE))
 	p := r.pending
 	n := 0
 	var err error
 	for ; n < len(wrs); n++ {
 		wr := &wrs[n]
 		sges := wr.SGE
-		if uint64(len(sges)) > lim {
+		if len(sges) > lim {
 			err = (*sgeRefusal)(r)
 			break
 		}
@@ -72,13 +111,7 @@ func (r *rq) post(wrs []provider.RecvWR, maxSGE int, publish bool) (int, error) 
 			err = provider.ErrFull
 			break
 		}
-		// The fields librxe's rxe_post_one_recv sets, and no others: the
-		// reserved words and the SGE entries past n keep what the slot
-		// held, which the kernel does not read (clearing the slot cost a
-		// quarter of a one-SGE post). The slot is found by its offset,
-		// each piece checked against the mapping by mem.At. The SGEs are
-		// summed as they are copied, as librxe does; a sum past 4 GiB
-		// (which librxe wraps) gives the slot back unpublished.
+		// write's body.
 		off := r.q.offset(p)
 		w := mem.At[abi.RxeRecvWQE](r.q.buf, off)
 		var total uint64
@@ -102,7 +135,8 @@ func (r *rq) post(wrs []provider.RecvWR, maxSGE int, publish bool) (int, error) 
 		p = r.q.next(p)
 	}
 	r.pending = p
-	if publish && p != r.published {
+	// Flush's work.
+	if p != r.published {
 		mem.StoreRelease(r.q.prod, p) // the WQEs are written
 		r.published = p
 	}
