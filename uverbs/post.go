@@ -356,7 +356,9 @@ func (qp *QP) postRecv(wrs []RecvWR, owned bool) (int, error) {
 		// locked way waits or says so.
 		return qp.PostRecv(wrs)
 	}
-	if !qp.recvReady() {
+	// recvReady, with its test of a receive queue left to the last
+	// branch below: a nil one is none of the drivers'.
+	if qp.closed.Load() || QPState(qp.state.Load()) == QPSReset {
 		return qp.recvRefusedUnlock(wrs, owned)
 	}
 	r := &qp.recv
@@ -368,6 +370,8 @@ func (qp *QP) postRecv(wrs []RecvWR, owned bool) (int, error) {
 		n, err = q.Post(recvViews(wrs), len(r.sge))
 	} else if q, ok := r.rq.(*siw.RQ); ok {
 		n, err = q.Post(recvViews(wrs), len(r.sge))
+	} else if r.rq == nil {
+		return qp.recvRefusedUnlock(wrs, owned)
 	} else {
 		n, err = r.postCopy(wrs)
 	}
@@ -395,13 +399,6 @@ func (qp *QP) recvRefusedUnlock(wrs []RecvWR, owned bool) (int, error) {
 	err := qp.recvRefused()
 	qp.recvMu.Unlock()
 	return 0, err
-}
-
-// recvReady reports whether the QP takes receive work now: it is not
-// closed, has its own receive queue and is out of RESET. recvRefused says
-// why not.
-func (qp *QP) recvReady() bool {
-	return !qp.closed.Load() && qp.recv.rq != nil && QPState(qp.state.Load()) != QPSReset
 }
 
 // recvRefused says why the QP takes no receive work now. Hold the
