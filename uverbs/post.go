@@ -425,7 +425,8 @@ type recvSide struct {
 }
 
 // post puts wrs on the queue and publishes what it put, as postRecv
-// does (an SRQ's post). The drivers of this module take the caller's
+// does: an SRQ's post (mlx5's SRQ is a type of its own, rxe's and siw's
+// are their receive queues). The drivers of this module take the caller's
 // requests themselves (provider.RecvWR has RecvWR's layout) in one call
 // that puts and publishes them all, called by their concrete types so
 // that the requests do not escape; another driver gets a copy of each in
@@ -437,11 +438,13 @@ func (r *recvSide) post(wrs []RecvWR) (int, error) {
 	var err error
 	// An if chain, not a type switch: each test is a compare with the
 	// driver's itab, where the switch went through the type's hash.
-	if q, ok := r.rq.(*mlx5.RQ); ok {
+	if q, ok := r.rq.(*mlx5.SRQ); ok {
 		n, err = q.Post(recvViews(wrs), len(r.sge))
-	} else if q, ok := r.rq.(*rxe.RQ); ok {
+	} else if q, ok := r.rq.(*rxe.RQ); ok { // rxe's SRQ
 		n, err = q.Post(recvViews(wrs), len(r.sge))
-	} else if q, ok := r.rq.(*siw.RQ); ok {
+	} else if q, ok := r.rq.(*siw.RQ); ok { // siw's SRQ
+		n, err = q.Post(recvViews(wrs), len(r.sge))
+	} else if q, ok := r.rq.(*mlx5.RQ); ok {
 		n, err = q.Post(recvViews(wrs), len(r.sge))
 	} else {
 		n, err = r.postCopy(wrs)

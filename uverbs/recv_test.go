@@ -5,8 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/conformance"
+	"github.com/purerdma/purerdma/internal/provider/mlx5"
 )
 
 // failRQ is a driver outside this module (PostRecv copies each request
@@ -119,5 +121,46 @@ func TestRecvQueueRefuses(t *testing.T) {
 	}
 	if n, err := qp.PostRecv(wrs); n != 1 || err != nil {
 		t.Errorf("PostRecv after the release: %d, %v", n, err)
+	}
+}
+
+// TestSRQPostRecvMLX5: an SRQ on mlx5 posts through the driver's batch
+// (its own type, not the receive queue's) without allocating, and
+// reports uverbs' SGE limit and a full SRQ as PostRecv does.
+func TestSRQPostRecvMLX5(t *testing.T) {
+	_, h := hostQPMLX5(t)
+	init := provider.SRQInit{MaxWR: 4, MaxSGE: 2}
+	in, out := h.Ctx.Udata(abi.IB_USER_VERBS_CMD_CREATE_SRQ)
+	p, err := h.Ctx.CreateSRQ(&init, make([]byte, in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rq, err := p.Finish(make([]byte, out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := rq.(*mlx5.SRQ); !ok {
+		t.Fatalf("mlx5's SRQ is a %T", rq)
+	}
+	s := &SRQ{recv: recvSide{rq: rq, sge: make([]provider.SGE, 1), size: int(init.MaxWR)}}
+	t.Cleanup(func() { rq.Close() })
+	sge := []SGE{{Addr: 0x10000, Length: 64, LKey: 0x55}, {Addr: 0x20000, Length: 64, LKey: 0x55}}
+	allocs := testing.AllocsPerRun(3, func() {
+		wrs := [1]RecvWR{{ID: 1, SGE: sge[:1]}}
+		if n, err := s.PostRecv(wrs[:]); n != 1 || err != nil {
+			t.Fatal(n, err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("SRQ.PostRecv allocates %v times", allocs)
+	}
+	// 4 posted of 7 (AllocsPerRun's warm-up included).
+	n, err := s.PostRecv([]RecvWR{{SGE: sge[:1]}, {SGE: sge}})
+	if n != 1 || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "work request 1: 2 SGEs, the queue takes 1") {
+		t.Errorf("2 SGEs of 1: posted %d, %v", n, err)
+	}
+	n, err = s.PostRecv([]RecvWR{{SGE: sge[:1]}, {SGE: sge[:1]}, {SGE: sge[:1]}})
+	if n != 2 || !errors.Is(err, ErrQueueFull) || !strings.Contains(err.Error(), "work request 2:") {
+		t.Errorf("past the 7 WQEs: posted %d, %v", n, err)
 	}
 }
