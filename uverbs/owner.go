@@ -102,7 +102,7 @@ func (r *RecvQueue) Post(wrs []RecvWR) (int, error) {
 	if r == nil {
 		return 0, ErrClosed
 	}
-	return r.qp.postRecv(wrs, true) // a released one's nil QP says ErrClosed
+	return r.qp.postRecvOwned(wrs) // a released one's nil QP says ErrClosed
 }
 
 // Release gives the receive side back to the QP.

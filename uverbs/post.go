@@ -335,12 +335,11 @@ func (qp *QP) PostRecv(wrs []RecvWR) (int, error) {
 	if qp == nil {
 		return 0, ErrClosed
 	}
-	return qp.postRecv(wrs, false)
+	return qp.postRecv(wrs)
 }
 
-// postRecv is PostRecv under the receive lock, or, owned, the receive
-// side's owner's post inside the lock's gate (RecvQueue.Post). It calls
-// the driver itself, by its concrete type, rather than through
+// postRecv is PostRecv under the receive lock. It calls the driver
+// itself, by its concrete type, rather than through
 // recvSide.post: one call level less, each level a prologue and the
 // spills around its calls (Go has no callee-saved registers). The
 // driver's batch takes the caller's requests (provider.RecvWR has
@@ -348,18 +347,12 @@ func (qp *QP) PostRecv(wrs []RecvWR) (int, error) {
 // with its own; recvSide.err tells the two refusals apart. The tests are
 // compares with the drivers' itabs (a type switch went through the
 // type's hash).
-func (qp *QP) postRecv(wrs []RecvWR, owned bool) (int, error) {
-	if !owned {
-		qp.recvMu.Lock()
-	} else if qp == nil || !qp.recvMu.Enter() {
-		// The QP is changing or gone, or the RecvQueue released: the
-		// locked way waits or says so.
-		return qp.PostRecv(wrs)
-	}
+func (qp *QP) postRecv(wrs []RecvWR) (int, error) {
+	qp.recvMu.Lock()
 	// recvReady, with its test of a receive queue left to the last
 	// branch below: a nil one is none of the drivers'.
 	if qp.closed.Load() || QPState(qp.state.Load()) == QPSReset {
-		return qp.recvRefusedUnlock(wrs, owned)
+		return qp.recvRefusedUnlock(wrs, false)
 	}
 	r := &qp.recv
 	var n int
@@ -371,24 +364,56 @@ func (qp *QP) postRecv(wrs []RecvWR, owned bool) (int, error) {
 	} else if q, ok := r.rq.(*siw.RQ); ok {
 		n, err = q.Post(recvViews(wrs), len(r.sge))
 	} else if r.rq == nil {
-		return qp.recvRefusedUnlock(wrs, owned)
+		return qp.recvRefusedUnlock(wrs, false)
 	} else {
 		n, err = r.postCopy(wrs)
 	}
 	if err != nil {
 		err = r.err(wrs, n, err)
 	}
-	if owned {
-		qp.recvMu.Leave()
-	} else {
-		qp.recvMu.Unlock()
-	}
+	qp.recvMu.Unlock()
 	return n, err
 }
 
-// recvRefusedUnlock is postRecv's refusal of a QP that takes no receive
-// work now: it undoes the Lock or Enter, and says why (the owner through
-// the locked way). Out of line: the data path does not refuse.
+// postRecvOwned is postRecv for the receive side's owner, inside the
+// lock's gate (RecvQueue.Post). A copy rather than a flag for postRecv:
+// the flag cost each post about ten instructions (its spill, its tests,
+// and the registers the compiler gave it). TestPostRecvErrors runs both.
+func (qp *QP) postRecvOwned(wrs []RecvWR) (int, error) {
+	if qp == nil || !qp.recvMu.Enter() {
+		// The QP is changing or gone, or the RecvQueue released: the
+		// locked way waits or says so.
+		return qp.PostRecv(wrs)
+	}
+	// recvReady, with its test of a receive queue left to the last
+	// branch below: a nil one is none of the drivers'.
+	if qp.closed.Load() || QPState(qp.state.Load()) == QPSReset {
+		return qp.recvRefusedUnlock(wrs, true)
+	}
+	r := &qp.recv
+	var n int
+	var err error
+	if q, ok := r.rq.(*mlx5.RQ); ok {
+		n, err = q.Post(recvViews(wrs), len(r.sge))
+	} else if q, ok := r.rq.(*rxe.RQ); ok {
+		n, err = q.Post(recvViews(wrs), len(r.sge))
+	} else if q, ok := r.rq.(*siw.RQ); ok {
+		n, err = q.Post(recvViews(wrs), len(r.sge))
+	} else if r.rq == nil {
+		return qp.recvRefusedUnlock(wrs, true)
+	} else {
+		n, err = r.postCopy(wrs)
+	}
+	if err != nil {
+		err = r.err(wrs, n, err)
+	}
+	qp.recvMu.Leave()
+	return n, err
+}
+
+// recvRefusedUnlock is postRecv's and postRecvOwned's refusal of a QP
+// that takes no receive work now: it undoes the Lock or Enter, and says
+// why (the owner through the locked way). Out of line: the data path does not refuse.
 //
 //go:noinline
 func (qp *QP) recvRefusedUnlock(wrs []RecvWR, owned bool) (int, error) {
