@@ -115,20 +115,10 @@ func (s *SendQueue) Release() {
 // Post posts receive work requests as QP.PostRecv does, without the lock.
 // Call it from the owner only.
 func (r *RecvQueue) Post(wrs []RecvWR) (int, error) {
-	if r == nil || r.qp == nil {
+	if r == nil {
 		return 0, ErrClosed
 	}
-	qp := r.qp
-	if !qp.recvMu.Enter() {
-		return qp.PostRecv(wrs)
-	}
-	if !qp.recvReady() {
-		qp.recvMu.Leave()
-		return qp.PostRecv(wrs) // the locked way says why
-	}
-	n, err := qp.recv.post(wrs)
-	qp.recvMu.Leave()
-	return n, err
+	return r.qp.postRecvOwned(wrs) // a released one's nil QP says ErrClosed
 }
 
 // Release gives the receive side back to the QP.

@@ -332,23 +332,95 @@ func (qp *QP) PostRecv(wrs []RecvWR) (int, error) {
 	if qp == nil {
 		return 0, ErrClosed
 	}
+	return qp.postRecv(wrs)
+}
+
+// postRecv is PostRecv under the receive lock. It calls the driver
+// itself, by its concrete type, rather than through
+// recvSide.post: one call level less, each level a prologue and the
+// spills around its calls (Go has no callee-saved registers). The
+// driver's batch takes the caller's requests (provider.RecvWR has
+// RecvWR's layout), puts and publishes them, checking uverbs' SGE limit
+// with its own; recvSide.err tells the two refusals apart. The tests are
+// compares with the drivers' itabs (a type switch went through the
+// type's hash).
+func (qp *QP) postRecv(wrs []RecvWR) (int, error) {
 	qp.recvMu.Lock()
+	// recvReady, with its test of a receive queue left to the last
+	// branch below: a nil one is none of the drivers'.
+	if qp.closed.Load() || QPState(qp.state.Load()) == QPSReset {
+		return qp.recvRefusedUnlock(wrs, false)
+	}
+	r := &qp.recv
 	var n int
 	var err error
-	if !qp.recvReady() {
-		err = qp.recvRefused()
+	if q, ok := r.rq.(*mlx5.RQ); ok {
+		n, err = q.Post(recvViews(wrs), len(r.sge))
+	} else if q, ok := r.rq.(*rxe.RQ); ok {
+		n, err = q.Post(recvViews(wrs), len(r.sge))
+	} else if q, ok := r.rq.(*siw.RQ); ok {
+		n, err = q.Post(recvViews(wrs), len(r.sge))
+	} else if r.rq == nil {
+		return qp.recvRefusedUnlock(wrs, false)
 	} else {
-		n, err = qp.recv.post(wrs)
+		n, err = r.postCopy(wrs)
+	}
+	if err != nil {
+		err = r.err(wrs, n, err)
 	}
 	qp.recvMu.Unlock()
 	return n, err
 }
 
-// recvReady reports whether the QP takes receive work now: it is not
-// closed, has its own receive queue and is out of RESET. recvRefused says
-// why not.
-func (qp *QP) recvReady() bool {
-	return !qp.closed.Load() && qp.recv.rq != nil && QPState(qp.state.Load()) != QPSReset
+// postRecvOwned is postRecv for the receive side's owner, inside the
+// lock's gate (RecvQueue.Post). A copy rather than a flag for postRecv:
+// the flag cost each post about ten instructions (its spill, its tests,
+// and the registers the compiler gave it). TestPostRecvErrors runs both.
+func (qp *QP) postRecvOwned(wrs []RecvWR) (int, error) {
+	if qp == nil || !qp.recvMu.Enter() {
+		// The QP is changing or gone, or the RecvQueue released: the
+		// locked way waits or says so.
+		return qp.PostRecv(wrs)
+	}
+	// recvReady, with its test of a receive queue left to the last
+	// branch below: a nil one is none of the drivers'.
+	if qp.closed.Load() || QPState(qp.state.Load()) == QPSReset {
+		return qp.recvRefusedUnlock(wrs, true)
+	}
+	r := &qp.recv
+	var n int
+	var err error
+	if q, ok := r.rq.(*mlx5.RQ); ok {
+		n, err = q.Post(recvViews(wrs), len(r.sge))
+	} else if q, ok := r.rq.(*rxe.RQ); ok {
+		n, err = q.Post(recvViews(wrs), len(r.sge))
+	} else if q, ok := r.rq.(*siw.RQ); ok {
+		n, err = q.Post(recvViews(wrs), len(r.sge))
+	} else if r.rq == nil {
+		return qp.recvRefusedUnlock(wrs, true)
+	} else {
+		n, err = r.postCopy(wrs)
+	}
+	if err != nil {
+		err = r.err(wrs, n, err)
+	}
+	qp.recvMu.Leave()
+	return n, err
+}
+
+// recvRefusedUnlock is postRecv's and postRecvOwned's refusal of a QP
+// that takes no receive work now: it undoes the Lock or Enter, and says
+// why (the owner through the locked way). Out of line: the data path does not refuse.
+//
+//go:noinline
+func (qp *QP) recvRefusedUnlock(wrs []RecvWR, owned bool) (int, error) {
+	if owned {
+		qp.recvMu.Leave()
+		return qp.PostRecv(wrs) // the locked way says why
+	}
+	err := qp.recvRefused()
+	qp.recvMu.Unlock()
+	return 0, err
 }
 
 // recvRefused says why the QP takes no receive work now. Hold the
@@ -374,89 +446,88 @@ type recvSide struct {
 	size int
 }
 
-// post puts wrs on the queue and publishes what it put. The drivers of
-// this module read the caller's request itself (provider.RecvWR has
-// RecvWR's layout), called by their concrete types, found once per call,
-// so that it does not escape; another driver gets a copy in the scratch
-// request (putRecvCopy). The loops are postSends'.
+// post puts wrs on the queue and publishes what it put, as postRecv
+// does: an SRQ's post (mlx5's SRQ is a type of its own, rxe's and siw's
+// are their receive queues). The drivers of this module take the caller's
+// requests themselves (provider.RecvWR has RecvWR's layout) in one call
+// that puts and publishes them all, called by their concrete types so
+// that the requests do not escape; another driver gets a copy of each in
+// the scratch request (postCopy). A driver's batch checks uverbs' SGE
+// limit with its own, so a request is checked once; err tells the two
+// refusals apart.
 func (r *recvSide) post(wrs []RecvWR) (int, error) {
-	maxSGE := len(r.sge)
-	n := 0
-	var err, ferr error
-	if q, ok := r.rq.(*mlx5.RQ); ok {
-		for ; n < len(wrs); n++ {
-			if wr := &wrs[n]; len(wr.SGE) > maxSGE {
-				err = errRecvSGEs
-			} else {
-				err = q.Put(recvView(wr))
-			}
-			if err != nil {
-				break
-			}
-		}
-		if n > 0 {
-			ferr = q.Flush()
-		}
-	} else if q, ok := r.rq.(*rxe.RQ); ok {
-		for ; n < len(wrs); n++ {
-			if wr := &wrs[n]; len(wr.SGE) > maxSGE {
-				err = errRecvSGEs
-			} else {
-				err = q.Put(recvView(wr))
-			}
-			if err != nil {
-				break
-			}
-		}
-		if n > 0 {
-			ferr = q.Flush()
-		}
-	} else if q, ok := r.rq.(*siw.RQ); ok {
-		for ; n < len(wrs); n++ {
-			if wr := &wrs[n]; len(wr.SGE) > maxSGE {
-				err = errRecvSGEs
-			} else {
-				err = q.Put(recvView(wr))
-			}
-			if err != nil {
-				break
-			}
-		}
-		if n > 0 {
-			ferr = q.Flush()
-		}
+	var n int
+	var err error
+	// An if chain, not a type switch: each test is a compare with the
+	// driver's itab, where the switch went through the type's hash.
+	if q, ok := r.rq.(*mlx5.SRQ); ok {
+		n, err = q.Post(recvViews(wrs), len(r.sge))
+	} else if q, ok := r.rq.(*rxe.RQ); ok { // rxe's SRQ
+		n, err = q.Post(recvViews(wrs), len(r.sge))
+	} else if q, ok := r.rq.(*siw.RQ); ok { // siw's SRQ
+		n, err = q.Post(recvViews(wrs), len(r.sge))
+	} else if q, ok := r.rq.(*mlx5.RQ); ok {
+		n, err = q.Post(recvViews(wrs), len(r.sge))
 	} else {
-		for ; n < len(wrs); n++ {
-			if wr := &wrs[n]; len(wr.SGE) > maxSGE {
-				err = errRecvSGEs
-			} else {
-				err = putRecvCopy(r.rq, wr, &r.wr, r.sge)
-			}
-			if err != nil {
-				break
-			}
-		}
-		if n > 0 {
-			ferr = r.rq.Flush()
-		}
+		n, err = r.postCopy(wrs)
 	}
-	if err != nil || ferr != nil {
-		err = r.err(wrs, n, err, ferr)
+	if err != nil {
+		err = r.err(wrs, n, err)
 	}
 	return n, err
 }
+
+// postCopy is post and postRecv for a driver outside this module: Put of
+// a copy of each request, then Flush. Out of line: the drivers of this
+// module do not need its frame.
+//
+//go:noinline
+func (r *recvSide) postCopy(wrs []RecvWR) (int, error) {
+	maxSGE := len(r.sge)
+	n := 0
+	var err error
+	for ; n < len(wrs); n++ {
+		if wr := &wrs[n]; len(wr.SGE) > maxSGE {
+			err = errRecvSGEs
+		} else {
+			err = putRecvCopy(r.rq, wr, &r.wr, r.sge)
+		}
+		if err != nil {
+			break
+		}
+	}
+	if n > 0 {
+		if ferr := r.rq.Flush(); ferr != nil {
+			err = &flushErr{err, ferr}
+		}
+	}
+	return n, err
+}
+
+// flushErr is postCopy's refusal of a request (nil if none) with the
+// driver's failure to publish the ones before it, for recvSide.err.
+type flushErr struct{ put, flush error }
+
+func (e *flushErr) Error() string { return errors.Join(e.put, e.flush).Error() }
 
 // errRecvSGEs marks a receive request with more SGEs than the queue takes;
 // recvSide.err says how many.
 var errRecvSGEs = errors.New("uverbs: too many SGEs")
 
-// err is post's error: the refusal of request n, the queue's failure to
-// publish, or both. Out of line: the data path does not format.
+// err is post's and postRecv's error: the refusal of request n, the
+// queue's failure to publish the ones before it (postCopy's flushErr),
+// or both. Out of line: the data path does not format.
 //
 //go:noinline
-func (r *recvSide) err(wrs []RecvWR, n int, err, ferr error) error {
+func (r *recvSide) err(wrs []RecvWR, n int, err error) error {
+	var ferr error
+	if f, ok := err.(*flushErr); ok {
+		err, ferr = f.put, f.flush
+	}
 	switch {
-	case err == errRecvSGEs:
+	case err == errRecvSGEs || err != nil && len(wrs[n].SGE) > len(r.sge):
+		// A driver's batch refuses a request past uverbs' limit as one
+		// past its own: uverbs' limit is the one to report.
 		err = invalid("uverbs: post recv: work request %d: %d SGEs, the queue takes %d", n, len(wrs[n].SGE), len(r.sge))
 	case err != nil:
 		err = fmt.Errorf("uverbs: post recv: work request %d: %w", n, putErr(err, "receive", r.size))

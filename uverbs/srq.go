@@ -116,12 +116,17 @@ func (s *SRQ) PostRecv(wrs []RecvWR) (int, error) {
 	if s == nil {
 		return 0, ErrClosed
 	}
+	// No defer: nothing under the lock panics.
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	var n int
+	var err error
 	if s.closed.Load() {
-		return 0, ErrClosed
+		err = ErrClosed
+	} else {
+		n, err = s.recv.post(wrs)
 	}
-	return s.recv.post(wrs)
+	s.mu.Unlock()
+	return n, err
 }
 
 // SetLimit arms the SRQ's limit event (ibv_modify_srq with IBV_SRQ_LIMIT).

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"testing"
 
@@ -39,9 +40,16 @@ type Player struct {
 	wcs []provider.WC
 }
 
+// recvBatcher is a receive queue with the batch uverbs' PostRecv calls:
+// Put of each request until one fails and Flush, in one call.
+type recvBatcher interface {
+	Post(wrs []provider.RecvWR, maxSGE int) (int, error)
+}
+
 // Run plays the script's operations, as uverbs' PostSend and PostRecv
 // drive a provider: Put each request until one fails, then Flush if any
-// was put. It returns the transcript.
+// was put; receives through the queue's Post where it has one. It
+// returns the transcript.
 func (p *Player) Run(t testing.TB, s *Script) []string {
 	t.Helper()
 	for _, op := range s.Ops {
@@ -78,15 +86,20 @@ func (p *Player) Run(t testing.TB, s *Script) []string {
 				q = p.SRQ
 			}
 			n := 0
-			for i := range op.Recv {
-				if err := q.Put(&op.Recv[i]); err != nil {
-					break
+			if b, ok := q.(recvBatcher); ok {
+				// uverbs' way with the drivers that have it.
+				n, _ = b.Post(op.Recv, math.MaxInt)
+			} else {
+				for i := range op.Recv {
+					if err := q.Put(&op.Recv[i]); err != nil {
+						break
+					}
+					n++
 				}
-				n++
-			}
-			if n > 0 {
-				if err := q.Flush(); err != nil {
-					t.Fatal(err)
+				if n > 0 {
+					if err := q.Flush(); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
 			p.post(op.Kind, len(op.Recv), n, 0)

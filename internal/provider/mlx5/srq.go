@@ -10,9 +10,9 @@ import (
 	"github.com/purerdma/purerdma/internal/provider/mmio"
 )
 
-// SRQ is the driver's SRQ as a type uverbs names: its Put,
-// reached through a type switch rather than the provider interface, reads
-// the caller's own request, which an interface call would make escape.
+// SRQ is the driver's SRQ as a type uverbs names: its Post,
+// reached through a type test rather than the provider interface, reads
+// the caller's own requests, which an interface call would make escape.
 type SRQ = srq
 
 // srq is a shared receive queue (libmlx5's struct mlx5_srq, without tag
@@ -201,6 +201,13 @@ func (s *srq) Put(wr *provider.RecvWR) error {
 	if s.head == s.tail {
 		return errSRQFull
 	}
+	s.write(wr)
+	return nil
+}
+
+// write writes wr as the WQE at the head of the free list, which Put and
+// Post checked, and counts it pending. Hold s.mu.
+func (s *srq) write(wr *provider.RecvWR) {
 	s.wrid[s.head] = wr.ID
 	base := s.head << s.wqeShift
 	s.head = int(s.next(s.head).nextWQEIndex.get())
@@ -214,7 +221,37 @@ func (s *srq) Put(wr *provider.RecvWR) error {
 		setDataSeg(s.buf, scat+i*segSize, 0, invalidLKey, 0)
 	}
 	s.pending++
-	return nil
+}
+
+// Post puts wrs in order, each of at most maxSGE SGEs, and hands the
+// ones it put to the device: Put for each and one Flush under one hold of
+// the lock, which is what uverbs' PostRecv on an SRQ does with it
+// (mlx5_post_srq_recv also locks once). It returns how many it put and
+// the refusal of the next one. A request of more than maxSGE SGEs is
+// refused as one of more than the SRQ takes (uverbs formats its own
+// error).
+func (s *srq) Post(wrs []provider.RecvWR, maxSGE int) (int, error) {
+	lim := min(maxSGE, s.maxGS)
+	s.mu.Lock()
+	n := 0
+	var err error
+	for ; n < len(wrs); n++ {
+		switch wr := &wrs[n]; {
+		case s.closed:
+			err = errSRQClosed
+		case len(wr.SGE) > lim:
+			err = errSRQSGEs
+		case s.head == s.tail:
+			err = errSRQFull
+		default:
+			s.write(wr)
+			continue
+		}
+		break
+	}
+	s.flushLocked()
+	s.mu.Unlock()
+	return n, err
 }
 
 // Flush hands the WQEs Put since the last Flush to the device: the count
@@ -222,14 +259,19 @@ func (s *srq) Put(wr *provider.RecvWR) error {
 func (s *srq) Flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flushLocked()
+	return nil
+}
+
+// flushLocked is Flush under s.mu.
+func (s *srq) flushLocked() {
 	if s.pending == 0 {
-		return nil
+		return
 	}
 	s.counter += s.pending
 	s.pending = 0
 	mmio.ToDevice()
 	putBE32(s.db.b, 0, uint32(s.counter))
-	return nil
 }
 
 // takeWRID returns the wr_id of the WQE a completion consumed and puts

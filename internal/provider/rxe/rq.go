@@ -27,46 +27,120 @@ func (r *rq) init() {
 	r.published = r.pending
 }
 
+// Put writes wr in the next slot without publishing it (Flush does).
 func (r *rq) Put(wr *provider.RecvWR) error {
 	if r.q.buf == nil {
 		return errClosed
 	}
-	sges := wr.SGE
 	// maxSGE SGEs fit a slot: open checked the slot size against the
 	// QP's max_recv_sge, and mapSRQ caps an SRQ's at what fits.
-	if uint64(len(sges)) > uint64(r.maxSGE) {
+	if uint64(len(wr.SGE)) > uint64(r.maxSGE) {
 		return (*sgeRefusal)(r)
-	}
-	var total uint64
-	for i := range sges {
-		total += uint64(sges[i].Length)
-	}
-	if total > math.MaxUint32 {
-		return (*lengthRefusal)(r)
 	}
 	p := r.pending
 	if !r.q.take(p) {
 		return provider.ErrFull
 	}
-	// The fields librxe's rxe_post_one_recv sets, and no others: the
-	// reserved words and the SGE entries past n keep what the slot held,
-	// which the kernel does not read (clearing the slot cost a quarter of
-	// a one-SGE post). The slot is found by its offset, each piece
-	// checked against the mapping by mem.At.
+	if !r.write(wr, p) {
+		r.q.free++ // take's slot, unused
+		return (*lengthRefusal)(r)
+	}
+	r.pending = r.q.next(p)
+	return nil
+}
+
+// write writes wr in slot p, which Put and Post took, and reports false,
+// having written only SGEs, if they hold more than 4 GiB in all. The
+// fields librxe's rxe_post_one_recv sets, and no others: the reserved
+// words and the SGE entries past n keep what the slot held, which the
+// kernel does not read (clearing the slot cost a quarter of a one-SGE
+// post). The slot is found by its offset, each piece checked against the
+// mapping by mem.At. The SGEs are summed as they are copied, as librxe
+// does; a sum past 4 GiB (which librxe wraps) leaves the slot
+// unpublished.
+func (r *rq) write(wr *provider.RecvWR, p uint32) bool {
+	sges := wr.SGE
 	off := r.q.offset(p)
 	w := mem.At[abi.RxeRecvWQE](r.q.buf, off)
+	var total uint64
+	soff := off + recvWQEHdr
+	for i := range sges {
+		s := sges[i]
+		total += uint64(s.Length)
+		*mem.At[abi.RxeSGE](r.q.buf, soff+i*sgeSize) = abi.RxeSGE(s)
+	}
+	if total > math.MaxUint32 {
+		return false
+	}
 	w.WrID = wr.ID
 	w.Dma.Length = uint32(total)
 	w.Dma.Resid = uint32(total)
 	w.Dma.CurSGE = 0
 	w.Dma.NumSGE = uint32(len(sges))
 	w.Dma.SGEOffset = 0
-	off += recvWQEHdr
-	for i := range sges {
-		*mem.At[abi.RxeSGE](r.q.buf, off+i*sgeSize) = abi.RxeSGE(sges[i])
+	return true
+}
+
+// Post puts wrs in order, each of at most maxSGE SGEs, and publishes the
+// ones it put: Put for each and one Flush, in one call, which is what
+// uverbs' PostRecv does with it. It returns how many it put and the
+// refusal of the next one. A request of more than maxSGE SGEs is refused
+// as one of more than the queue takes (uverbs formats its own error).
+// Its own loop rather than Put's, with write's body in line: a call for
+// each request cost more than the rest of a one-request post;
+// TestRQPostIsPutFlush holds the two to the same bytes.
+func (r *rq) Post(wrs []provider.RecvWR, maxSGE int) (int, error) {
+	if r.q.buf == nil {
+		if len(wrs) == 0 {
+			return 0, nil
+		}
+		return 0, errClosed
 	}
-	r.pending = r.q.next(p)
-	return nil
+	lim := min(maxSGE, int(r.maxSGE))
+	p := r.pending
+	n := 0
+	var err error
+	for ; n < len(wrs); n++ {
+		wr := &wrs[n]
+		sges := wr.SGE
+		if len(sges) > lim {
+			err = (*sgeRefusal)(r)
+			break
+		}
+		if !r.q.take(p) {
+			err = provider.ErrFull
+			break
+		}
+		// write's body.
+		off := r.q.offset(p)
+		w := mem.At[abi.RxeRecvWQE](r.q.buf, off)
+		var total uint64
+		soff := off + recvWQEHdr
+		for i := range sges {
+			s := sges[i]
+			total += uint64(s.Length)
+			*mem.At[abi.RxeSGE](r.q.buf, soff+i*sgeSize) = abi.RxeSGE(s)
+		}
+		if total > math.MaxUint32 {
+			r.q.free++ // take's slot, unused
+			err = (*lengthRefusal)(r)
+			break
+		}
+		w.WrID = wr.ID
+		w.Dma.Length = uint32(total)
+		w.Dma.Resid = uint32(total)
+		w.Dma.CurSGE = 0
+		w.Dma.NumSGE = uint32(len(sges))
+		w.Dma.SGEOffset = 0
+		p = r.q.next(p)
+	}
+	r.pending = p
+	// Flush's work.
+	if p != r.published {
+		mem.StoreRelease(r.q.prod, p) // the WQEs are written
+		r.published = p
+	}
+	return n, err
 }
 
 // Put's refusals are the queue itself as an error, which costs Put no
