@@ -22,13 +22,17 @@ import (
 
 // benchcmp profile runs one pair of each side per test under `perf record
 // -a` and prints where each side's samples went, between PROFILE-BEGIN and
-// PROFILE-END (hack/vm profile writes it to docs/profile-report.md). It answers the
-// question a Go/C ratio leaves open: which code, whose thread, which CPU
-// time makes the difference.
+// PROFILE-END (hack/vm profile writes it to docs/profile-report.md, or
+// docs/profile-report-linux-<series>.md for another kernel than 6.1). It
+// answers the question a Go/C ratio leaves open: which code, whose
+// thread, which CPU time makes the difference.
 
 const (
 	profileBegin = "PROFILE-BEGIN"
 	profileEnd   = "PROFILE-END"
+	// profileInfo starts the lines before the report that hack/vm profile
+	// reads for the report's header, as it reads BENCH-INFO for bench's.
+	profileInfo = "PROFILE-INFO: "
 )
 
 type profileOpts struct {
@@ -139,6 +143,8 @@ func profile(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "profile", err)
 	}
+	osrelease, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	writeProfileInfo(stdout, string(osrelease))
 	var b strings.Builder
 	fmt.Fprintln(&b, profileBegin)
 	fmt.Fprintf(&b, "Each run: `perf record -F %d -a` around one server and client pair, %d bytes, with as many iterations as take about %v (a short run before says how many); analysed: the samples of the time slice %s of the recording (`perf report --time`), when both processes are in their loops, past start-up (perftest measures the CPU's clock for a while first). Shares are of all samples of both vCPUs in that slice, idle included.\n",
@@ -170,6 +176,15 @@ func profile(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// writeProfileInfo prints the PROFILE-INFO lines: the guest's kernel
+// release (osrelease, as /proc/sys/kernel/osrelease has it), which names
+// the report's kernel beside the series the harness was asked for.
+func writeProfileInfo(w io.Writer, osrelease string) {
+	if k := strings.TrimSpace(osrelease); k != "" {
+		fmt.Fprintf(w, "%skernel=%s\n", profileInfo, k)
+	}
 }
 
 // fails tells whether a side's error fails the run: every error does,

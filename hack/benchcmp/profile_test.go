@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,5 +94,18 @@ func TestProfileFails(t *testing.T) {
 		if got := fails(c.err, c.allowEmpty); got != c.want {
 			t.Errorf("%s: fails(%v, %v) = %v, want %v", c.name, c.err, c.allowEmpty, got, c.want)
 		}
+	}
+}
+
+func TestWriteProfileInfo(t *testing.T) {
+	var b strings.Builder
+	writeProfileInfo(&b, "6.12.57+deb13-amd64\n")
+	if got, want := b.String(), "PROFILE-INFO: kernel=6.12.57+deb13-amd64\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	b.Reset()
+	writeProfileInfo(&b, "")
+	if b.String() != "" {
+		t.Errorf("no release: got %q, want nothing", b.String())
 	}
 }
