@@ -204,16 +204,31 @@ func commOf(path string) string {
 }
 
 // record runs one pair of side under perf record and reads the reports.
+// A recording whose slice missed the tool's loop (the run was short
+// against perf's start-up, or a stall in the calibration run made it so)
+// is made once more with four times the iterations, unless -n fixed them.
 func (p *profileOpts) record(ctx context.Context, w workload, side string, comm string) (sideProfile, error) {
-	t := w.t
 	iters := p.iters
 	if iters == 0 {
 		cal, err := w.run(ctx, side, calibrationIters)
 		if err != nil {
 			return sideProfile{}, fmt.Errorf("calibration run: %v", err)
 		}
-		iters = itersForLoop(t, cal, p.loop)
+		iters = itersForLoop(w.t, cal, p.loop)
 	}
+	sp, err := p.recordOnce(ctx, w, side, comm, iters)
+	if errors.Is(err, errNoSamples) && p.iters == 0 && iters < maxIters {
+		retry := min(4*iters, maxIters)
+		fmt.Fprintf(os.Stderr, "profile: %s %s: %v; again with %d iterations\n", w.t.Name, side, err, retry)
+		sp, err = p.recordOnce(ctx, w, side, comm, retry)
+	}
+	return sp, err
+}
+
+// recordOnce runs one pair of side with iters iterations under perf
+// record and reads the reports.
+func (p *profileOpts) recordOnce(ctx context.Context, w workload, side string, comm string, iters int) (sideProfile, error) {
+	t := w.t
 	data := filepath.Join(p.dir, fmt.Sprintf("rperf-%s-%s.data", t.Name, side))
 	defer os.Remove(data)
 	var recErr bytes.Buffer
@@ -224,7 +239,9 @@ func (p *profileOpts) record(ctx context.Context, w workload, side string, comm 
 	}
 	// perf opens its events and mmaps its buffers before it samples.
 	time.Sleep(500 * time.Millisecond)
+	start := time.Now()
 	res, err := w.run(ctx, side, iters)
+	took := time.Since(start)
 	rec.Process.Signal(os.Interrupt)
 	if werr := rec.Wait(); !stoppedByInterrupt(werr) && err == nil {
 		err = fmt.Errorf("perf record: %v: %s", werr, lastLine(recErr.String()))
@@ -253,13 +270,15 @@ func (p *profileOpts) record(ctx context.Context, w workload, side string, comm 
 		}
 		*r.dst = parseReport(string(out))
 	}
+	// The run's length says whether perf could have seen its loop.
+	run := fmt.Sprintf("a run of %d iterations, %v", iters, took.Round(time.Millisecond))
 	if len(sp.comms) == 0 {
-		return sp, fmt.Errorf("%w in the slice %s", errNoSamples, p.window)
+		return sp, fmt.Errorf("%w in the slice %s (%s)", errNoSamples, p.window, run)
 	}
 	// A slice without the tool's own processes missed the loop it was
 	// meant to show.
 	if sp.rows()[0] == 0 {
-		return sp, fmt.Errorf("%w of %s in the slice %s", errNoSamples, comm, p.window)
+		return sp, fmt.Errorf("%w of %s in the slice %s (%s)", errNoSamples, comm, p.window, run)
 	}
 	return sp, nil
 }
@@ -286,11 +305,14 @@ const calibrationIters = 2000
 // for write_lat and send_lat, rperf rpma for sendrecv; all of it for the
 // others), a message for the bandwidth tests; NaN without a figure.
 func iterTime(t perftest.Test, r perftest.Result) float64 {
-	// The mean, not the median: CPU time per iteration is the recording's
-	// time over the iterations in it. rperf rpma reports a median only.
-	lat := r.TAvg
+	// The median, not the mean: one stall of the short calibration run
+	// (a loaded host stops the guest for tens of milliseconds) moves the
+	// mean of 2000 iterations by several times the typical one, and the
+	// loop sized by it was then too short for perf to see (Linux 6.12,
+	// 2026-11-28). By the median the loop lasts at least about -loop.
+	lat := r.TTypical
 	if !(lat > 0) {
-		lat = r.TTypical
+		lat = r.TAvg
 	}
 	switch {
 	case t.Name == "write_lat" || t.Name == "send_lat" || t.Name == "rpma_sendrecv":
@@ -310,5 +332,8 @@ func itersForLoop(t perftest.Test, r perftest.Result, d time.Duration) int {
 	if !(per > 0) {
 		return calibrationIters
 	}
-	return min(max(int(float64(d.Microseconds())/per), calibrationIters), 1<<22)
+	return min(max(int(float64(d.Microseconds())/per), calibrationIters), maxIters)
 }
+
+// maxIters caps a profiled run's iterations.
+const maxIters = 1 << 22

@@ -61,8 +61,11 @@ func TestParseProfileArgs(t *testing.T) {
 	if len(ws) != 3 || ws[0].cComm != "ib_write_lat" || ws[2].t.Name != "rpma_sendrecv" || ws[2].cComm != "rpmabench" {
 		t.Errorf("workloads: %+v", ws)
 	}
-	if got := iterTime(perftest.Tests[1], perftest.Result{TTypical: 30, TAvg: 40}); got != 40 {
-		t.Errorf("read_lat iteration %v µs, want the mean, 40", got)
+	if got := iterTime(perftest.Tests[1], perftest.Result{TTypical: 30, TAvg: 400}); got != 30 {
+		t.Errorf("read_lat iteration %v µs, want the median, 30, not the stalled mean", got)
+	}
+	if got := iterTime(perftest.Tests[1], perftest.Result{TAvg: 40}); got != 40 {
+		t.Errorf("read_lat iteration %v µs without a median, want the mean, 40", got)
 	}
 	if got := iterTime(ws[2].t, perftest.Result{TTypical: 30}); got != 60 {
 		t.Errorf("rpma_sendrecv iteration %v µs, want 60", got)
