@@ -240,7 +240,9 @@ bench:
 	$(GO) run ./hack/vm bench -timeout 45m -kernel $(KERNEL) $(VMFLAGS)
 
 ## profile: rperf and perftest under perf record in the VM (hack/benchcmp),
-## write docs/profile-report.md.
+## write docs/profile-report.md (docs/profile-report-linux-<series>.md for
+## another KERNEL than 6.1). Choose the tests with
+## VMFLAGS="-- -tests send_lat,read_lat -s 64".
 profile:
 	$(GO) run ./hack/vm profile -timeout 30m -kernel $(KERNEL) $(VMFLAGS)
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,8 +61,11 @@ func TestParseProfileArgs(t *testing.T) {
 	if len(ws) != 3 || ws[0].cComm != "ib_write_lat" || ws[2].t.Name != "rpma_sendrecv" || ws[2].cComm != "rpmabench" {
 		t.Errorf("workloads: %+v", ws)
 	}
-	if got := iterTime(perftest.Tests[1], perftest.Result{TTypical: 30, TAvg: 40}); got != 40 {
-		t.Errorf("read_lat iteration %v µs, want the mean, 40", got)
+	if got := iterTime(perftest.Tests[1], perftest.Result{TTypical: 30, TAvg: 400}); got != 30 {
+		t.Errorf("read_lat iteration %v µs, want the median, 30, not the stalled mean", got)
+	}
+	if got := iterTime(perftest.Tests[1], perftest.Result{TAvg: 40}); got != 40 {
+		t.Errorf("read_lat iteration %v µs without a median, want the mean, 40", got)
 	}
 	if got := iterTime(ws[2].t, perftest.Result{TTypical: 30}); got != 60 {
 		t.Errorf("rpma_sendrecv iteration %v µs, want 60", got)
@@ -93,5 +97,18 @@ func TestProfileFails(t *testing.T) {
 		if got := fails(c.err, c.allowEmpty); got != c.want {
 			t.Errorf("%s: fails(%v, %v) = %v, want %v", c.name, c.err, c.allowEmpty, got, c.want)
 		}
+	}
+}
+
+func TestWriteProfileInfo(t *testing.T) {
+	var b strings.Builder
+	writeProfileInfo(&b, "6.12.57+deb13-amd64\n")
+	if got, want := b.String(), "PROFILE-INFO: kernel=6.12.57+deb13-amd64\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	b.Reset()
+	writeProfileInfo(&b, "")
+	if b.String() != "" {
+		t.Errorf("no release: got %q, want nothing", b.String())
 	}
 }
