@@ -193,7 +193,9 @@ func pollWC(ctx context.Context, q *rpma.CQ, wc *[1]cq.WC) error {
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, rpma.ErrNoCompletion) {
+		// The compare first: GetWC returns the sentinel itself, and
+		// errors.Is on every empty poll was a tenth of the loop.
+		if err != rpma.ErrNoCompletion && !errors.Is(err, rpma.ErrNoCompletion) {
 			return err
 		}
 		if i%rpmaPollCtxEvery == 0 && ctx.Err() != nil {
