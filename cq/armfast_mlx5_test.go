@@ -40,7 +40,7 @@ func TestReqNotifyFastMLX5(t *testing.T) {
 			for i, fast := range []bool{true, false} {
 				h := conformance.NewMLX5Host(t, setup)
 				c := mlx5CQ(h.CQ)
-				if c.mlx == nil {
+				if c.drv.mlx == nil {
 					t.Fatal("setRing left mlx nil: ReqNotify would not take the mlx5 arm's path")
 				}
 				h.FillRQ()

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/purerdma/purerdma/internal/abi"
+	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/conformance"
 	"github.com/purerdma/purerdma/internal/provider/rxe"
 )
@@ -15,6 +16,13 @@ func rxeCQ(t *testing.T) (*CQ, []byte) {
 	t.Helper()
 	buf := conformance.RxeRing(6, 8)
 	return rxeCQOn(t, buf), buf
+}
+
+// onRing is a CQ on a driver's ring as create leaves it: with the ring's
+// concrete driver (drivers) for Poll. A CQ made from its ring alone
+// polls too, through pollRing.
+func onRing(ring provider.CQ) *CQ {
+	return &CQ{ring: ring, drv: driversOf(ring)}
 }
 
 // rxeCQOn is a CQ on the rxe provider over the ring buf, as the kernel
@@ -29,7 +37,7 @@ func rxeCQOn(tb testing.TB, buf []byte) *CQ {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &CQ{ring: ring}
+	return onRing(ring)
 }
 
 // TestPollDirect: through the driver's Poll straight into the caller's

@@ -38,7 +38,7 @@ func hostCQSiw(tb testing.TB) (*CQ, func(), func()) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &CQ{ring: ring}, func() { conformance.SiwFillCQ(buf, n) }, func() { conformance.SiwRefillCQ(buf, n) }
+	return onRing(ring), func() { conformance.SiwFillCQ(buf, n) }, func() { conformance.SiwRefillCQ(buf, n) }
 }
 
 type hostCQFunc func(testing.TB) (*CQ, func(), func())

@@ -19,7 +19,7 @@ func hostPollMLX5(k int, owned bool) func(b *testing.B) {
 	return func(b *testing.B) {
 		h := conformance.NewMLX5Host(b, conformance.MLX5BenchSetup)
 		h.FillRQ()
-		c := &CQ{ring: h.CQ}
+		c := onRing(h.CQ)
 		o := hostPollsOf(b, c, owned)
 		// pollempty (k 0) asks for one, as ibv_poll_cq(cq, 1, wc) does:
 		// a poll of none would not reach the provider.
@@ -70,7 +70,7 @@ func hostCountPollMLX5(k int, owned bool) func(testing.TB, int) {
 	return func(tb testing.TB, ops int) {
 		h := conformance.NewMLX5Host(tb, conformance.MLX5BenchSetup)
 		h.FillRQ()
-		o := hostPollsOf(tb, &CQ{ring: h.CQ}, owned)
+		o := hostPollsOf(tb, onRing(h.CQ), owned)
 		wc := make([]WC, max(k, 1))
 		if k == 0 {
 			conformance.Chunks(tb, ops, ops, func(n int) error { return o.loop(wc, 0, n) }, nil)

@@ -35,7 +35,7 @@ func newIterRxe(t *testing.T) *iterRing {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.ring = ring
+	c.ring, c.drv = ring, driversOf(ring)
 	prod := conformance.RxeIndex(buf, true)
 	cons := conformance.RxeIndex(buf, false)
 	return &iterRing{
@@ -61,7 +61,7 @@ func newIterSiw(t *testing.T) *iterRing {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.ring = ring
+	c.ring, c.drv = ring, driversOf(ring)
 	next, puts := 0, 0
 	siwOp := map[uint32]uint8{abi.IB_WC_RDMA_WRITE: abi.SIW_OP_WRITE, abi.IB_WC_RECV: abi.SIW_OP_RECEIVE, abi.IB_WC_SEND: abi.SIW_OP_SEND}
 	siwStatus := map[uint32]uint16{abi.IB_WC_SUCCESS: abi.SIW_WC_SUCCESS, abi.IB_WC_WR_FLUSH_ERR: abi.SIW_WC_WR_FLUSH_ERR}

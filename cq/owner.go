@@ -2,10 +2,6 @@ package cq
 
 import (
 	"fmt"
-
-	"github.com/purerdma/purerdma/internal/provider/mlx5"
-	"github.com/purerdma/purerdma/internal/provider/rxe"
-	"github.com/purerdma/purerdma/internal/provider/siw"
 )
 
 // Poller is a CQ's polling owned by one goroutine: its Poll takes no lock,
@@ -18,7 +14,8 @@ import (
 // gives the CQ back. CQ.Poll from other goroutines stays correct
 // meanwhile, but each call pays that system call: poll through the owner.
 type Poller struct {
-	c *CQ // nil after Release
+	c   *CQ     // nil after Release
+	drv drivers // the CQ's driver by its concrete type, as the CQ keeps it
 }
 
 // Own gives the CQ's polling to the calling goroutine. It fails with
@@ -33,7 +30,7 @@ func (c *CQ) Own() (*Poller, error) {
 	if err := c.life.Own(); err != nil {
 		return nil, fmt.Errorf("cq: own: %w", err)
 	}
-	return &Poller{c: c}, nil
+	return &Poller{c: c, drv: driversOf(c.ring)}, nil
 }
 
 // Poll polls as CQ.Poll does, without the lock. Call it from the owner
@@ -47,15 +44,19 @@ func (p *Poller) Poll(wc []WC) (int, error) {
 		// The CQ is changing or gone: the locked way waits or says so.
 		return c.Poll(wc)
 	}
-	// Poll's assertions, written out here too: a call would cost more
-	// than the lock this path saves.
+	// Poll's dispatch (drivers), written out here too: a call would
+	// cost more than the lock this path saves.
 	var n int
 	var failed bool
-	if r, ok := c.ring.(*mlx5.CQ); ok {
+	if r := p.drv.mlx; r != nil {
+		if r.Empty() {
+			c.life.Leave()
+			return 0, nil
+		}
+		n, failed = r.PollFound(driverWCs(wc))
+	} else if r := p.drv.rx; r != nil {
 		n, failed = r.PollStatus(driverWCs(wc))
-	} else if r, ok := c.ring.(*rxe.CQ); ok {
-		n, failed = r.PollStatus(driverWCs(wc))
-	} else if r, ok := c.ring.(*siw.CQ); ok {
+	} else if r := p.drv.sw; r != nil {
 		n, failed = r.PollStatus(driverWCs(wc))
 	} else {
 		n = c.drainCopy(wc)

@@ -4,6 +4,9 @@ import (
 	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/provider/mlx5"
+	"github.com/purerdma/purerdma/internal/provider/rxe"
+	"github.com/purerdma/purerdma/internal/provider/siw"
 )
 
 // driverWCs is wc as the drivers' completions: WC and provider.WC have
@@ -14,4 +17,31 @@ import (
 // poll (eight instructions), which a valid slice cannot have.
 func driverWCs(wc []WC) []provider.WC {
 	return *(*[]provider.WC)(unsafe.Pointer(&wc))
+}
+
+// drivers is a CQ's driver by its concrete type, when it is one of this
+// module's (at most one field is set): Poll tests a field for nil where a
+// type assertion on the provider.CQ would load and compare its itab. The
+// drivers' Poll, reached so, does not keep the slice, which stays where
+// the caller put it (an interface call would make it escape to the heap,
+// and the caller's array with it). A CQ's ring is set once, when it is
+// created (Resize changes the driver in place), so drivers never goes
+// stale.
+type drivers struct {
+	mlx *mlx5.CQ
+	rx  *rxe.CQ
+	sw  *siw.CQ
+}
+
+// driversOf returns ring's concrete driver.
+func driversOf(ring provider.CQ) drivers {
+	switch r := ring.(type) {
+	case *mlx5.CQ:
+		return drivers{mlx: r}
+	case *rxe.CQ:
+		return drivers{rx: r}
+	case *siw.CQ:
+		return drivers{sw: r}
+	}
+	return drivers{}
 }

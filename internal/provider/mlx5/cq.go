@@ -171,7 +171,9 @@ func (q *cq) swCQE(n uint32) (int, bool) {
 // consumer index n of a ring of mask+1 entries: a valid opcode and the
 // owner bit of n's pass over the ring.
 func owned(op uint8, n, mask uint32) bool {
-	return op>>4 != cqeInvalid && (op&cqeOwnerMask != 0) == (n&(mask+1) != 0)
+	// The opcode is the top nibble: below the invalid one's, compared
+	// whole, without a shift.
+	return op < cqeInvalid<<4 && (op&cqeOwnerMask != 0) == (n&(mask+1) != 0)
 }
 
 // next consumes the next CQE, if software owns it (mlx5_get_next_cqe).
@@ -214,25 +216,42 @@ func (q *cq) Poll(wc []provider.WC) int {
 }
 
 // PollStatus is Poll, and reports whether any completion it moved failed
-// (package cq, which calls it directly, then clears what a failure leaves
-// undefined).
+// (package cq, which calls Empty and PollFound itself, then clears what a
+// failure leaves undefined).
 //
-// The empty CQ, a busy-wait's every turn, is answered here, without
+// The empty CQ, a busy-wait's every turn, is answered by Empty, without
 // entering either loop: the doorbell record is written, as libmlx5 writes
 // it then too.
 func (q *cq) PollStatus(wc []provider.WC) (int, bool) {
-	ci := q.consIndex.Load()
-	if len(wc) == 0 || !owned(q.buf[int(ci&q.mask)*cqeSize+cqeSize-1], ci, q.mask) {
-		q.setCI(ci)
+	if q.Empty() {
 		return 0, false
 	}
-	if q.v1 {
-		return q.pollFast(wc)
-	}
-	return q.pollGeneral(wc)
+	return q.PollFound(wc)
 }
 
-// pollFast is PollStatus for CQE version 1 in one loop: it decodes the
+// Empty reports whether PollStatus would find no completion (software
+// does not own the CQE at the consumer index), and then leaves what
+// PollStatus leaves: the doorbell record written, as libmlx5 writes it
+// for an empty poll too. It is small enough to inline, so that package
+// cq's Poll answers an empty CQ without a call. When it reports false,
+// PollFound polls.
+func (q *cq) Empty() bool {
+	ci := q.consIndex.Load()
+	if owned(q.buf[int(ci&q.mask)*cqeSize+cqeSize-1], ci, q.mask) {
+		return false
+	}
+	q.setCI(ci)
+	return true
+}
+
+// PollFound is PollStatus once Empty has reported false, with nothing
+// else polling the CQ in between (package cq holds the CQ's lock, or its
+// owner's gate, across both): the CQE at the consumer index is software's
+// (it stays so until it is consumed), which PollFound does not look at
+// again. It inlines, so that the caller calls pollFast at once.
+func (q *cq) PollFound(wc []provider.WC) (int, bool) { return q.pollFast(wc) }
+
+// pollFast is PollFound: for CQE version 1 in one loop, it decodes the
 // common completions (a send, RDMA write or read that succeeded; a
 // receive, with or without immediate data or invalidation, on a QP's
 // receive queue or an SRQ) straight into wc, as parse would, and hands
@@ -251,22 +270,28 @@ func (q *cq) PollStatus(wc []provider.WC) (int, bool) {
 // are stored at the end (the tails with the release store parse would
 // make for each), or before parse, which reads and moves them.
 func (q *cq) pollFast(wc []provider.WC) (int, bool) {
+	if !q.v1 || len(wc) == 0 {
+		// CQE version 0, or a poll of none, which writes the doorbell
+		// record as libmlx5's does.
+		return q.pollGeneral(wc)
+	}
 	buf, mask := q.buf, q.mask
-	ci := q.consIndex.Load() // PollStatus saw the CQE at ci is ours
+	ci := q.consIndex.Load() // Empty saw the CQE at ci is ours
 	var cur cursor           // the QP of the last CQE: libmlx5's cur_rsc
 	var t tails
 	n, failed := 0, uint32(0)
 batch:
 	for {
 		// The CQE at ci is ours: count those after it.
-		k := n + 1
-		for k < len(wc) && owned(buf[int((ci+uint32(k-n))&mask)*cqeSize+cqeSize-1], ci+uint32(k-n), mask) {
-			k++
+		// j is the consumer index of the CQE at k, stepped with it.
+		k, j := n+1, ci+1
+		for k < len(wc) && owned(opOwnAt(buf, j, mask), j, mask) {
+			k, j = k+1, j+1
 		}
 		// The owner bits are read again, the last one counted with an
 		// atomic load, so that FromDeviceAtomic orders the bodies' loads
 		// after it, and after the loads the loop's branches consumed.
-		ownerLoad(buf, int((ci+uint32(k-n-1))&mask)*cqeSize)
+		ownerLoad(buf, int((j-1)&mask)*cqeSize)
 		mmio.FromDeviceAtomic()
 		for ; n < k; n++ {
 			off := int(ci&mask) * cqeSize
@@ -423,6 +448,16 @@ func ownerLoad(buf []byte, off int) {
 	// One bounds check: off, a slot's offset, is not negative.
 	_ = buf[off+cqeSize-1]
 	atomic.LoadUint32((*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(buf)), off+cqeSize-4)))
+}
+
+// opOwnAt returns the last byte of the CQE at consumer index j (its
+// opcode and owner bit) without a bounds check, for pollFast's count of
+// the CQEs software owns: the ring holds mask+1 CQEs (CreateCQ allocated
+// them, and Finish only lowers mask). pollFast runs after Empty, whose
+// read of the ring is checked: on a closed CQ, whose ring is gone, it
+// panics first, as PollStatus did.
+func opOwnAt(buf []byte, j, mask uint32) uint8 {
+	return *(*uint8)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(buf)), uintptr(j&mask)*cqeSize+cqeSize-1))
 }
 
 // tails are the send and receive queue tails pollFast has moved and not

@@ -69,9 +69,15 @@ func (c *cq) PollStatus(wcs []provider.WC) (int, bool) {
 	if buf == nil {
 		return 0, false
 	}
-	// The loop keeps the indices and the geometry in locals; the slot's
-	// offset is q.offset's.
-	cons, prod, mask, size := c.cons, c.prod, c.q.mask, c.q.size
+	// The loop keeps the indices and the geometry in locals. The slots
+	// are read without a bounds check, which would keep the mapping's
+	// length live in a register too (the loop has too few): attach
+	// checked that mask+1 slots of size bytes, each at least a WC, fit
+	// the mapping after its header, and cons is within mask (masked here
+	// once, then by each step).
+	slots := unsafe.Add(unsafe.Pointer(unsafe.SliceData(buf)), queueHdr)
+	mask, size := c.q.mask, c.q.size
+	cons, prod := c.cons&mask, c.prod
 	n, status := 0, uint32(0)
 	for ; n < len(wcs); n++ {
 		if cons == prod {
@@ -84,7 +90,7 @@ func (c *cq) PollStatus(wcs []provider.WC) (int, bool) {
 		// (TestWCLayout), so the slot is copied whole, in a few wide
 		// moves; only the immediate data changes, to host order.
 		wc := &wcs[n]
-		*wc = *mem.At[provider.WC](buf, queueHdr+int(cons*size))
+		*wc = *(*provider.WC)(unsafe.Add(slots, uintptr(cons)*uintptr(size)))
 		if wc.Flags&abi.IB_WC_WITH_IMM != 0 {
 			wc.ImmData = beSwap(wc.ImmData)
 		}

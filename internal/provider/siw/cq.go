@@ -2,6 +2,7 @@ package siw
 
 import (
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/abi"
@@ -45,8 +46,9 @@ var wcStatus = [abi.SIW_NUM_WC_STATUS + 1]uint32{
 // wcOpcode maps enum siw_opcode to the work completion opcode (siw_cq.c's
 // map_wc_opcode, rdma-core's map_cqe_opcode). A send with immediate data
 // or with invalidate completes as a send, and so does an opcode beyond the
-// enum (the last entry, as in wcStatus).
-var wcOpcode = [abi.SIW_NUM_OPCODES + 1]uint32{
+// enum: IB_WC_SEND is 0, what the entries up to 255 hold, so that the
+// CQE's opcode byte indexes the table with no bounds check and no cap.
+var wcOpcode = [1 << 8]uint32{
 	abi.SIW_OP_WRITE:           abi.IB_WC_RDMA_WRITE,
 	abi.SIW_OP_READ:            abi.IB_WC_RDMA_READ,
 	abi.SIW_OP_READ_LOCAL_INV:  abi.IB_WC_RDMA_READ,
@@ -59,7 +61,6 @@ var wcOpcode = [abi.SIW_NUM_OPCODES + 1]uint32{
 	abi.SIW_OP_READ_RESPONSE:   abi.IB_WC_RDMA_READ, // never completed
 	abi.SIW_OP_INVAL_STAG:      abi.IB_WC_LOCAL_INV,
 	abi.SIW_OP_REG_MR:          abi.IB_WC_REG_MR,
-	abi.SIW_NUM_OPCODES:        abi.IB_WC_SEND,
 }
 
 // Poll takes up to len(wcs) completions, each element handed back as soon
@@ -76,51 +77,61 @@ func (q *completionQueue) Poll(wcs []provider.WC) int {
 // (package cq, which calls it directly, then clears what a failure leaves
 // undefined).
 func (q *completionQueue) PollStatus(wcs []provider.WC) (int, bool) {
-	buf, get, num := q.buf, q.get, q.num
-	n, failed := 0, uint32(0)
+	buf := q.buf
+	if buf == nil {
+		return 0, false // closed
+	}
+	// The elements are read without a bounds check, which would keep the
+	// mapping's length live in a register too (the loop has too few):
+	// mapCQ mapped num elements (mapQueue checked the length), and the
+	// loop walks their byte offsets, from get's, below num's.
+	elems := unsafe.Pointer(unsafe.SliceData(buf))
+	off, end := uintptr(q.get)*cqeSize, uintptr(q.num)*cqeSize
+	n, failed := 0, 0
 	for ; n < len(wcs); n++ {
-		// One bounds check for the element; the views below are then
-		// within its constant size.
-		off := int(get) * cqeSize
-		e := buf[off : off+cqeSize]
-		word := wordAt(e, 0)
-		w := word.Load()
+		e := unsafe.Add(elems, off)
+		// The flags word by atomic.LoadUint32, the intrinsic itself:
+		// atomic.Uint32's Load method, inlined, leaves a no-op behind.
+		word := unsafe.Add(e, flagsWord)
+		w := atomic.LoadUint32((*uint32)(word))
 		if w&abi.SIW_WQE_VALID == 0 {
 			break
 		}
-		flags, opcode, status := uint8(w), uint8(w>>8), uint16(w>>16)
-		cqe := mem.At[abi.SiwCQE](e, 0)
+		// The rest of the element, opcode and status too, is read after
+		// the flags word: whole bytes of the ring, where taking them out
+		// of w would cost shifts and copies.
+		cqe := (*abi.SiwCQE)(e)
 		// Zeroed whole first (a few wide stores; a composite literal
 		// would be built on the stack and copied), then the fields siw
 		// has set one by one.
 		wc := &wcs[n]
 		*wc = provider.WC{}
 		wc.ID = cqe.ID
-		if status != abi.SIW_WC_SUCCESS { // IB_WC_SUCCESS is 0
-			wc.Status = wcStatus[min(status, abi.SIW_NUM_WC_STATUS)]
-		}
-		wc.Opcode = wcOpcode[min(opcode, abi.SIW_NUM_OPCODES)]
+		wc.Opcode = wcOpcode[cqe.Opcode]
 		wc.ByteLen = cqe.Bytes
 		wc.QPNum = uint32(cqe.QPID)
+		if status := cqe.Status; status != abi.SIW_WC_SUCCESS { // IB_WC_SUCCESS is 0
+			wc.Status = wcStatus[min(status, abi.SIW_NUM_WC_STATUS)]
+			failed = 1
+		}
 		// The kernel sets REM_INVAL only in CQs of kernel users today
 		// (siw_rqe_complete) and writes imm_data 0: siw has no immediate
 		// data, so there is never IB_WC_WITH_IMM.
-		if flags&abi.SIW_WQE_REM_INVAL != 0 {
+		if w&abi.SIW_WQE_REM_INVAL != 0 {
 			wc.Flags = abi.IB_WC_WITH_INVALIDATE
 			wc.ImmData = uint32(cqe.ImmData) // inval_stag, first 4 bytes of the union
 		}
-		failed |= wc.Status
 		// Hand the element back only after it has been copied, clearing
 		// the flags byte alone as rdma-core's siw_poll_cq does: opcode and
 		// status keep the values just loaded, so the ring holds the same
 		// bytes as under rdma-core.
-		mem.StoreRelease(word, w&^0xff)
-		get++
-		if get == num {
-			get = 0
+		mem.StoreRelease((*atomic.Uint32)(word), w&^0xff)
+		off += cqeSize
+		if off == end {
+			off = 0
 		}
 	}
-	q.get = get
+	q.get = uint32(off / cqeSize)
 	return n, failed != 0
 }
 

@@ -57,7 +57,7 @@ func FuzzCQ(f *testing.F) {
 			if int(status) < len(wcStatus) {
 				want.Status = wcStatus[status]
 			}
-			if int(opcode) < len(wcOpcode) {
+			if opcode < abi.SIW_NUM_OPCODES { // beyond the enum: a send
 				want.Opcode = wcOpcode[opcode]
 			}
 			if flags&abi.SIW_WQE_REM_INVAL != 0 {
