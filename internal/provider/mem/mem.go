@@ -1,7 +1,8 @@
 // Package mem is the unsafe core of the drivers' data paths: it views
 // mapped queue memory as ABI structs and indices, and reads the user
-// memory that inline sends copy. It is the only unsafe code the drivers
-// use.
+// memory that inline sends copy. Beyond it, only the hottest loops
+// (docs/architecture.md lists them) address their rings through a
+// pointer checked where the ring was mapped.
 package mem
 
 import (

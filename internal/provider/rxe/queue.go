@@ -87,7 +87,7 @@ func (q *queue) attach(dev provider.Device, buf []byte, need int) error {
 	if elem := 1 << log2; elem < need {
 		return fmt.Errorf("bad header: %d-byte slots, need %d: %w", elem, need, provider.ErrInvalid)
 	}
-	// Slot offsets are computed in 32 bits (cq's PollStatus).
+	// Slot offsets are computed in 32 bits (offset; cq's PollStatus uses 64 bits).
 	if ring := (uint64(mask) + 1) << log2; ring >= 1<<32 {
 		return fmt.Errorf("bad header: %d slots of %d bytes, 4 GiB or more: %w", uint64(mask)+1, 1<<log2, provider.ErrInvalid)
 	}

@@ -2,7 +2,6 @@ package siw
 
 import (
 	"fmt"
-	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
@@ -26,7 +25,7 @@ type recvQueue struct {
 
 // Put writes wr in the next element and publishes it (its valid flag).
 func (q *recvQueue) Put(wr *provider.RecvWR) error {
-	_, err := q.post(unsafe.Slice(wr, 1), q.maxSGE)
+	_, err := q.post(mem.One(wr), q.maxSGE)
 	return err
 }
 
