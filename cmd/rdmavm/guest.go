@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"debug/elf"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -87,6 +88,11 @@ func (c config) runGuest(cmd []string, stdout, stderr io.Writer) (int, error) {
 		err = vm.BootPair(env, arch, k, initrd, c.timeout, con)
 	} else {
 		_, err = vm.Boot(context.Background(), arch, k.Vmlinuz, initrd, c.timeout, con, false)
+		if errors.Is(err, vm.ErrKernelDied) {
+			// The emulator, not the program: nothing of it ran.
+			env.Logf("%v; booting again, once", err)
+			_, err = vm.Boot(context.Background(), arch, k.Vmlinuz, initrd, c.timeout, con, false)
+		}
 	}
 	con.flush()
 	guests := 1

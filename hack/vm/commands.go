@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -157,6 +158,11 @@ func runGuest(env *fetch.Env, o options, mode plan.Mode, fill func(*vm.Image, *b
 		console = o.console
 	}
 	status, err := vm.Boot(context.Background(), o.arch, g.kernel.Vmlinuz, g.initrd, o.timeout, console, mode == plan.ModeShell)
+	if errors.Is(err, vm.ErrKernelDied) {
+		// The emulator, not the code under test: nothing of ours ran.
+		env.Logf("%v; booting again, once", err)
+		status, err = vm.Boot(context.Background(), o.arch, g.kernel.Vmlinuz, g.initrd, o.timeout, console, false)
+	}
 	if err != nil {
 		return err
 	}
