@@ -220,7 +220,7 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 	} else if r := c.drv.sw; r != nil {
 		n, failed = r.PollStatus(driverWCs(wc))
 	} else {
-		n, failed = c.pollRing(wc)
+		n = c.drainCopy(wc)
 	}
 	c.life.Unlock()
 	if failed {
@@ -256,23 +256,6 @@ func clearFailed(wc []WC) {
 			wc[i].clearFailed()
 		}
 	}
-}
-
-// pollRing is Poll's for a CQ without drivers (one made in a test from
-// its ring alone): the type assertions drivers saves, and drainCopy for a
-// driver reached only through provider.CQ.
-func (c *CQ) pollRing(wc []WC) (int, bool) {
-	if d := driversOf(c.ring); d != (drivers{}) {
-		switch {
-		case d.mlx != nil:
-			return d.mlx.PollStatus(driverWCs(wc))
-		case d.rx != nil:
-			return d.rx.PollStatus(driverWCs(wc))
-		default:
-			return d.sw.PollStatus(driverWCs(wc))
-		}
-	}
-	return c.drainCopy(wc), false
 }
 
 // drainCopy is Poll's for a driver reached only through provider.CQ: it

@@ -20,7 +20,7 @@ func rxeCQ(t *testing.T) (*CQ, []byte) {
 
 // onRing is a CQ on a driver's ring as create leaves it: with the ring's
 // concrete driver (drivers) for Poll. A CQ made from its ring alone
-// polls too, through pollRing.
+// polls too, through the provider.CQ interface (drainCopy).
 func onRing(ring provider.CQ) *CQ {
 	return &CQ{ring: ring, drv: driversOf(ring)}
 }

@@ -10,9 +10,10 @@ import (
 
 // pollWays are the ways a CQ polls: Poll and the owner's Poll, which
 // reach the driver by its concrete type (drivers: what create and Own
-// set), and Poll on a CQ made from its ring alone (pollRing: the
-// drivers' PollStatus by a type assertion, the general way, which
-// answers the empty CQ inside the driver).
+// set), and Poll on a CQ made from its ring alone (drainCopy: the
+// driver's Poll through the provider.CQ interface, into the CQ's
+// scratch, the general way, which answers the empty CQ inside the
+// driver).
 var pollWays = []string{"locked", "owned", "ring"}
 
 // pollWay returns the poll of way on a CQ made by mk: mk's CQ, with its

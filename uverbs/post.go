@@ -466,8 +466,6 @@ func (r *recvSide) post(wrs []RecvWR) (int, error) {
 		n, err = q.Post(recvViews(wrs), len(r.sge))
 	} else if q, ok := r.rq.(*siw.RQ); ok { // siw's SRQ
 		n, err = q.Post(recvViews(wrs), len(r.sge))
-	} else if q, ok := r.rq.(*mlx5.RQ); ok {
-		n, err = q.Post(recvViews(wrs), len(r.sge))
 	} else {
 		n, err = r.postCopy(wrs)
 	}
