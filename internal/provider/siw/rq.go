@@ -25,7 +25,7 @@ type recvQueue struct {
 
 // Put writes wr in the next element and publishes it (its valid flag).
 func (q *recvQueue) Put(wr *provider.RecvWR) error {
-	_, err := q.post(mem.One(wr), q.maxSGE)
+	_, err := q.Post(mem.One(wr), q.maxSGE)
 	return err
 }
 
@@ -33,14 +33,9 @@ func (q *recvQueue) Put(wr *provider.RecvWR) error {
 // one call, which is what uverbs' PostRecv does with it (Flush has
 // nothing to do). It returns how many it put and the refusal of the next
 // one. A request of more than maxSGE SGEs is refused as one of more than
-// the queue takes (uverbs formats its own error).
+// the queue takes (uverbs formats its own error). Put is Post of one: one
+// body for both, so that the batch writes what the single requests do.
 func (q *recvQueue) Post(wrs []provider.RecvWR, maxSGE int) (int, error) {
-	return q.post(wrs, maxSGE)
-}
-
-// post is Put for each of wrs: one body for both, so that the batch
-// writes what the single requests do.
-func (q *recvQueue) post(wrs []provider.RecvWR, maxSGE int) (int, error) {
 	put, buf := q.put, q.buf
 	lim := min(maxSGE, q.maxSGE)
 	n := 0
