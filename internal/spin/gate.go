@@ -136,6 +136,20 @@ func (l *GateLock) TryLock() bool {
 	return true
 }
 
+// TryLockFree takes the lock if it is free and the gate has no owner,
+// with Lock's one CAS, and reports whether it did; then UnlockFree gives
+// it back. It is the data path's way in: the caller sends a false to its
+// own out-of-line path, which takes Lock and so waits or shuts an owned
+// gate. Lock's slow-path call, inline in the caller, made the compiler
+// keep the caller's arguments and results on the stack around it, on the
+// fast path too (docs/benchmarks-host.md, fourth pass).
+func (l *GateLock) TryLockFree() bool { return l.v.CompareAndSwap(0, lockHeld) }
+
+// UnlockFree gives back a lock taken by TryLockFree: one release store.
+// Nobody owned the gate then, and only a holder of the lock can give it
+// an owner (Own), so neither the gate nor the idle word needs a look.
+func (l *GateLock) UnlockFree() { mem.StoreRelease(&l.v, 0) }
+
 // Unlock lets the owner back in and gives the lock back.
 func (l *GateLock) Unlock() {
 	if l.shutHeld {

@@ -120,3 +120,32 @@ func ownOrSkip(t *testing.T, l *GateLock) {
 		t.Skip("no membarrier(2) here: an owner takes the lock")
 	}
 }
+
+// TestGateLockFree: TryLockFree takes only a free lock of a gate without
+// an owner, UnlockFree leaves it as Lock and Unlock would, and a lock
+// whose gate has an owner sends the caller to Lock.
+func TestGateLockFree(t *testing.T) {
+	var l GateLock
+	if !l.TryLockFree() {
+		t.Fatal("TryLockFree of a free lock failed")
+	}
+	if l.TryLockFree() || l.TryLock() {
+		t.Fatal("the lock was taken twice")
+	}
+	l.UnlockFree()
+	if got := l.v.Load(); got != 0 {
+		t.Fatalf("lock word %#x after UnlockFree, want 0", got)
+	}
+	ownOrSkip(t, &l)
+	if l.TryLockFree() {
+		t.Fatal("TryLockFree took the lock of an owned gate")
+	}
+	l.Lock()
+	if !l.shutHeld {
+		t.Fatal("Lock of an owned gate did not shut it")
+	}
+	l.Unlock()
+	if got := l.v.Load(); got != lockOwned {
+		t.Fatalf("lock word %#x after Unlock of an owned gate, want %#x", got, lockOwned)
+	}
+}

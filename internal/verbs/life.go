@@ -18,6 +18,14 @@ type Life struct {
 // Lock locks the object.
 func (l *Life) Lock() { l.mu.Lock() }
 
+// TryLockFree locks the object if the lock is free and it has no owner
+// (spin.GateLock.TryLockFree): the data path's fast way in. Give it back
+// with UnlockFree.
+func (l *Life) TryLockFree() bool { return l.mu.TryLockFree() }
+
+// UnlockFree unlocks what TryLockFree locked.
+func (l *Life) UnlockFree() { l.mu.UnlockFree() }
+
 // Unlock unlocks the object.
 func (l *Life) Unlock() { l.mu.Unlock() }
 
