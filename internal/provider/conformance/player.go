@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/purerdma/purerdma/internal/abi"
@@ -46,9 +47,57 @@ type recvBatcher interface {
 	Post(wrs []provider.RecvWR, maxSGE int) (int, error)
 }
 
+// sendBatcher is a send queue with the batch uverbs' PostSend calls
+// first: a run of plain requests and their doorbell in one call.
+type sendBatcher interface {
+	PutPlain(wrs []provider.SendWR) (int, error)
+	SetPlainOps(ops uint32)
+}
+
+// send posts ws as uverbs' PostSend does and returns how many were put:
+// on a driver with PutPlain, runs of plain requests through it and each
+// other request alone through Put, until one is refused; elsewhere Put
+// of each. Then Flush, if anything was put and not yet rung. Which
+// opcodes are plain is uverbs' choice for an RC QP that may read (all
+// the driver's straight ones) or a UD QP (none: its requests carry an
+// address); so the scripts against C cover the batch path.
+func (p *Player) send(t testing.TB, u Setup, ws []provider.SendWR) int {
+	t.Helper()
+	b, batch := p.SQ.(sendBatcher)
+	if batch {
+		ops := ^uint32(0)
+		if strings.HasSuffix(u.Provider, "-ud") {
+			ops = 0
+		}
+		b.SetPlainOps(ops)
+	}
+	n := 0
+	for n < len(ws) {
+		if batch {
+			k, err := b.PutPlain(ws[n:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n += k; n == len(ws) {
+				return n // PutPlain rang the doorbell
+			}
+		}
+		if err := p.SQ.Put(&ws[n]); err != nil {
+			break
+		}
+		n++
+	}
+	if n > 0 {
+		if err := p.SQ.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return n
+}
+
 // Run plays the script's operations, as uverbs' PostSend and PostRecv
-// drive a provider: Put each request until one fails, then Flush if any
-// was put; receives through the queue's Post where it has one. It
+// drive a provider (send; receives through the queue's Post where it has
+// one, else Put of each until one fails, then Flush if any was put). It
 // returns the transcript.
 func (p *Player) Run(t testing.TB, s *Script) []string {
 	t.Helper()
@@ -56,7 +105,7 @@ func (p *Player) Run(t testing.TB, s *Script) []string {
 		switch op.Kind {
 		case "send":
 			db := p.doorbell()
-			n := 0
+			ws := make([]provider.SendWR, len(op.Send))
 			for i := range op.Send {
 				w := op.Send[i]
 				if p.PrepSend != nil {
@@ -69,16 +118,9 @@ func (p *Player) Run(t testing.TB, s *Script) []string {
 						w.SGE[k].Addr = addr(Pattern[w.SGE[k].Addr:])
 					}
 				}
-				if err := p.SQ.Put(&w); err != nil {
-					break
-				}
-				n++
+				ws[i] = w
 			}
-			if n > 0 {
-				if err := p.SQ.Flush(); err != nil {
-					t.Fatal(err)
-				}
-			}
+			n := p.send(t, s.Setup, ws)
 			p.post("send", len(op.Send), n, p.doorbell()-db)
 		case "recv", "srecv":
 			q := p.RQ
