@@ -384,22 +384,39 @@ func (c *CQ) ReqNotify(solicitedOnly bool) error {
 	if c == nil {
 		return ErrClosed
 	}
-	c.life.Lock()
 	// mlx5 arms in shared memory, under the lock, unlike mlx5_arm_cq
-	// (docs/concurrency.md, Arming under the lock). The driver, reached
-	// by its concrete type and inlined, writes the doorbell record;
-	// ReqNotify rings the doorbell itself, so that the arm is one call
-	// deep as in C (the driver's Arm is a frame of its own: the
-	// inliner prices its assembly call above the budget). ArmUAR is nil
-	// once the CQ is closed (the driver's Close, under this lock, clears
-	// it), so the closed check is notifyLocked's, off the arm's path.
-	// No defer: the arm is a few stores, less than a deferred call, and
+	// (docs/concurrency.md, Arming under the lock). The lock's fast way
+	// in is Poll's: one CAS, a miss to notifySlow out of line. The
+	// driver, reached by its concrete type and inlined, writes the
+	// doorbell record; ReqNotify rings the doorbell itself, so that the
+	// arm is one call deep as in C (the driver's Arm is a frame of its
+	// own: the inliner prices its assembly call above the budget).
+	// drv.arm is set only for a CQ with a doorbell to ring (ArmUAR not
+	// nil), and closeRing clears it before the driver's Close clears the
+	// UAR, both under this lock: the arm needs no nil or closed check of
+	// its own; a CQ without it goes to notifyLocked, which has them. No
+	// defer: the arm is a few stores, less than a deferred call, and
 	// nothing under the lock panics.
-	r := c.drv.mlx
-	if r == nil {
-		return c.notifyLocked(solicitedOnly)
+	if !c.life.TryLockFree() {
+		return c.notifySlow(solicitedOnly)
 	}
-	if r.ArmUAR() == nil {
+	r := c.drv.arm
+	if r == nil {
+		return c.notifyLocked(solicitedOnly) // its Unlock gives back a free lock as UnlockFree does
+	}
+	mmio.FencedStore64(r.ArmUAR(), r.ArmRecord(solicitedOnly))
+	c.life.UnlockFree()
+	return nil
+}
+
+// notifySlow is ReqNotify when the lock is held or the CQ has an owner:
+// Lock waits for the holder, or shuts the owner out until Unlock.
+//
+//go:noinline
+func (c *CQ) notifySlow(solicitedOnly bool) error {
+	c.life.Lock()
+	r := c.drv.arm
+	if r == nil {
 		return c.notifyLocked(solicitedOnly)
 	}
 	mmio.FencedStore64(r.ArmUAR(), r.ArmRecord(solicitedOnly))

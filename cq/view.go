@@ -29,6 +29,7 @@ func driverWCs(wc []WC) []provider.WC {
 // stale; closeRing clears it, under the lock, when the CQ is destroyed.
 type drivers struct {
 	mlx *mlx5.CQ
+	arm *mlx5.CQ // mlx, when it has a CQ doorbell (ArmUAR) for ReqNotify to ring
 	rx  *rxe.CQ
 	sw  *siw.CQ
 }
@@ -37,7 +38,11 @@ type drivers struct {
 func driversOf(ring provider.CQ) drivers {
 	switch r := ring.(type) {
 	case *mlx5.CQ:
-		return drivers{mlx: r}
+		d := drivers{mlx: r}
+		if r.ArmUAR() != nil {
+			d.arm = r
+		}
+		return d
 	case *rxe.CQ:
 		return drivers{rx: r}
 	case *siw.CQ:
