@@ -3,6 +3,7 @@ package cq
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/conformance"
@@ -18,7 +19,7 @@ import (
 // word libmlx5's mlx5_arm_cq writes, big-endian, then the harness's CQ
 // number 0x3c. (The doorbell record's word is the doorbell's first half:
 // ArmRecord writes both from one value, and the driver's TestArm checks
-// the record.)
+// the record.) ReqNotify rings the same on its slow way (armWays).
 func TestReqNotifyFastMLX5(t *testing.T) {
 	setup := conformance.Setup{Provider: "mlx5", SQ: 16, RQ: 16, CQ: 16, MaxSendSGE: 1, MaxRecvSGE: 1}
 	cases := []struct {
@@ -36,12 +37,11 @@ func TestReqNotifyFastMLX5(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var got [2][]byte
-			for i, fast := range []bool{true, false} {
+			for _, way := range armWays {
 				h := conformance.NewMLX5Host(t, setup)
 				c := mlx5CQ(h.CQ)
-				if c.drv.mlx == nil {
-					t.Fatal("setRing left mlx nil: ReqNotify would not take the mlx5 arm's path")
+				if c.drv.arm == nil {
+					t.Fatal("setRing left arm nil: ReqNotify would not take the mlx5 arm's path")
 				}
 				h.FillRQ()
 				h.Fill(uint32(tc.polled))
@@ -53,22 +53,68 @@ func TestReqNotifyFastMLX5(t *testing.T) {
 				for range tc.events {
 					h.CQ.(provider.EventCounter).Event()
 				}
-				if fast {
-					if err := c.ReqNotify(tc.solicited); err != nil {
-						t.Fatal(err)
+				if way == "driver" {
+					if !h.CQ.Arm(tc.solicited) {
+						t.Fatal("the driver's Arm did not arm")
 					}
-				} else if !h.CQ.Arm(tc.solicited) {
-					t.Fatal("the driver's Arm did not arm")
+				} else if err := armWay(t, way, c)(tc.solicited); err != nil {
+					t.Fatalf("%s: %v", way, err)
 				}
-				got[i] = bytes.Clone(h.CQ.(*mlx5.CQ).ArmUAR()[:])
-			}
-			if !bytes.Equal(got[0], tc.want) {
-				t.Errorf("ReqNotify rang % x, want % x", got[0], tc.want)
-			}
-			if !bytes.Equal(got[1], tc.want) {
-				t.Errorf("the driver's Arm rang % x, want % x", got[1], tc.want)
+				if got := h.CQ.(*mlx5.CQ).ArmUAR()[:]; !bytes.Equal(got, tc.want) {
+					t.Errorf("%s rang % x, want % x", way, got, tc.want)
+				}
 			}
 		})
+	}
+}
+
+// armWays are the ways an mlx5 CQ arms: ReqNotify's fast way (one CAS),
+// its slow way (notifySlow) while another goroutine holds the lock and
+// on an owned CQ, and the driver's own Arm.
+var armWays = []string{"fast", "contended", "owned", "driver"}
+
+// armWay returns ReqNotify on c the way way arms, which checks that the
+// arm gave the lock back.
+func armWay(t *testing.T, way string, c *CQ) func(bool) error {
+	t.Helper()
+	arm := c.ReqNotify
+	switch way {
+	case "contended":
+		arm = func(solicited bool) error {
+			held, done := make(chan struct{}), make(chan struct{})
+			go func() {
+				c.life.Lock()
+				close(held)
+				time.Sleep(100 * time.Microsecond) // ReqNotify finds the lock held
+				c.life.Unlock()
+				close(done)
+			}()
+			<-held
+			err := c.ReqNotify(solicited)
+			<-done
+			return err
+		}
+	case "owned":
+		p, err := c.Own()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(p.Release)
+	}
+	return func(solicited bool) error {
+		err := arm(solicited)
+		released := false
+		if way == "owned" {
+			if released = c.life.Enter(); released {
+				c.life.Leave()
+			}
+		} else if released = c.life.TryLockFree(); released {
+			c.life.UnlockFree()
+		}
+		if !released {
+			t.Fatalf("%s: ReqNotify kept the CQ's lock", way)
+		}
+		return err
 	}
 }
 

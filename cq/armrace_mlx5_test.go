@@ -48,7 +48,7 @@ func TestReqNotifyRacesCloseMLX5(t *testing.T) {
 		// unmaps the UARs.
 		h.Queues.SQ.Close()
 		h.Queues.RQ.Close()
-		c.life.Release(func() { c.ring.Close() })
+		c.life.Release(c.closeRing)
 		if err := h.Ctx.Close(); err != nil {
 			t.Fatal(err)
 		}

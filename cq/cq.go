@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"syscall"
+	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
@@ -188,30 +189,36 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 	if c == nil {
 		return 0, ErrClosed
 	}
-	// No defer: a busy-wait calls Poll on an empty CQ in a loop, and
-	// nothing between Lock and Unlock can panic.
-	c.life.Lock()
-	if c.life.Gone() {
-		c.life.Unlock()
-		return 0, ErrClosed
+	// The fast way in is one CAS, and a held lock or an owned CQ goes to
+	// pollSlow, out of line: a call inline here, even one not taken,
+	// makes the compiler keep c and wc on the stack from the start. A
+	// destroyed CQ has no driver by type (closeRing), so that its closed
+	// check is pollOther's, off the drivers' way. No defer: a busy-wait
+	// calls Poll on an empty CQ in a loop, and nothing between the lock
+	// and the unlock can panic.
+	if !c.life.TryLockFree() {
+		return c.pollSlow(wc)
 	}
 	// The drivers of this module write the completions into wc
 	// themselves, reached by their concrete types (drivers). A failed
 	// completion's undefined fields are cleared afterwards, when the
 	// driver reports one (PollStatus): that is rare, and it keeps the
-	// drivers' output what the conformance tests compare with C.
-	// Poller.Poll has the same lines: a shared function would cost a
+	// drivers' output what the conformance tests compare with C. Only c
+	// and wc's array live across the driver's call (clearFailedN needs
+	// no length: the driver's n is within wc). Poller.Poll and
+	// pollLocked have the same lines: a shared function would cost a
 	// call, a tenth of an empty poll. mlx5's empty CQ is answered inline
 	// (Empty), without a call: its PollStatus makes calls, so its
 	// prologue and frame would cost more than the test; rxe's and siw's
 	// PollStatus have neither on the empty path, which they answer
 	// first, and the test inline would cost as much again on every poll
 	// that finds completions.
+	p := unsafe.SliceData(wc)
 	var n int
 	var failed bool
 	if r := c.drv.mlx; r != nil {
 		if r.Empty() {
-			c.life.Unlock()
+			c.life.UnlockFree()
 			return 0, nil
 		}
 		n, failed = r.PollFound(driverWCs(wc))
@@ -220,8 +227,38 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 	} else if r := c.drv.sw; r != nil {
 		n, failed = r.PollStatus(driverWCs(wc))
 	} else {
-		n = c.drainCopy(wc)
+		n, err := c.pollOther(wc)
+		c.life.UnlockFree()
+		return n, err
 	}
+	c.life.UnlockFree()
+	if failed {
+		clearFailedN(p, n)
+	}
+	return n, nil
+}
+
+// pollOther is Poll, under the lock, for a CQ without a driver by type:
+// a destroyed one, or one whose driver is reached through provider.CQ
+// only.
+func (c *CQ) pollOther(wc []WC) (int, error) {
+	if c.life.Gone() {
+		return 0, ErrClosed
+	}
+	return c.drainCopy(wc), nil
+}
+
+// pollSlow is Poll when the lock is held or the CQ has an owner: Lock
+// waits for the holder, or shuts the owner out until Unlock.
+//
+//go:noinline
+func (c *CQ) pollSlow(wc []WC) (int, error) {
+	c.life.Lock()
+	if c.life.Gone() {
+		c.life.Unlock()
+		return 0, ErrClosed
+	}
+	n, failed := c.pollLocked(wc)
 	c.life.Unlock()
 	if failed {
 		clearFailed(wc[:n])
@@ -229,9 +266,24 @@ func (c *CQ) Poll(wc []WC) (int, error) {
 	return n, nil
 }
 
+// pollLocked is Poll's dispatch for pollSlow, under the lock.
+func (c *CQ) pollLocked(wc []WC) (n int, failed bool) {
+	if r := c.drv.mlx; r != nil {
+		if r.Empty() {
+			return 0, false
+		}
+		return r.PollFound(driverWCs(wc))
+	} else if r := c.drv.rx; r != nil {
+		return r.PollStatus(driverWCs(wc))
+	} else if r := c.drv.sw; r != nil {
+		return r.PollStatus(driverWCs(wc))
+	}
+	return c.drainCopy(wc), false
+}
+
 // lockLive takes the CQ's lock for a call that changes it, or returns
-// ErrClosed, without the lock, for a nil or destroyed CQ. (Poll does the
-// same inline: it is the hot path.)
+// ErrClosed, without the lock, for a nil or destroyed CQ. (pollSlow does
+// the same inline; Poll's fast way finds a destroyed CQ without a driver.)
 func (c *CQ) lockLive() error {
 	if c == nil {
 		return ErrClosed
@@ -247,6 +299,15 @@ func (c *CQ) lockLive() error {
 // pollBatch is how many completions drainCopy takes from the provider in one
 // call: the provider hands their slots back to the kernel once per call.
 const pollBatch = 16
+
+// clearFailedN is clearFailed of the n completions at p, the array of
+// the slice the driver polled into, which it filled up to n: the fast
+// paths keep the array alone across the driver's call, not its length.
+//
+//go:noinline
+func clearFailedN(p *WC, n int) {
+	clearFailed(unsafe.Slice(p, n))
+}
 
 // clearFailed clears what the failed completions among wc leave
 // undefined, out of line: it is the rare case.
@@ -323,22 +384,39 @@ func (c *CQ) ReqNotify(solicitedOnly bool) error {
 	if c == nil {
 		return ErrClosed
 	}
-	c.life.Lock()
 	// mlx5 arms in shared memory, under the lock, unlike mlx5_arm_cq
-	// (docs/concurrency.md, Arming under the lock). The driver, reached
-	// by its concrete type and inlined, writes the doorbell record;
-	// ReqNotify rings the doorbell itself, so that the arm is one call
-	// deep as in C (the driver's Arm is a frame of its own: the
-	// inliner prices its assembly call above the budget). ArmUAR is nil
-	// once the CQ is closed (the driver's Close, under this lock, clears
-	// it), so the closed check is notifyLocked's, off the arm's path.
-	// No defer: the arm is a few stores, less than a deferred call, and
+	// (docs/concurrency.md, Arming under the lock). The lock's fast way
+	// in is Poll's: one CAS, a miss to notifySlow out of line. The
+	// driver, reached by its concrete type and inlined, writes the
+	// doorbell record; ReqNotify rings the doorbell itself, so that the
+	// arm is one call deep as in C (the driver's Arm is a frame of its
+	// own: the inliner prices its assembly call above the budget).
+	// drv.arm is set only for a CQ with a doorbell to ring (ArmUAR not
+	// nil), and closeRing clears it before the driver's Close clears the
+	// UAR, both under this lock: the arm needs no nil or closed check of
+	// its own; a CQ without it goes to notifyLocked, which has them. No
+	// defer: the arm is a few stores, less than a deferred call, and
 	// nothing under the lock panics.
-	r := c.drv.mlx
-	if r == nil {
-		return c.notifyLocked(solicitedOnly)
+	if !c.life.TryLockFree() {
+		return c.notifySlow(solicitedOnly)
 	}
-	if r.ArmUAR() == nil {
+	r := c.drv.arm
+	if r == nil {
+		return c.notifyLocked(solicitedOnly) // its Unlock gives back a free lock as UnlockFree does
+	}
+	mmio.FencedStore64(r.ArmUAR(), r.ArmRecord(solicitedOnly))
+	c.life.UnlockFree()
+	return nil
+}
+
+// notifySlow is ReqNotify when the lock is held or the CQ has an owner:
+// Lock waits for the holder, or shuts the owner out until Unlock.
+//
+//go:noinline
+func (c *CQ) notifySlow(solicitedOnly bool) error {
+	c.life.Lock()
+	r := c.drv.arm
+	if r == nil {
 		return c.notifyLocked(solicitedOnly)
 	}
 	mmio.FencedStore64(r.ArmUAR(), r.ArmRecord(solicitedOnly))
@@ -402,10 +480,19 @@ func (c *CQ) Close() error {
 
 func (c *CQ) release() {
 	c.core.Remove(c.id)
-	if c.ring != nil {
-		c.ring.Close()
-	}
+	c.closeRing()
 	if c.ch != nil {
 		c.ch.detach()
+	}
+}
+
+// closeRing closes the driver's CQ, under the lock, with the CQ marked
+// gone. It forgets the driver by type first: Poll, finding none, goes to
+// pollOther, which says the CQ is closed, so that the drivers' way has no
+// closed check of its own.
+func (c *CQ) closeRing() {
+	c.drv = drivers{}
+	if c.ring != nil {
+		c.ring.Close()
 	}
 }

@@ -1,7 +1,10 @@
 package cq
 
 import (
+	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -13,29 +16,64 @@ import (
 // set), and Poll on a CQ made from its ring alone (drainCopy: the
 // driver's Poll through the provider.CQ interface, into the CQ's
 // scratch, the general way, which answers the empty CQ inside the
-// driver).
-var pollWays = []string{"locked", "owned", "ring"}
+// driver). Poll's way in is one CAS on a free lock; the two slow ways
+// make it miss: "contended" polls while another goroutine holds the lock
+// (Poll waits in pollSlow until it lets go), "owned-locked" polls an
+// owned CQ through CQ.Poll (pollSlow's Lock shuts the owner out).
+var pollWays = []string{"locked", "owned", "ring", "contended", "owned-locked"}
 
 // pollWay returns the poll of way on a CQ made by mk: mk's CQ, with its
-// drivers, or without them.
+// drivers, or without them. Each poll checks that it gave the lock (or
+// the owner's gate) back: a poll that kept it would hang the next one.
 func pollWay(t *testing.T, way string, c *CQ) func([]WC) (int, error) {
 	t.Helper()
+	poll := c.Poll
 	switch way {
-	case "owned":
+	case "owned", "owned-locked":
 		p, err := c.Own()
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(p.Release)
-		return p.Poll
+		if way == "owned" {
+			poll = p.Poll
+		}
 	case "ring":
 		c.drv = drivers{}
-		return c.Poll
+	case "contended":
+		poll = func(wc []WC) (int, error) {
+			held, done := make(chan struct{}), make(chan struct{})
+			go func() {
+				c.life.Lock()
+				close(held)
+				time.Sleep(100 * time.Microsecond) // Poll finds the lock held
+				c.life.Unlock()
+				close(done)
+			}()
+			<-held
+			n, err := c.Poll(wc)
+			<-done
+			return n, err
+		}
 	}
-	if c.drv == (drivers{}) {
+	if way != "ring" && c.drv == (drivers{}) {
 		t.Fatal("the CQ has no drivers")
 	}
-	return c.Poll
+	return func(wc []WC) (int, error) {
+		n, err := poll(wc)
+		released := false
+		if strings.HasPrefix(way, "owned") {
+			if released = c.life.Enter(); released {
+				c.life.Leave()
+			}
+		} else if released = c.life.TryLockFree(); released {
+			c.life.UnlockFree()
+		}
+		if !released {
+			t.Fatalf("%s: Poll kept the CQ's lock", way)
+		}
+		return n, err
+	}
 }
 
 // TestPollWaysAgree polls the same completions, on rxe and siw rings
@@ -112,6 +150,53 @@ func TestPollWaysAgreeMLX5(t *testing.T) {
 						t.Fatalf("poll %d: completion %+v", round, w)
 					}
 				}
+			}
+		})
+	}
+}
+
+// TestPollClosed closes a CQ with completions in its ring, as Close does
+// under the lock (closeRing), then polls it every way: a closed CQ has no
+// driver by type, and Poll's fast way, which has no closed check of its
+// own, must send it to pollOther, which returns ErrClosed, without a look
+// at the ring. The poll of a Poller taken before the close, and ReqNotify,
+// say the same.
+func TestPollClosed(t *testing.T) {
+	cqs := []struct {
+		name string
+		mk   func(*testing.T) *CQ
+	}{
+		{"rxe", func(t *testing.T) *CQ { r := newIterRxe(t); putSome(r, 3); return r.c }},
+		{"siw", func(t *testing.T) *CQ { r := newIterSiw(t); putSome(r, 3); return r.c }},
+		{"mlx5", func(t *testing.T) *CQ {
+			h := conformance.NewMLX5Host(t, conformance.MLX5BenchSetup)
+			h.FillRQ()
+			h.Fill(3)
+			return onRing(h.CQ)
+		}},
+	}
+	for _, tc := range cqs {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.mk(t)
+			p, err := c.Own()
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.life.Release(c.closeRing)
+			polls := map[string]func([]WC) (int, error){"CQ.Poll": c.Poll, "Poller.Poll": p.Poll}
+			for name, poll := range polls {
+				wc := make([]WC, 4)
+				if n, err := poll(wc); n != 0 || !errors.Is(err, ErrClosed) {
+					t.Errorf("%s after Close = %d, %v; want 0, ErrClosed", name, n, err)
+				}
+			}
+			if err := c.ReqNotify(false); !errors.Is(err, ErrClosed) {
+				t.Errorf("ReqNotify after Close: %v", err)
+			}
+			if c.life.TryLockFree() {
+				c.life.UnlockFree()
+			} else {
+				t.Error("a poll of the closed CQ kept its lock")
 			}
 		})
 	}

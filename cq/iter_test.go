@@ -225,7 +225,7 @@ func TestCompletionsReentrant(t *testing.T) {
 					}
 				}
 				if wc.ID == 102 {
-					r.c.life.Release(func() { r.c.ring.Close() }) // what Close does, without a device
+					r.c.life.Release(r.c.closeRing) // what Close does, without a device
 				}
 			}
 			if diff := cmp.Diff([]uint64{100, 102}, ids); diff != "" {

@@ -2,6 +2,7 @@ package cq
 
 import (
 	"fmt"
+	"unsafe"
 )
 
 // Poller is a CQ's polling owned by one goroutine: its Poll takes no lock,
@@ -45,7 +46,9 @@ func (p *Poller) Poll(wc []WC) (int, error) {
 		return c.Poll(wc)
 	}
 	// Poll's dispatch (drivers), written out here too: a call would
-	// cost more than the lock this path saves.
+	// cost more than the lock this path saves. As in Poll, only c and
+	// wc's array live across the driver's call.
+	wp := unsafe.SliceData(wc)
 	var n int
 	var failed bool
 	if r := p.drv.mlx; r != nil {
@@ -63,7 +66,7 @@ func (p *Poller) Poll(wc []WC) (int, error) {
 	}
 	c.life.Leave()
 	if failed {
-		clearFailed(wc[:n])
+		clearFailedN(wp, n)
 	}
 	return n, nil
 }

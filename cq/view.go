@@ -11,8 +11,8 @@ import (
 
 // driverWCs is wc as the drivers' completions: WC and provider.WC have
 // one layout, field for field (TestWCLayout), so a driver's Poll writes
-// into the caller's slice with no copy between them. This is package cq's
-// only unsafe code. The slice header is reinterpreted, not rebuilt:
+// into the caller's slice with no copy between them. (Package cq's other
+// unsafe code is clearFailedN's.) The slice header is reinterpreted, not rebuilt:
 // unsafe.Slice would check the length's product for overflow on every
 // poll (eight instructions), which a valid slice cannot have.
 func driverWCs(wc []WC) []provider.WC {
@@ -26,9 +26,10 @@ func driverWCs(wc []WC) []provider.WC {
 // the caller put it (an interface call would make it escape to the heap,
 // and the caller's array with it). A CQ's ring is set once, when it is
 // created (Resize changes the driver in place), so drivers never goes
-// stale.
+// stale; closeRing clears it, under the lock, when the CQ is destroyed.
 type drivers struct {
 	mlx *mlx5.CQ
+	arm *mlx5.CQ // mlx, when it has a CQ doorbell (ArmUAR) for ReqNotify to ring
 	rx  *rxe.CQ
 	sw  *siw.CQ
 }
@@ -37,7 +38,11 @@ type drivers struct {
 func driversOf(ring provider.CQ) drivers {
 	switch r := ring.(type) {
 	case *mlx5.CQ:
-		return drivers{mlx: r}
+		d := drivers{mlx: r}
+		if r.ArmUAR() != nil {
+			d.arm = r
+		}
+		return d
 	case *rxe.CQ:
 		return drivers{rx: r}
 	case *siw.CQ:
