@@ -10,30 +10,21 @@ import (
 
 // Life is what every kernel object shares: a lock that its operations and
 // its destruction take, and whether it is gone.
+//
+// The lock is embedded, not a field behind wrappers: its data path
+// methods (Lock, Unlock, TryLockFree, UnlockFree, Enter, Leave) are
+// promoted, and each wrapper level left an inline mark, an instruction
+// per call, on every poll and arm.
 type Life struct {
-	mu     spin.GateLock // one locked instruction on the data path (package spin), none for an owner
-	closed bool
+	spin.GateLock // one locked instruction on the data path (package spin), none for an owner
+	closed        bool
 }
-
-// Lock locks the object.
-func (l *Life) Lock() { l.mu.Lock() }
-
-// TryLockFree locks the object if the lock is free and it has no owner
-// (spin.GateLock.TryLockFree): the data path's fast way in. Give it back
-// with UnlockFree.
-func (l *Life) TryLockFree() bool { return l.mu.TryLockFree() }
-
-// UnlockFree unlocks what TryLockFree locked.
-func (l *Life) UnlockFree() { l.mu.UnlockFree() }
-
-// Unlock unlocks the object.
-func (l *Life) Unlock() { l.mu.Unlock() }
 
 // Err returns ErrClosed if the object was destroyed, so that a method can
 // report a closed object before it looks at its arguments.
 func (l *Life) Err() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.GateLock.Lock()
+	defer l.GateLock.Unlock()
 	if l.closed {
 		return ErrClosed
 	}
@@ -45,32 +36,24 @@ func (l *Life) Err() error {
 // it. Where the gate cannot open (no membarrier, spin.Gate), the owner
 // always takes the lock: it stays correct, only slower.
 func (l *Life) Own() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.GateLock.Lock()
+	defer l.GateLock.Unlock()
 	switch {
 	case l.closed:
 		return ErrClosed
-	case l.mu.Owned():
+	case l.GateLock.Owned():
 		return fmt.Errorf("it has an owner already: %w", ErrBusy)
 	}
-	l.mu.Own()
+	l.GateLock.Own()
 	return nil
 }
 
 // Disown takes the data path back from its owner.
 func (l *Life) Disown() {
-	l.mu.Lock()
-	l.mu.Disown()
-	l.mu.Unlock()
+	l.GateLock.Lock()
+	l.GateLock.Disown()
+	l.GateLock.Unlock()
 }
-
-// Enter lets the owner into the data path without the lock, or reports
-// false: then it takes the lock (the object is changing, gone or
-// disowned).
-func (l *Life) Enter() bool { return l.mu.Enter() }
-
-// Leave lets the owner out.
-func (l *Life) Leave() { l.mu.Leave() }
 
 // Gone reports whether the object was destroyed. Hold the lock.
 func (l *Life) Gone() bool { return l.closed }
@@ -89,8 +72,8 @@ func (l *Life) Run(ctx *Context, m *ucmd.Method) error {
 
 // live runs f under the lock unless the object is gone.
 func (l *Life) live(f func() error) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.GateLock.Lock()
+	defer l.GateLock.Unlock()
 	if l.closed {
 		return ErrClosed
 	}
@@ -102,8 +85,8 @@ func (l *Life) live(f func() error) error {
 // with it and only release runs. If the kernel refuses (EBUSY becomes
 // ErrBusy), the object stays alive and usable.
 func (l *Life) Destroy(ctx *Context, what string, cmd *ucmd.Cmd, release func()) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.GateLock.Lock()
+	defer l.GateLock.Unlock()
 	if l.closed {
 		return nil
 	}
@@ -113,7 +96,7 @@ func (l *Life) Destroy(ctx *Context, what string, cmd *ucmd.Cmd, release func())
 		}
 	}
 	l.closed = true
-	l.mu.Disown()
+	l.GateLock.Disown()
 	if release != nil {
 		release()
 	}
@@ -123,13 +106,13 @@ func (l *Life) Destroy(ctx *Context, what string, cmd *ucmd.Cmd, release func())
 // Release marks the object gone and runs release, once; a closing context
 // calls it for the objects it destroys.
 func (l *Life) Release(release func()) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.GateLock.Lock()
+	defer l.GateLock.Unlock()
 	if l.closed {
 		return
 	}
 	l.closed = true
-	l.mu.Disown()
+	l.GateLock.Disown()
 	if release != nil {
 		release()
 	}
