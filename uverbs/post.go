@@ -21,13 +21,21 @@ func (qp *QP) PostSend(wrs []SendWR) (int, error) {
 	if qp == nil {
 		return 0, ErrClosed
 	}
-	// No defer: it costs more than the rest of a one-request post's
-	// locking, and nothing under the lock panics.
-	qp.sendMu.Lock()
+	// The lock free and no owner: one CAS. Anything else (the lock
+	// held, an owner's gate to shut) goes out of line, so that no call
+	// but the driver's is on this path: around a call, the compiler
+	// keeps on the stack what lives across it (Go has no callee-saved
+	// registers), and Lock's miss made it spill the arguments here.
+	if !qp.sendMu.TryLockFree() {
+		return qp.postSendSlow(wrs)
+	}
 	if qp.closed.Load() {
-		qp.sendMu.Unlock()
+		qp.sendMu.UnlockFree()
 		return 0, ErrClosed
 	}
+	// No defer: it costs more than the rest of a one-request post's
+	// locking, and nothing under the lock panics.
+	//
 	// The drivers of this module read the caller's requests themselves
 	// (provider.SendWR has SendWR's layout), called by their concrete
 	// types, found once per call: an interface call would make the
@@ -40,6 +48,38 @@ func (qp *QP) PostSend(wrs []SendWR) (int, error) {
 	var n int
 	var err error
 	if sq, ok := qp.sq.(*mlx5.SQ); ok {
+		if n, err = sq.PutPlain(sendViews(wrs)); n != len(wrs) || err != nil {
+			n, err = qp.postRest(wrs, n, err)
+		}
+	} else if sq, ok := qp.sq.(*rxe.SQ); ok {
+		if n, err = sq.PutPlain(sendViews(wrs)); n != len(wrs) || err != nil {
+			n, err = qp.postRest(wrs, n, err)
+		}
+	} else if sq, ok := qp.sq.(*siw.SQ); ok {
+		if n, err = sq.PutPlain(sendViews(wrs)); n != len(wrs) || err != nil {
+			n, err = qp.postRest(wrs, n, err)
+		}
+	} else if len(wrs) != 0 {
+		n, err = qp.postRest(wrs, 0, nil)
+	}
+	qp.sendMu.UnlockFree()
+	return n, err
+}
+
+// postSendSlow is PostSend when the lock is held or the send side has an
+// owner (its gate is shut by Lock): it waits, then posts as PostSend
+// does, with the same lines, so that both put the same bytes.
+//
+//go:noinline
+func (qp *QP) postSendSlow(wrs []SendWR) (int, error) {
+	qp.sendMu.Lock()
+	defer qp.sendMu.Unlock()
+	if qp.closed.Load() {
+		return 0, ErrClosed
+	}
+	var n int
+	var err error
+	if sq, ok := qp.sq.(*mlx5.SQ); ok {
 		n, err = sq.PutPlain(sendViews(wrs))
 	} else if sq, ok := qp.sq.(*rxe.SQ); ok {
 		n, err = sq.PutPlain(sendViews(wrs))
@@ -49,7 +89,6 @@ func (qp *QP) PostSend(wrs []SendWR) (int, error) {
 	if n != len(wrs) || err != nil {
 		n, err = qp.postRest(wrs, n, err)
 	}
-	qp.sendMu.Unlock()
 	return n, err
 }
 
