@@ -89,14 +89,19 @@ func (s *SendQueue) Post(wrs []SendWR) (int, error) {
 	var n int
 	var err error
 	if sq, ok := qp.sq.(*mlx5.SQ); ok {
-		n, err = sq.PutPlain(sendViews(wrs))
+		if n, err = sq.PutPlain(sendViews(wrs)); n != len(wrs) || err != nil {
+			n, err = qp.postRest(wrs, n, err)
+		}
 	} else if sq, ok := qp.sq.(*rxe.SQ); ok {
-		n, err = sq.PutPlain(sendViews(wrs))
+		if n, err = sq.PutPlain(sendViews(wrs)); n != len(wrs) || err != nil {
+			n, err = qp.postRest(wrs, n, err)
+		}
 	} else if sq, ok := qp.sq.(*siw.SQ); ok {
-		n, err = sq.PutPlain(sendViews(wrs))
-	}
-	if n != len(wrs) || err != nil {
-		n, err = qp.postRest(wrs, n, err)
+		if n, err = sq.PutPlain(sendViews(wrs)); n != len(wrs) || err != nil {
+			n, err = qp.postRest(wrs, n, err)
+		}
+	} else if len(wrs) != 0 {
+		n, err = qp.postRest(wrs, 0, nil)
 	}
 	qp.sendMu.Leave()
 	return n, err

@@ -367,26 +367,60 @@ func putErr(err error, queue string, size int) error {
 // PostRecv posts receive work requests in order (ibv_post_recv), with the
 // same partial-success rule as PostSend. A QP with an SRQ takes its
 // receive work from the SRQ instead. It does not allocate.
+//
+// It calls the driver itself, by its concrete type, rather than through
+// recvSide.post: one call level less, each level a prologue and the
+// spills around its calls (Go has no callee-saved registers); for the
+// same reason it is not a wrapper of the locked body. The driver's batch
+// takes the caller's requests (provider.RecvWR has RecvWR's layout),
+// puts and publishes them, checking uverbs' SGE limit with its own;
+// recvSide.err tells the two refusals apart. The tests are compares with
+// the drivers' itabs (a type switch went through the type's hash). As in
+// PostSend, the lock is one CAS, anything else out of line
+// (postRecvSlow), and each driver's branch looks at its own result, so
+// that little lives across the driver's call.
 func (qp *QP) PostRecv(wrs []RecvWR) (int, error) {
 	if qp == nil {
 		return 0, ErrClosed
 	}
-	return qp.postRecv(wrs)
-}
-
-// postRecv is PostRecv under the receive lock. It calls the driver
-// itself, by its concrete type, rather than through
-// recvSide.post: one call level less, each level a prologue and the
-// spills around its calls (Go has no callee-saved registers). The
-// driver's batch takes the caller's requests (provider.RecvWR has
-// RecvWR's layout), puts and publishes them, checking uverbs' SGE limit
-// with its own; recvSide.err tells the two refusals apart. The tests are
-// compares with the drivers' itabs (a type switch went through the
-// type's hash).
-func (qp *QP) postRecv(wrs []RecvWR) (int, error) {
-	qp.recvMu.Lock()
+	if !qp.recvMu.TryLockFree() {
+		return qp.postRecvSlow(wrs)
+	}
 	// recvReady, with its test of a receive queue left to the last
 	// branch below: a nil one is none of the drivers'.
+	if qp.closed.Load() || QPState(qp.state.Load()) == QPSReset {
+		return qp.recvRefusedUnlock(wrs, false)
+	}
+	var n int
+	var err error
+	if q, ok := qp.recv.rq.(*mlx5.RQ); ok {
+		if n, err = q.Post(recvViews(wrs), len(qp.recv.sge)); err != nil {
+			err = qp.recv.err(wrs, n, err)
+		}
+	} else if q, ok := qp.recv.rq.(*rxe.RQ); ok {
+		if n, err = q.Post(recvViews(wrs), len(qp.recv.sge)); err != nil {
+			err = qp.recv.err(wrs, n, err)
+		}
+	} else if q, ok := qp.recv.rq.(*siw.RQ); ok {
+		if n, err = q.Post(recvViews(wrs), len(qp.recv.sge)); err != nil {
+			err = qp.recv.err(wrs, n, err)
+		}
+	} else if qp.recv.rq == nil {
+		return qp.recvRefusedUnlock(wrs, false)
+	} else if n, err = qp.recv.postCopy(wrs); err != nil {
+		err = qp.recv.err(wrs, n, err)
+	}
+	qp.recvMu.UnlockFree()
+	return n, err
+}
+
+// postRecvSlow is PostRecv when the lock is held or the receive side has
+// an owner (its gate is shut by Lock): it waits, then posts as PostRecv
+// does, with the same lines, so that both put the same bytes.
+//
+//go:noinline
+func (qp *QP) postRecvSlow(wrs []RecvWR) (int, error) {
+	qp.recvMu.Lock()
 	if qp.closed.Load() || QPState(qp.state.Load()) == QPSReset {
 		return qp.recvRefusedUnlock(wrs, false)
 	}
@@ -411,8 +445,8 @@ func (qp *QP) postRecv(wrs []RecvWR) (int, error) {
 	return n, err
 }
 
-// postRecvOwned is postRecv for the receive side's owner, inside the
-// lock's gate (RecvQueue.Post). A copy rather than a flag for postRecv:
+// postRecvOwned is PostRecv for the receive side's owner, inside the
+// lock's gate (RecvQueue.Post). A copy rather than a flag for PostRecv:
 // the flag cost each post about ten instructions (its spill, its tests,
 // and the registers the compiler gave it). TestPostRecvErrors runs both.
 func (qp *QP) postRecvOwned(wrs []RecvWR) (int, error) {
@@ -426,28 +460,30 @@ func (qp *QP) postRecvOwned(wrs []RecvWR) (int, error) {
 	if qp.closed.Load() || QPState(qp.state.Load()) == QPSReset {
 		return qp.recvRefusedUnlock(wrs, true)
 	}
-	r := &qp.recv
 	var n int
 	var err error
-	if q, ok := r.rq.(*mlx5.RQ); ok {
-		n, err = q.Post(recvViews(wrs), len(r.sge))
-	} else if q, ok := r.rq.(*rxe.RQ); ok {
-		n, err = q.Post(recvViews(wrs), len(r.sge))
-	} else if q, ok := r.rq.(*siw.RQ); ok {
-		n, err = q.Post(recvViews(wrs), len(r.sge))
-	} else if r.rq == nil {
+	if q, ok := qp.recv.rq.(*mlx5.RQ); ok {
+		if n, err = q.Post(recvViews(wrs), len(qp.recv.sge)); err != nil {
+			err = qp.recv.err(wrs, n, err)
+		}
+	} else if q, ok := qp.recv.rq.(*rxe.RQ); ok {
+		if n, err = q.Post(recvViews(wrs), len(qp.recv.sge)); err != nil {
+			err = qp.recv.err(wrs, n, err)
+		}
+	} else if q, ok := qp.recv.rq.(*siw.RQ); ok {
+		if n, err = q.Post(recvViews(wrs), len(qp.recv.sge)); err != nil {
+			err = qp.recv.err(wrs, n, err)
+		}
+	} else if qp.recv.rq == nil {
 		return qp.recvRefusedUnlock(wrs, true)
-	} else {
-		n, err = r.postCopy(wrs)
-	}
-	if err != nil {
-		err = r.err(wrs, n, err)
+	} else if n, err = qp.recv.postCopy(wrs); err != nil {
+		err = qp.recv.err(wrs, n, err)
 	}
 	qp.recvMu.Leave()
 	return n, err
 }
 
-// recvRefusedUnlock is postRecv's and postRecvOwned's refusal of a QP
+// recvRefusedUnlock is PostRecv's and postRecvOwned's refusal of a QP
 // that takes no receive work now: it undoes the Lock or Enter, and says
 // why (the owner through the locked way). Out of line: the data path does not refuse.
 //
@@ -485,7 +521,7 @@ type recvSide struct {
 	size int
 }
 
-// post puts wrs on the queue and publishes what it put, as postRecv
+// post puts wrs on the queue and publishes what it put, as PostRecv
 // does: an SRQ's post (mlx5's SRQ is a type of its own, rxe's and siw's
 // are their receive queues). The drivers of this module take the caller's
 // requests themselves (provider.RecvWR has RecvWR's layout) in one call
@@ -514,7 +550,7 @@ func (r *recvSide) post(wrs []RecvWR) (int, error) {
 	return n, err
 }
 
-// postCopy is post and postRecv for a driver outside this module: Put of
+// postCopy is post and PostRecv for a driver outside this module: Put of
 // a copy of each request, then Flush. Out of line: the drivers of this
 // module do not need its frame.
 //
@@ -551,7 +587,7 @@ func (e *flushErr) Error() string { return errors.Join(e.put, e.flush).Error() }
 // recvSide.err says how many.
 var errRecvSGEs = errors.New("uverbs: too many SGEs")
 
-// err is post's and postRecv's error: the refusal of request n, the
+// err is post's and PostRecv's error: the refusal of request n, the
 // queue's failure to publish the ones before it (postCopy's flushErr),
 // or both. Out of line: the data path does not format.
 //
