@@ -38,24 +38,24 @@ func (qp *QP) PostSend(wrs []SendWR) (int, error) {
 	//
 	// The drivers of this module read the caller's requests themselves
 	// (provider.SendWR has SendWR's layout), called by their concrete
-	// types, found once per call: an interface call would make the
-	// requests escape, and one type assertion is a compare with the
-	// driver's itab. Their PutPlain takes a run of common requests and
+	// types (setSQ), found once per call: an interface call would make
+	// the requests escape, and each test is a load and a compare with
+	// nil. Their PutPlain takes a run of common requests and
 	// rings the doorbell in one call; a batch it does not finish goes on
 	// in postRest, out of line, as do all requests on other drivers.
 	// SendQueue.Post has the same lines: a shared function's call would
 	// cost a tenth of a one-request post.
 	var n int
 	var err error
-	if sq, ok := qp.sq.(*mlx5.SQ); ok {
+	if sq := qp.mlx5SQ; sq != nil {
 		if n, err = sq.PutPlain(sendViews(wrs)); n != len(wrs) || err != nil {
 			n, err = qp.postRest(wrs, n, err)
 		}
-	} else if sq, ok := qp.sq.(*rxe.SQ); ok {
+	} else if sq := qp.rxeSQ; sq != nil {
 		if n, err = sq.PutPlain(sendViews(wrs)); n != len(wrs) || err != nil {
 			n, err = qp.postRest(wrs, n, err)
 		}
-	} else if sq, ok := qp.sq.(*siw.SQ); ok {
+	} else if sq := qp.siwSQ; sq != nil {
 		if n, err = sq.PutPlain(sendViews(wrs)); n != len(wrs) || err != nil {
 			n, err = qp.postRest(wrs, n, err)
 		}
@@ -79,17 +79,36 @@ func (qp *QP) postSendSlow(wrs []SendWR) (int, error) {
 	}
 	var n int
 	var err error
-	if sq, ok := qp.sq.(*mlx5.SQ); ok {
+	if sq := qp.mlx5SQ; sq != nil {
 		n, err = sq.PutPlain(sendViews(wrs))
-	} else if sq, ok := qp.sq.(*rxe.SQ); ok {
+	} else if sq := qp.rxeSQ; sq != nil {
 		n, err = sq.PutPlain(sendViews(wrs))
-	} else if sq, ok := qp.sq.(*siw.SQ); ok {
+	} else if sq := qp.siwSQ; sq != nil {
 		n, err = sq.PutPlain(sendViews(wrs))
 	}
 	if n != len(wrs) || err != nil {
 		n, err = qp.postRest(wrs, n, err)
 	}
 	return n, err
+}
+
+// setSQ sets the QP's send queue and, for the data path, its concrete
+// type: the only place sq is set, so that the two agree.
+func (qp *QP) setSQ(sq provider.SQ) {
+	qp.sq = sq
+	qp.mlx5SQ, _ = sq.(*mlx5.SQ)
+	qp.rxeSQ, _ = sq.(*rxe.SQ)
+	qp.siwSQ, _ = sq.(*siw.SQ)
+}
+
+// setRQ sets the receive queue and, for the data path, its concrete
+// type: the only place rq is set, so that the two agree.
+func (r *recvSide) setRQ(rq provider.RQ) {
+	r.rq = rq
+	r.mlx5, _ = rq.(*mlx5.RQ)
+	r.mlx5SRQ, _ = rq.(*mlx5.SRQ)
+	r.rxe, _ = rq.(*rxe.RQ)
+	r.siw, _ = rq.(*siw.RQ)
 }
 
 // postRest goes on with wrs from request n, after a driver's PutPlain
@@ -112,11 +131,11 @@ func (qp *QP) postRest(wrs []SendWR, n int, ferr error) (int, error) {
 		}
 		n++
 		var k int
-		if sq, ok := qp.sq.(*mlx5.SQ); ok {
+		if sq := qp.mlx5SQ; sq != nil {
 			k, ferr = sq.PutPlain(sendViews(wrs[n:]))
-		} else if sq, ok := qp.sq.(*rxe.SQ); ok {
+		} else if sq := qp.rxeSQ; sq != nil {
 			k, ferr = sq.PutPlain(sendViews(wrs[n:]))
-		} else if sq, ok := qp.sq.(*siw.SQ); ok {
+		} else if sq := qp.siwSQ; sq != nil {
 			k, ferr = sq.PutPlain(sendViews(wrs[n:]))
 		}
 		n += k
@@ -216,11 +235,11 @@ func (qp *QP) putSendChecked(wr *SendWR) error {
 // putDirect puts one checked request that needs no copy: the drivers of
 // this module read it where it is, others get the copy.
 func (qp *QP) putDirect(wr *SendWR) error {
-	if sq, ok := qp.sq.(*mlx5.SQ); ok {
+	if sq := qp.mlx5SQ; sq != nil {
 		return sq.Put(sendView(wr))
-	} else if sq, ok := qp.sq.(*rxe.SQ); ok {
+	} else if sq := qp.rxeSQ; sq != nil {
 		return sq.Put(sendView(wr))
-	} else if sq, ok := qp.sq.(*siw.SQ); ok {
+	} else if sq := qp.siwSQ; sq != nil {
 		return sq.Put(sendView(wr))
 	}
 	return qp.sq.Put(qp.copySend(wr))
@@ -374,8 +393,8 @@ func putErr(err error, queue string, size int) error {
 // same reason it is not a wrapper of the locked body. The driver's batch
 // takes the caller's requests (provider.RecvWR has RecvWR's layout),
 // puts and publishes them, checking uverbs' SGE limit with its own;
-// recvSide.err tells the two refusals apart. The tests are compares with
-// the drivers' itabs (a type switch went through the type's hash). As in
+// recvSide.err tells the two refusals apart. The driver is found by its
+// concrete type (setRQ), a load and a compare with nil each. As in
 // PostSend, the lock is one CAS, anything else out of line
 // (postRecvSlow), and each driver's branch looks at its own result, so
 // that little lives across the driver's call.
@@ -393,15 +412,15 @@ func (qp *QP) PostRecv(wrs []RecvWR) (int, error) {
 	}
 	var n int
 	var err error
-	if q, ok := qp.recv.rq.(*mlx5.RQ); ok {
+	if q := qp.recv.mlx5; q != nil {
 		if n, err = q.Post(recvViews(wrs), len(qp.recv.sge)); err != nil {
 			err = qp.recv.err(wrs, n, err)
 		}
-	} else if q, ok := qp.recv.rq.(*rxe.RQ); ok {
+	} else if q := qp.recv.rxe; q != nil {
 		if n, err = q.Post(recvViews(wrs), len(qp.recv.sge)); err != nil {
 			err = qp.recv.err(wrs, n, err)
 		}
-	} else if q, ok := qp.recv.rq.(*siw.RQ); ok {
+	} else if q := qp.recv.siw; q != nil {
 		if n, err = q.Post(recvViews(wrs), len(qp.recv.sge)); err != nil {
 			err = qp.recv.err(wrs, n, err)
 		}
@@ -427,11 +446,11 @@ func (qp *QP) postRecvSlow(wrs []RecvWR) (int, error) {
 	r := &qp.recv
 	var n int
 	var err error
-	if q, ok := r.rq.(*mlx5.RQ); ok {
+	if q := r.mlx5; q != nil {
 		n, err = q.Post(recvViews(wrs), len(r.sge))
-	} else if q, ok := r.rq.(*rxe.RQ); ok {
+	} else if q := r.rxe; q != nil {
 		n, err = q.Post(recvViews(wrs), len(r.sge))
-	} else if q, ok := r.rq.(*siw.RQ); ok {
+	} else if q := r.siw; q != nil {
 		n, err = q.Post(recvViews(wrs), len(r.sge))
 	} else if r.rq == nil {
 		return qp.recvRefusedUnlock(wrs, false)
@@ -462,15 +481,15 @@ func (qp *QP) postRecvOwned(wrs []RecvWR) (int, error) {
 	}
 	var n int
 	var err error
-	if q, ok := qp.recv.rq.(*mlx5.RQ); ok {
+	if q := qp.recv.mlx5; q != nil {
 		if n, err = q.Post(recvViews(wrs), len(qp.recv.sge)); err != nil {
 			err = qp.recv.err(wrs, n, err)
 		}
-	} else if q, ok := qp.recv.rq.(*rxe.RQ); ok {
+	} else if q := qp.recv.rxe; q != nil {
 		if n, err = q.Post(recvViews(wrs), len(qp.recv.sge)); err != nil {
 			err = qp.recv.err(wrs, n, err)
 		}
-	} else if q, ok := qp.recv.rq.(*siw.RQ); ok {
+	} else if q := qp.recv.siw; q != nil {
 		if n, err = q.Post(recvViews(wrs), len(qp.recv.sge)); err != nil {
 			err = qp.recv.err(wrs, n, err)
 		}
@@ -515,10 +534,16 @@ func (qp *QP) recvRefused() error {
 // the driver's queue, a scratch request and SGEs for drivers outside this
 // module, and the queue's size for errors.
 type recvSide struct {
-	rq   provider.RQ
-	wr   provider.RecvWR
-	sge  []provider.SGE
-	size int
+	rq provider.RQ // set by setRQ, with the fields below
+	// rq by its concrete type when it is one of this module's drivers',
+	// else nil, as QP.mlx5SQ and the others are for the send queue.
+	mlx5    *mlx5.RQ
+	mlx5SRQ *mlx5.SRQ
+	rxe     *rxe.RQ // a QP's or an SRQ's
+	siw     *siw.RQ // a QP's or an SRQ's
+	wr      provider.RecvWR
+	sge     []provider.SGE
+	size    int
 }
 
 // post puts wrs on the queue and publishes what it put, as PostRecv
@@ -533,13 +558,13 @@ type recvSide struct {
 func (r *recvSide) post(wrs []RecvWR) (int, error) {
 	var n int
 	var err error
-	// An if chain, not a type switch: each test is a compare with the
-	// driver's itab, where the switch went through the type's hash.
-	if q, ok := r.rq.(*mlx5.SRQ); ok {
+	// The driver by its concrete type (setRQ): each test is a load and
+	// a compare with nil.
+	if q := r.mlx5SRQ; q != nil {
 		n, err = q.Post(recvViews(wrs), len(r.sge))
-	} else if q, ok := r.rq.(*rxe.RQ); ok { // rxe's SRQ
+	} else if q := r.rxe; q != nil { // rxe's SRQ
 		n, err = q.Post(recvViews(wrs), len(r.sge))
-	} else if q, ok := r.rq.(*siw.RQ); ok { // siw's SRQ
+	} else if q := r.siw; q != nil { // siw's SRQ
 		n, err = q.Post(recvViews(wrs), len(r.sge))
 	} else {
 		n, err = r.postCopy(wrs)

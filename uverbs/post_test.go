@@ -290,3 +290,37 @@ func TestPostSlowPath(t *testing.T) {
 		}
 	}
 }
+
+// TestSetQueues: the data path finds each driver of this module by the
+// concrete-type fields setSQ and setRQ fill (a foreign driver by none of
+// them); a missed one would send that driver's posts the long way.
+func TestSetQueues(t *testing.T) {
+	mlx5QP := func(tb testing.TB) (*QP, *conformance.FakeDevice, func(), func()) {
+		qp, _ := hostQPMLX5(tb)
+		return qp, nil, func() {}, func() {}
+	}
+	for _, q := range []struct {
+		name string
+		mk   hostQPFunc
+	}{{"rxe", hostQP}, {"siw", hostQPSiw}, {"mlx5", mlx5QP}} {
+		qp, _, _, _ := q.mk(t)
+		sends := map[string]bool{"mlx5": qp.mlx5SQ != nil, "rxe": qp.rxeSQ != nil, "siw": qp.siwSQ != nil}
+		r := &qp.recv
+		recvs := map[string]bool{"mlx5": r.mlx5 != nil, "rxe": r.rxe != nil, "siw": r.siw != nil, "mlx5 SRQ": r.mlx5SRQ != nil}
+		for name, set := range sends {
+			if set != (name == q.name) {
+				t.Errorf("%s QP: send queue as %s's: %v", q.name, name, set)
+			}
+		}
+		for name, set := range recvs {
+			if set != (name == q.name) {
+				t.Errorf("%s QP: receive queue as %s's: %v", q.name, name, set)
+			}
+		}
+		qp.setSQ(&countSQ{})
+		qp.recv.setRQ(&failRQ{})
+		if qp.mlx5SQ != nil || qp.rxeSQ != nil || qp.siwSQ != nil || r.mlx5 != nil || r.rxe != nil || r.siw != nil || r.mlx5SRQ != nil {
+			t.Errorf("%s QP: a foreign driver's queues keep a driver of this module's", q.name)
+		}
+	}
+}

@@ -43,7 +43,7 @@ func TestPostRecvErrors(t *testing.T) {
 	foreign := func(full int, flushErr error) hostQPFunc {
 		return func(tb testing.TB) (*QP, *conformance.FakeDevice, func(), func()) {
 			qp, dev, takeSQ, takeRQ := hostQP(tb)
-			qp.recv.rq = &failRQ{full: full, flushErr: flushErr}
+			qp.recv.setRQ(&failRQ{full: full, flushErr: flushErr})
 			return qp, dev, takeSQ, takeRQ
 		}
 	}
@@ -142,7 +142,8 @@ func TestSRQPostRecvMLX5(t *testing.T) {
 	if _, ok := rq.(*mlx5.SRQ); !ok {
 		t.Fatalf("mlx5's SRQ is a %T", rq)
 	}
-	s := &SRQ{recv: recvSide{rq: rq, sge: make([]provider.SGE, 1), size: int(init.MaxWR)}}
+	s := &SRQ{recv: recvSide{sge: make([]provider.SGE, 1), size: int(init.MaxWR)}}
+	s.recv.setRQ(rq)
 	t.Cleanup(func() { rq.Close() })
 	sge := []SGE{{Addr: 0x10000, Length: 64, LKey: 0x55}, {Addr: 0x20000, Length: 64, LKey: 0x55}}
 	allocs := testing.AllocsPerRun(3, func() {

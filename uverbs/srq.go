@@ -73,7 +73,8 @@ func (pd *PD) CreateSRQ(init SRQInit) (*SRQ, error) {
 		return nil, fmt.Errorf("uverbs: create SRQ: %w", err)
 	}
 	s.maxWR, s.maxSGE = int(sinit.MaxWR), int(sinit.MaxSGE) // as the driver left them
-	s.recv = recvSide{rq: rq, sge: make([]provider.SGE, s.maxSGE), size: s.maxWR}
+	s.recv = recvSide{sge: make([]provider.SGE, s.maxSGE), size: s.maxWR}
+	s.recv.setRQ(rq)
 	return s, nil
 }
 
