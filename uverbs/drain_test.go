@@ -31,7 +31,7 @@ func TestDrainSend(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			qp, _ := benchQP()
 			sq := &busySQ{busyFor: tc.busyFor}
-			qp.sq = sq
+			qp.setSQ(sq)
 			qp.closed.Store(tc.closed)
 			ctx, cancel := context.WithTimeout(context.Background(), tc.timeout)
 			defer cancel()

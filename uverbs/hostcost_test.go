@@ -47,9 +47,11 @@ func hostQPOn(tb testing.TB, driver provider.Driver, dev *conformance.FakeDevice
 	if err != nil {
 		tb.Fatal(err)
 	}
-	qp := &QP{typ: RC, sq: q.SQ, recv: recvSide{rq: q.RQ, sge: make([]provider.SGE, 4), size: int(u.RQ)},
+	qp := &QP{typ: RC, recv: recvSide{sge: make([]provider.SGE, 4), size: int(u.RQ)},
 		cap:  QPCap{MaxSendWR: int(u.SQ), MaxRecvWR: int(u.RQ), MaxSendSGE: 4, MaxRecvSGE: 4, MaxInlineData: 64},
 		ssge: make([]provider.SGE, 4)}
+	qp.setSQ(q.SQ)
+	qp.recv.setRQ(q.RQ)
 	qp.state.Store(uint32(QPSInit))
 	qp.setNoReads(false)
 	return qp

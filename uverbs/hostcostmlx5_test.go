@@ -20,9 +20,11 @@ func hostQPMLX5(tb testing.TB) (*QP, *conformance.MLX5Host) {
 	tb.Helper()
 	u := conformance.MLX5BenchSetup
 	h := conformance.NewMLX5Host(tb, u)
-	qp := &QP{typ: RC, sq: h.Queues.SQ, recv: recvSide{rq: h.Queues.RQ, sge: make([]provider.SGE, 4), size: int(u.RQ)},
+	qp := &QP{typ: RC, recv: recvSide{sge: make([]provider.SGE, 4), size: int(u.RQ)},
 		cap:  QPCap{MaxSendWR: int(u.SQ), MaxRecvWR: int(u.RQ), MaxSendSGE: 4, MaxRecvSGE: 4, MaxInlineData: 64},
 		ssge: make([]provider.SGE, 4)}
+	qp.setSQ(h.Queues.SQ)
+	qp.recv.setRQ(h.Queues.RQ)
 	qp.state.Store(uint32(QPSRTS))
 	qp.setNoReads(false)
 	return qp, h

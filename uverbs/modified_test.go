@@ -51,7 +51,7 @@ func TestModifiedHook(t *testing.T) {
 	defer core.Close()
 	qp := &QP{core: core, handle: 3}
 	sq := &stateSQ{qp: qp}
-	qp.sq = sq
+	qp.setSQ(sq)
 	steps := []struct {
 		attr QPAttr
 		mask QPAttrMask

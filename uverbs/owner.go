@@ -3,9 +3,6 @@ package uverbs
 import (
 	"fmt"
 
-	"github.com/purerdma/purerdma/internal/provider/mlx5"
-	"github.com/purerdma/purerdma/internal/provider/rxe"
-	"github.com/purerdma/purerdma/internal/provider/siw"
 	"github.com/purerdma/purerdma/internal/spin"
 )
 
@@ -88,15 +85,20 @@ func (s *SendQueue) Post(wrs []SendWR) (int, error) {
 	// cost a tenth of a one-request post.
 	var n int
 	var err error
-	if sq, ok := qp.sq.(*mlx5.SQ); ok {
-		n, err = sq.PutPlain(sendViews(wrs))
-	} else if sq, ok := qp.sq.(*rxe.SQ); ok {
-		n, err = sq.PutPlain(sendViews(wrs))
-	} else if sq, ok := qp.sq.(*siw.SQ); ok {
-		n, err = sq.PutPlain(sendViews(wrs))
-	}
-	if n != len(wrs) || err != nil {
-		n, err = qp.postRest(wrs, n, err)
+	if sq := qp.mlx5SQ; sq != nil {
+		if n, err = sq.PutPlain(sendViews(wrs)); n != len(wrs) || err != nil {
+			n, err = qp.postRest(wrs, n, err)
+		}
+	} else if sq := qp.rxeSQ; sq != nil {
+		if n, err = sq.PutPlain(sendViews(wrs)); n != len(wrs) || err != nil {
+			n, err = qp.postRest(wrs, n, err)
+		}
+	} else if sq := qp.siwSQ; sq != nil {
+		if n, err = sq.PutPlain(sendViews(wrs)); n != len(wrs) || err != nil {
+			n, err = qp.postRest(wrs, n, err)
+		}
+	} else if len(wrs) != 0 {
+		n, err = qp.postRest(wrs, 0, nil)
 	}
 	qp.sendMu.Leave()
 	return n, err

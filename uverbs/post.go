@@ -21,36 +21,98 @@ func (qp *QP) PostSend(wrs []SendWR) (int, error) {
 	if qp == nil {
 		return 0, ErrClosed
 	}
-	// No defer: it costs more than the rest of a one-request post's
-	// locking, and nothing under the lock panics.
-	qp.sendMu.Lock()
+	// The lock free and no owner: one CAS. Anything else (the lock
+	// held, an owner's gate to shut) goes out of line, so that no call
+	// but the driver's is on this path: around a call, the compiler
+	// keeps on the stack what lives across it (Go has no callee-saved
+	// registers), and Lock's miss made it spill the arguments here.
+	if !qp.sendMu.TryLockFree() {
+		return qp.postSendSlow(wrs)
+	}
 	if qp.closed.Load() {
-		qp.sendMu.Unlock()
+		qp.sendMu.UnlockFree()
 		return 0, ErrClosed
 	}
+	// No defer: it costs more than the rest of a one-request post's
+	// locking, and nothing under the lock panics.
+	//
 	// The drivers of this module read the caller's requests themselves
 	// (provider.SendWR has SendWR's layout), called by their concrete
-	// types, found once per call: an interface call would make the
-	// requests escape, and one type assertion is a compare with the
-	// driver's itab. Their PutPlain takes a run of common requests and
+	// types (setSQ), found once per call: an interface call would make
+	// the requests escape, and each test is a load and a compare with
+	// nil. Their PutPlain takes a run of common requests and
 	// rings the doorbell in one call; a batch it does not finish goes on
 	// in postRest, out of line, as do all requests on other drivers.
 	// SendQueue.Post has the same lines: a shared function's call would
-	// cost a tenth of a one-request post.
+	// cost a tenth of a one-request post. Each branch tests its driver's
+	// result itself: tested after the branches join, the compiler
+	// reloaded wrs and qp after every driver's call, where here only
+	// len(wrs) and, at the join, qp come back from the stack. An empty
+	// batch calls no driver.
 	var n int
 	var err error
-	if sq, ok := qp.sq.(*mlx5.SQ); ok {
+	if sq := qp.mlx5SQ; sq != nil {
+		if n, err = sq.PutPlain(sendViews(wrs)); n != len(wrs) || err != nil {
+			n, err = qp.postRest(wrs, n, err)
+		}
+	} else if sq := qp.rxeSQ; sq != nil {
+		if n, err = sq.PutPlain(sendViews(wrs)); n != len(wrs) || err != nil {
+			n, err = qp.postRest(wrs, n, err)
+		}
+	} else if sq := qp.siwSQ; sq != nil {
+		if n, err = sq.PutPlain(sendViews(wrs)); n != len(wrs) || err != nil {
+			n, err = qp.postRest(wrs, n, err)
+		}
+	} else if len(wrs) != 0 {
+		n, err = qp.postRest(wrs, 0, nil)
+	}
+	qp.sendMu.UnlockFree()
+	return n, err
+}
+
+// postSendSlow is PostSend when the lock is held or the send side has an
+// owner (its gate is shut by Lock): it waits, then posts as PostSend
+// does, with the same lines, so that both put the same bytes.
+//
+//go:noinline
+func (qp *QP) postSendSlow(wrs []SendWR) (int, error) {
+	qp.sendMu.Lock()
+	defer qp.sendMu.Unlock()
+	if qp.closed.Load() {
+		return 0, ErrClosed
+	}
+	var n int
+	var err error
+	if sq := qp.mlx5SQ; sq != nil {
 		n, err = sq.PutPlain(sendViews(wrs))
-	} else if sq, ok := qp.sq.(*rxe.SQ); ok {
+	} else if sq := qp.rxeSQ; sq != nil {
 		n, err = sq.PutPlain(sendViews(wrs))
-	} else if sq, ok := qp.sq.(*siw.SQ); ok {
+	} else if sq := qp.siwSQ; sq != nil {
 		n, err = sq.PutPlain(sendViews(wrs))
 	}
 	if n != len(wrs) || err != nil {
 		n, err = qp.postRest(wrs, n, err)
 	}
-	qp.sendMu.Unlock()
 	return n, err
+}
+
+// setSQ sets the QP's send queue and, for the data path, its concrete
+// type: the only place sq is set, so that the two agree.
+func (qp *QP) setSQ(sq provider.SQ) {
+	qp.sq = sq
+	qp.mlx5SQ, _ = sq.(*mlx5.SQ)
+	qp.rxeSQ, _ = sq.(*rxe.SQ)
+	qp.siwSQ, _ = sq.(*siw.SQ)
+}
+
+// setRQ sets the receive queue and, for the data path, its concrete
+// type: the only place rq is set, so that the two agree.
+func (r *recvSide) setRQ(rq provider.RQ) {
+	r.rq = rq
+	r.mlx5, _ = rq.(*mlx5.RQ)
+	r.mlx5SRQ, _ = rq.(*mlx5.SRQ)
+	r.rxe, _ = rq.(*rxe.RQ)
+	r.siw, _ = rq.(*siw.RQ)
 }
 
 // postRest goes on with wrs from request n, after a driver's PutPlain
@@ -73,11 +135,11 @@ func (qp *QP) postRest(wrs []SendWR, n int, ferr error) (int, error) {
 		}
 		n++
 		var k int
-		if sq, ok := qp.sq.(*mlx5.SQ); ok {
+		if sq := qp.mlx5SQ; sq != nil {
 			k, ferr = sq.PutPlain(sendViews(wrs[n:]))
-		} else if sq, ok := qp.sq.(*rxe.SQ); ok {
+		} else if sq := qp.rxeSQ; sq != nil {
 			k, ferr = sq.PutPlain(sendViews(wrs[n:]))
-		} else if sq, ok := qp.sq.(*siw.SQ); ok {
+		} else if sq := qp.siwSQ; sq != nil {
 			k, ferr = sq.PutPlain(sendViews(wrs[n:]))
 		}
 		n += k
@@ -177,11 +239,11 @@ func (qp *QP) putSendChecked(wr *SendWR) error {
 // putDirect puts one checked request that needs no copy: the drivers of
 // this module read it where it is, others get the copy.
 func (qp *QP) putDirect(wr *SendWR) error {
-	if sq, ok := qp.sq.(*mlx5.SQ); ok {
+	if sq := qp.mlx5SQ; sq != nil {
 		return sq.Put(sendView(wr))
-	} else if sq, ok := qp.sq.(*rxe.SQ); ok {
+	} else if sq := qp.rxeSQ; sq != nil {
 		return sq.Put(sendView(wr))
-	} else if sq, ok := qp.sq.(*siw.SQ); ok {
+	} else if sq := qp.siwSQ; sq != nil {
 		return sq.Put(sendView(wr))
 	}
 	return qp.sq.Put(qp.copySend(wr))
@@ -328,37 +390,71 @@ func putErr(err error, queue string, size int) error {
 // PostRecv posts receive work requests in order (ibv_post_recv), with the
 // same partial-success rule as PostSend. A QP with an SRQ takes its
 // receive work from the SRQ instead. It does not allocate.
+//
+// It calls the driver itself, by its concrete type, rather than through
+// recvSide.post: one call level less, each level a prologue and the
+// spills around its calls (Go has no callee-saved registers); for the
+// same reason it is not a wrapper of the locked body. The driver's batch
+// takes the caller's requests (provider.RecvWR has RecvWR's layout),
+// puts and publishes them, checking uverbs' SGE limit with its own;
+// recvSide.err tells the two refusals apart. The driver is found by its
+// concrete type (setRQ), a load and a compare with nil each. As in
+// PostSend, the lock is one CAS, anything else out of line
+// (postRecvSlow), and each driver's branch looks at its own result, so
+// that little lives across the driver's call.
 func (qp *QP) PostRecv(wrs []RecvWR) (int, error) {
 	if qp == nil {
 		return 0, ErrClosed
 	}
-	return qp.postRecv(wrs)
-}
-
-// postRecv is PostRecv under the receive lock. It calls the driver
-// itself, by its concrete type, rather than through
-// recvSide.post: one call level less, each level a prologue and the
-// spills around its calls (Go has no callee-saved registers). The
-// driver's batch takes the caller's requests (provider.RecvWR has
-// RecvWR's layout), puts and publishes them, checking uverbs' SGE limit
-// with its own; recvSide.err tells the two refusals apart. The tests are
-// compares with the drivers' itabs (a type switch went through the
-// type's hash).
-func (qp *QP) postRecv(wrs []RecvWR) (int, error) {
-	qp.recvMu.Lock()
+	if !qp.recvMu.TryLockFree() {
+		return qp.postRecvSlow(wrs)
+	}
 	// recvReady, with its test of a receive queue left to the last
 	// branch below: a nil one is none of the drivers'.
+	if qp.closed.Load() || QPState(qp.state.Load()) == QPSReset {
+		return qp.recvRefusedUnlock(wrs, false)
+	}
+	var n int
+	var err error
+	if q := qp.recv.mlx5; q != nil {
+		if n, err = q.Post(recvViews(wrs), len(qp.recv.sge)); err != nil {
+			err = qp.recv.err(wrs, n, err)
+		}
+	} else if q := qp.recv.rxe; q != nil {
+		if n, err = q.Post(recvViews(wrs), len(qp.recv.sge)); err != nil {
+			err = qp.recv.err(wrs, n, err)
+		}
+	} else if q := qp.recv.siw; q != nil {
+		if n, err = q.Post(recvViews(wrs), len(qp.recv.sge)); err != nil {
+			err = qp.recv.err(wrs, n, err)
+		}
+	} else if qp.recv.rq == nil {
+		return qp.recvRefusedUnlock(wrs, false)
+	} else if n, err = qp.recv.postCopy(wrs); err != nil {
+		err = qp.recv.err(wrs, n, err)
+	}
+	qp.recvMu.UnlockFree()
+	return n, err
+}
+
+// postRecvSlow is PostRecv when the lock is held or the receive side has
+// an owner (its gate is shut by Lock): it waits, then posts as PostRecv
+// does, with the same lines, so that both put the same bytes.
+//
+//go:noinline
+func (qp *QP) postRecvSlow(wrs []RecvWR) (int, error) {
+	qp.recvMu.Lock()
 	if qp.closed.Load() || QPState(qp.state.Load()) == QPSReset {
 		return qp.recvRefusedUnlock(wrs, false)
 	}
 	r := &qp.recv
 	var n int
 	var err error
-	if q, ok := r.rq.(*mlx5.RQ); ok {
+	if q := r.mlx5; q != nil {
 		n, err = q.Post(recvViews(wrs), len(r.sge))
-	} else if q, ok := r.rq.(*rxe.RQ); ok {
+	} else if q := r.rxe; q != nil {
 		n, err = q.Post(recvViews(wrs), len(r.sge))
-	} else if q, ok := r.rq.(*siw.RQ); ok {
+	} else if q := r.siw; q != nil {
 		n, err = q.Post(recvViews(wrs), len(r.sge))
 	} else if r.rq == nil {
 		return qp.recvRefusedUnlock(wrs, false)
@@ -372,8 +468,8 @@ func (qp *QP) postRecv(wrs []RecvWR) (int, error) {
 	return n, err
 }
 
-// postRecvOwned is postRecv for the receive side's owner, inside the
-// lock's gate (RecvQueue.Post). A copy rather than a flag for postRecv:
+// postRecvOwned is PostRecv for the receive side's owner, inside the
+// lock's gate (RecvQueue.Post). A copy rather than a flag for PostRecv:
 // the flag cost each post about ten instructions (its spill, its tests,
 // and the registers the compiler gave it). TestPostRecvErrors runs both.
 func (qp *QP) postRecvOwned(wrs []RecvWR) (int, error) {
@@ -387,28 +483,30 @@ func (qp *QP) postRecvOwned(wrs []RecvWR) (int, error) {
 	if qp.closed.Load() || QPState(qp.state.Load()) == QPSReset {
 		return qp.recvRefusedUnlock(wrs, true)
 	}
-	r := &qp.recv
 	var n int
 	var err error
-	if q, ok := r.rq.(*mlx5.RQ); ok {
-		n, err = q.Post(recvViews(wrs), len(r.sge))
-	} else if q, ok := r.rq.(*rxe.RQ); ok {
-		n, err = q.Post(recvViews(wrs), len(r.sge))
-	} else if q, ok := r.rq.(*siw.RQ); ok {
-		n, err = q.Post(recvViews(wrs), len(r.sge))
-	} else if r.rq == nil {
+	if q := qp.recv.mlx5; q != nil {
+		if n, err = q.Post(recvViews(wrs), len(qp.recv.sge)); err != nil {
+			err = qp.recv.err(wrs, n, err)
+		}
+	} else if q := qp.recv.rxe; q != nil {
+		if n, err = q.Post(recvViews(wrs), len(qp.recv.sge)); err != nil {
+			err = qp.recv.err(wrs, n, err)
+		}
+	} else if q := qp.recv.siw; q != nil {
+		if n, err = q.Post(recvViews(wrs), len(qp.recv.sge)); err != nil {
+			err = qp.recv.err(wrs, n, err)
+		}
+	} else if qp.recv.rq == nil {
 		return qp.recvRefusedUnlock(wrs, true)
-	} else {
-		n, err = r.postCopy(wrs)
-	}
-	if err != nil {
-		err = r.err(wrs, n, err)
+	} else if n, err = qp.recv.postCopy(wrs); err != nil {
+		err = qp.recv.err(wrs, n, err)
 	}
 	qp.recvMu.Leave()
 	return n, err
 }
 
-// recvRefusedUnlock is postRecv's and postRecvOwned's refusal of a QP
+// recvRefusedUnlock is PostRecv's and postRecvOwned's refusal of a QP
 // that takes no receive work now: it undoes the Lock or Enter, and says
 // why (the owner through the locked way). Out of line: the data path does not refuse.
 //
@@ -440,13 +538,19 @@ func (qp *QP) recvRefused() error {
 // the driver's queue, a scratch request and SGEs for drivers outside this
 // module, and the queue's size for errors.
 type recvSide struct {
-	rq   provider.RQ
-	wr   provider.RecvWR
-	sge  []provider.SGE
-	size int
+	rq provider.RQ // set by setRQ, with the fields below
+	// rq by its concrete type when it is one of this module's drivers',
+	// else nil, as QP.mlx5SQ and the others are for the send queue.
+	mlx5    *mlx5.RQ
+	mlx5SRQ *mlx5.SRQ
+	rxe     *rxe.RQ // a QP's or an SRQ's
+	siw     *siw.RQ // a QP's or an SRQ's
+	wr      provider.RecvWR
+	sge     []provider.SGE
+	size    int
 }
 
-// post puts wrs on the queue and publishes what it put, as postRecv
+// post puts wrs on the queue and publishes what it put, as PostRecv
 // does: an SRQ's post (mlx5's SRQ is a type of its own, rxe's and siw's
 // are their receive queues). The drivers of this module take the caller's
 // requests themselves (provider.RecvWR has RecvWR's layout) in one call
@@ -458,13 +562,13 @@ type recvSide struct {
 func (r *recvSide) post(wrs []RecvWR) (int, error) {
 	var n int
 	var err error
-	// An if chain, not a type switch: each test is a compare with the
-	// driver's itab, where the switch went through the type's hash.
-	if q, ok := r.rq.(*mlx5.SRQ); ok {
+	// The driver by its concrete type (setRQ): each test is a load and
+	// a compare with nil.
+	if q := r.mlx5SRQ; q != nil {
 		n, err = q.Post(recvViews(wrs), len(r.sge))
-	} else if q, ok := r.rq.(*rxe.RQ); ok { // rxe's SRQ
+	} else if q := r.rxe; q != nil { // rxe's SRQ
 		n, err = q.Post(recvViews(wrs), len(r.sge))
-	} else if q, ok := r.rq.(*siw.RQ); ok { // siw's SRQ
+	} else if q := r.siw; q != nil { // siw's SRQ
 		n, err = q.Post(recvViews(wrs), len(r.sge))
 	} else {
 		n, err = r.postCopy(wrs)
@@ -475,7 +579,7 @@ func (r *recvSide) post(wrs []RecvWR) (int, error) {
 	return n, err
 }
 
-// postCopy is post and postRecv for a driver outside this module: Put of
+// postCopy is post and PostRecv for a driver outside this module: Put of
 // a copy of each request, then Flush. Out of line: the drivers of this
 // module do not need its frame.
 //
@@ -512,7 +616,7 @@ func (e *flushErr) Error() string { return errors.Join(e.put, e.flush).Error() }
 // recvSide.err says how many.
 var errRecvSGEs = errors.New("uverbs: too many SGEs")
 
-// err is post's and postRecv's error: the refusal of request n, the
+// err is post's and PostRecv's error: the refusal of request n, the
 // queue's failure to publish the ones before it (postCopy's flushErr),
 // or both. Out of line: the data path does not format.
 //

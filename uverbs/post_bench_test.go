@@ -22,9 +22,9 @@ func benchQP() (*QP, *countSQ) {
 	qp := &QP{
 		typ:  RC,
 		cap:  QPCap{MaxSendWR: 256, MaxRecvWR: 256, MaxSendSGE: 4, MaxRecvSGE: 4, MaxInlineData: 64},
-		sq:   sq,
 		ssge: make([]provider.SGE, 4),
 	}
+	qp.setSQ(sq)
 	qp.setNoReads(false)
 	return qp, sq
 }
@@ -68,7 +68,8 @@ func BenchmarkPostSend16(b *testing.B) {
 // BenchmarkPostRecv16 is postRecv of 16 one-SGE requests on a counting
 // receive queue.
 func BenchmarkPostRecv16(b *testing.B) {
-	r := recvSide{rq: &countRQ{}, sge: make([]provider.SGE, 4), size: 256}
+	r := recvSide{sge: make([]provider.SGE, 4), size: 256}
+	r.setRQ(&countRQ{})
 	s := []SGE{{Addr: 0x20000, Length: 4096, LKey: 0x66}}
 	wrs := make([]RecvWR, 16)
 	for i := range wrs {

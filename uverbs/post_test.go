@@ -1,12 +1,17 @@
 package uverbs
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/provider/conformance"
+	"github.com/purerdma/purerdma/internal/spin"
 )
 
 // TestPostSendAllocs checks that a request built on the caller's stack
@@ -175,6 +180,147 @@ func TestPostErrors(t *testing.T) {
 		}
 		if bells := dev.Doorbells - before; bells != c.bells {
 			t.Errorf("%s: %d doorbells, want %d", c.name, bells, c.bells)
+		}
+	}
+}
+
+// TestPostSlowPath: PostSend and PostRecv that find the lock held, or the
+// side owned (its gate for Lock to shut), post in postSendSlow and
+// postRecvSlow; those must put the same bytes and give the same results
+// as the one-CAS way on a twin QP, and leave the lock free and the
+// owner's gate open.
+func TestPostSlowPath(t *testing.T) {
+	buf := make([]byte, 16)
+	sge := []SGE{{Addr: 0x10000, Length: 4096, LKey: 0x55}, {Addr: 0x20000, Length: 16, LKey: 0x66}}
+	big := make([]SGE, 5)
+	inline := SendWR{ID: 4, Opcode: WRSend, Flags: SendInline | SendSignaled,
+		SGE: []SGE{{Addr: uint64(uintptr(unsafe.Pointer(&buf[0]))), Length: 16}}}
+	write := SendWR{ID: 1, Opcode: WRRDMAWrite, Flags: SendSignaled, SGE: sge[:1], RemoteAddr: 0xdead0000, RKey: 0x77}
+	write2 := SendWR{ID: 2, Opcode: WRRDMAWrite, SGE: sge, RemoteAddr: 0xbeef0000, RKey: 0x78}
+	// Each post: a plain one, a batch with a request PutPlain leaves to
+	// postRest, a batch refused at its second request.
+	sends := [][]SendWR{{write}, {write2, inline, write}, {write, {ID: 9, Opcode: 99}, write2}}
+	recvs := [][]RecvWR{{{ID: 10, SGE: sge}}, {{ID: 11, SGE: sge[:1]}, {ID: 12}, {ID: 15, SGE: sge}},
+		{{ID: 13, SGE: sge[:1]}, {ID: 14, SGE: big}}}
+	// What each post puts, sends and receives alike; the last one is
+	// refused at its second request.
+	posted := []int{1, 3, 1}
+	mlx5QP := func(tb testing.TB) (*QP, *conformance.FakeDevice, func(), func()) {
+		qp, _ := hostQPMLX5(tb)
+		return qp, nil, func() {}, func() {}
+	}
+	// held: another goroutine holds the lock and lets it go a moment
+	// later; owned: the side has an owner, whose gate Lock shuts.
+	held := func(l *spin.GateLock) func() {
+		l.Lock()
+		done := make(chan struct{})
+		go func() {
+			time.Sleep(time.Millisecond)
+			l.Unlock()
+			close(done)
+		}()
+		return func() { <-done }
+	}
+	for _, q := range []struct {
+		name string
+		mk   hostQPFunc
+	}{{"rxe", hostQP}, {"siw", hostQPSiw}, {"mlx5", mlx5QP}} {
+		for _, way := range []string{"held", "owned"} {
+			t.Run(q.name+"/"+way, func(t *testing.T) {
+				fast, fdev, _, _ := q.mk(t)
+				slow, sdev, _, _ := q.mk(t)
+				var sq *SendQueue
+				var rq *RecvQueue
+				if way == "owned" {
+					sq, rq = hostOwners(t, slow, true)
+				}
+				check := func(what string, l *spin.GateLock, i, fn, sn int, ferr, serr error) {
+					t.Helper()
+					if fn != sn || fmt.Sprint(ferr) != fmt.Sprint(serr) {
+						t.Errorf("%s %d: slow path posted %d, %v; the fast one %d, %v", what, i, sn, serr, fn, ferr)
+					}
+					if refused := i == len(posted)-1; fn != posted[i] || (ferr != nil) != refused {
+						t.Errorf("%s %d: posted %d, %v; want %d, refused %v", what, i, fn, ferr, posted[i], refused)
+					}
+					if way == "owned" {
+						// The owner's gate is open again: it
+						// gets in without the lock.
+						if !l.Enter() {
+							t.Fatalf("%s %d: the owner's gate is left shut", what, i)
+						}
+						l.Leave()
+					} else if !l.TryLockFree() {
+						t.Fatalf("%s %d: the lock is left held", what, i)
+					} else {
+						l.UnlockFree()
+					}
+				}
+				for i, wrs := range sends {
+					fn, ferr := fast.PostSend(wrs)
+					wait := func() {}
+					if way == "held" {
+						wait = held(&slow.sendMu)
+					}
+					sn, serr := slow.PostSend(wrs)
+					wait()
+					check("send", &slow.sendMu, i, fn, sn, ferr, serr)
+				}
+				for i, wrs := range recvs {
+					fn, ferr := fast.PostRecv(wrs)
+					wait := func() {}
+					if way == "held" {
+						wait = held(&slow.recvMu)
+					}
+					sn, serr := slow.PostRecv(wrs)
+					wait()
+					check("recv", &slow.recvMu, i, fn, sn, ferr, serr)
+				}
+				if fdev != nil {
+					for off, name := range map[uint64]string{1 << 12: "receive queue", 2 << 12: "send queue"} {
+						if f, s := fdev.Maps[off], sdev.Maps[off]; !bytes.Equal(f, s) {
+							t.Errorf("%s differs from the fast path's at byte %d", name, firstDiff(f, s))
+						}
+					}
+				}
+				if sq != nil {
+					sq.Release()
+					rq.Release()
+				}
+			})
+		}
+	}
+}
+
+// TestSetQueues: the data path finds each driver of this module by the
+// concrete-type fields setSQ and setRQ fill (a foreign driver by none of
+// them); a missed one would send that driver's posts the long way.
+func TestSetQueues(t *testing.T) {
+	mlx5QP := func(tb testing.TB) (*QP, *conformance.FakeDevice, func(), func()) {
+		qp, _ := hostQPMLX5(tb)
+		return qp, nil, func() {}, func() {}
+	}
+	for _, q := range []struct {
+		name string
+		mk   hostQPFunc
+	}{{"rxe", hostQP}, {"siw", hostQPSiw}, {"mlx5", mlx5QP}} {
+		qp, _, _, _ := q.mk(t)
+		sends := map[string]bool{"mlx5": qp.mlx5SQ != nil, "rxe": qp.rxeSQ != nil, "siw": qp.siwSQ != nil}
+		r := &qp.recv
+		recvs := map[string]bool{"mlx5": r.mlx5 != nil, "rxe": r.rxe != nil, "siw": r.siw != nil, "mlx5 SRQ": r.mlx5SRQ != nil}
+		for name, set := range sends {
+			if set != (name == q.name) {
+				t.Errorf("%s QP: send queue as %s's: %v", q.name, name, set)
+			}
+		}
+		for name, set := range recvs {
+			if set != (name == q.name) {
+				t.Errorf("%s QP: receive queue as %s's: %v", q.name, name, set)
+			}
+		}
+		qp.setSQ(&countSQ{})
+		qp.recv.setRQ(&failRQ{})
+		if qp.mlx5SQ != nil || qp.rxeSQ != nil || qp.siwSQ != nil || r.mlx5 != nil || r.rxe != nil || r.siw != nil || r.mlx5SRQ != nil {
+			t.Errorf("%s QP: a foreign driver's queues keep a driver of this module's", q.name)
 		}
 	}
 }

@@ -6,6 +6,9 @@ import (
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/provider/mlx5"
+	"github.com/purerdma/purerdma/internal/provider/rxe"
+	"github.com/purerdma/purerdma/internal/provider/siw"
 	"github.com/purerdma/purerdma/internal/spin"
 	"github.com/purerdma/purerdma/internal/ucmd"
 	"github.com/purerdma/purerdma/internal/verbs"
@@ -78,7 +81,14 @@ type QP struct {
 	plainOps atomic.Uint32
 
 	sendMu spin.GateLock // one locked instruction per post (package spin); none for an owner (SendQueue)
-	sq     provider.SQ
+	sq     provider.SQ   // set by setSQ, with the three below
+	// sq by its concrete type when it is one of this module's drivers',
+	// else nil: the data path calls the driver through these, a load
+	// and a test each, where a type assertion on sq took twice that and
+	// moved registers about (docs/benchmarks-host.md, fourth pass).
+	mlx5SQ *mlx5.SQ
+	rxeSQ  *rxe.SQ
+	siwSQ  *siw.SQ
 	swr    provider.SendWR // scratch: what copySend gives the provider in place of the caller's request
 	sah    provider.AH     // scratch: a UD request's address handle, copied
 	ssge   []provider.SGE
@@ -173,7 +183,8 @@ func (pd *PD) CreateQP(init QPInit) (*QP, error) {
 		MaxRecvSGE:    int(pinit.MaxRecvSGE),
 		MaxInlineData: int(pinit.MaxInline),
 	}
-	qp.sq, qp.recv.rq = queues.SQ, queues.RQ
+	qp.setSQ(queues.SQ)
+	qp.recv.setRQ(queues.RQ)
 	qp.setNoReads(false)
 	qp.ssge = make([]provider.SGE, qp.cap.MaxSendSGE)
 	qp.recv.sge, qp.recv.size = make([]provider.SGE, qp.cap.MaxRecvSGE), qp.cap.MaxRecvWR

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
@@ -43,7 +44,7 @@ func TestPostRecvErrors(t *testing.T) {
 	foreign := func(full int, flushErr error) hostQPFunc {
 		return func(tb testing.TB) (*QP, *conformance.FakeDevice, func(), func()) {
 			qp, dev, takeSQ, takeRQ := hostQP(tb)
-			qp.recv.rq = &failRQ{full: full, flushErr: flushErr}
+			qp.recv.setRQ(&failRQ{full: full, flushErr: flushErr})
 			return qp, dev, takeSQ, takeRQ
 		}
 	}
@@ -142,7 +143,8 @@ func TestSRQPostRecvMLX5(t *testing.T) {
 	if _, ok := rq.(*mlx5.SRQ); !ok {
 		t.Fatalf("mlx5's SRQ is a %T", rq)
 	}
-	s := &SRQ{recv: recvSide{rq: rq, sge: make([]provider.SGE, 1), size: int(init.MaxWR)}}
+	s := &SRQ{recv: recvSide{sge: make([]provider.SGE, 1), size: int(init.MaxWR)}}
+	s.recv.setRQ(rq)
 	t.Cleanup(func() { rq.Close() })
 	sge := []SGE{{Addr: 0x10000, Length: 64, LKey: 0x55}, {Addr: 0x20000, Length: 64, LKey: 0x55}}
 	allocs := testing.AllocsPerRun(3, func() {
@@ -154,13 +156,31 @@ func TestSRQPostRecvMLX5(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("SRQ.PostRecv allocates %v times", allocs)
 	}
-	// 4 posted of 7 (AllocsPerRun's warm-up included).
+	// 4 posted of 7 (AllocsPerRun's warm-up included). The next two
+	// find the lock held (postRecvSlow) and must post and say as the
+	// one-CAS way does, then leave the lock free.
+	held := func() {
+		t.Helper()
+		if !s.mu.TryLockFree() {
+			t.Fatal("the SRQ's lock is left held")
+		}
+		go func() {
+			time.Sleep(time.Millisecond)
+			s.mu.Unlock()
+		}()
+	}
+	held()
 	n, err := s.PostRecv([]RecvWR{{SGE: sge[:1]}, {SGE: sge}})
 	if n != 1 || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "work request 1: 2 SGEs, the queue takes 1") {
 		t.Errorf("2 SGEs of 1: posted %d, %v", n, err)
 	}
+	held()
 	n, err = s.PostRecv([]RecvWR{{SGE: sge[:1]}, {SGE: sge[:1]}, {SGE: sge[:1]}})
 	if n != 2 || !errors.Is(err, ErrQueueFull) || !strings.Contains(err.Error(), "work request 2:") {
 		t.Errorf("past the 7 WQEs: posted %d, %v", n, err)
 	}
+	if !s.mu.TryLockFree() {
+		t.Fatal("the SRQ's lock is left held")
+	}
+	s.mu.UnlockFree()
 }

@@ -2,11 +2,11 @@ package uverbs
 
 import (
 	"fmt"
-	"sync"
 	"sync/atomic"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
+	"github.com/purerdma/purerdma/internal/spin"
 	"github.com/purerdma/purerdma/internal/ucmd"
 	"github.com/purerdma/purerdma/internal/verbs"
 )
@@ -32,8 +32,10 @@ type SRQ struct {
 	id     uint64
 
 	closed atomic.Bool
-	mu     sync.Mutex
-	recv   recvSide
+	// mu is the receive lock, a GateLock for its one-CAS TryLockFree:
+	// an SRQ has no owner, so its gate stays closed.
+	mu   spin.GateLock
+	recv recvSide
 
 	destroy verbs.Life
 }
@@ -73,7 +75,8 @@ func (pd *PD) CreateSRQ(init SRQInit) (*SRQ, error) {
 		return nil, fmt.Errorf("uverbs: create SRQ: %w", err)
 	}
 	s.maxWR, s.maxSGE = int(sinit.MaxWR), int(sinit.MaxSGE) // as the driver left them
-	s.recv = recvSide{rq: rq, sge: make([]provider.SGE, s.maxSGE), size: s.maxWR}
+	s.recv = recvSide{sge: make([]provider.SGE, s.maxSGE), size: s.maxWR}
+	s.recv.setRQ(rq)
 	return s, nil
 }
 
@@ -116,17 +119,32 @@ func (s *SRQ) PostRecv(wrs []RecvWR) (int, error) {
 	if s == nil {
 		return 0, ErrClosed
 	}
-	// No defer: nothing under the lock panics.
-	s.mu.Lock()
-	var n int
-	var err error
-	if s.closed.Load() {
-		err = ErrClosed
-	} else {
-		n, err = s.recv.post(wrs)
+	// The lock free: one CAS; held: out of line, so that nothing but
+	// recv.post is called here (QP.PostSend says why). No defer:
+	// nothing under the lock panics.
+	if !s.mu.TryLockFree() {
+		return s.postRecvSlow(wrs)
 	}
-	s.mu.Unlock()
+	if s.closed.Load() {
+		s.mu.UnlockFree()
+		return 0, ErrClosed
+	}
+	n, err := s.recv.post(wrs)
+	s.mu.UnlockFree()
 	return n, err
+}
+
+// postRecvSlow is PostRecv when the lock is held: it waits, then posts
+// as PostRecv does.
+//
+//go:noinline
+func (s *SRQ) postRecvSlow(wrs []RecvWR) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed.Load() {
+		return 0, ErrClosed
+	}
+	return s.recv.post(wrs)
 }
 
 // SetLimit arms the SRQ's limit event (ibv_modify_srq with IBV_SRQ_LIMIT).
