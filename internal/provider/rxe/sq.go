@@ -42,17 +42,15 @@ type sq struct {
 func (s *sq) SetPlainOps(ops uint32) { s.plainOps.Store(ops & straightOps) }
 
 // Put fills the next slot the way rdma-core's init_send_wqe does, but
-// leaves it unpublished. RC and UC sends, RDMA writes and reads, with or
-// without immediate data, with SGEs, take PutPlain's straight path; the
-// rest (inline data, atomics, UD, memory windows, flushes, atomic writes,
-// every request Put refuses) goes to put, which writes the same bytes for
-// these (TestSQPutPlain compares the two).
-func (s *sq) Put(wr *provider.SendWR) error {
-	if n, err := s.putPlain(mem.One(wr), false); n != 0 || err != nil {
-		return err
-	}
-	return s.put(wr)
-}
+// leaves it unpublished: put, the general path, for every request.
+// uverbs sends the common requests through PutPlain, so Put sees the
+// others (inline data, atomics, UD, memory windows, flushes, atomic
+// writes, and the requests PutPlain leaves to it, which Put may refuse);
+// TestSQPutPlainBatch compares PutPlain with it.
+func (s *sq) Put(wr *provider.SendWR) error { return s.put(wr) }
+
+// plainFlags are the send flags of PutPlain's requests.
+const plainFlags = abi.IB_SEND_FENCE | abi.IB_SEND_SIGNALED | abi.IB_SEND_SOLICITED
 
 // straightOps are the opcodes of PutPlain's straight path, as bits.
 const straightOps = 1<<abi.IB_UVERBS_WR_RDMA_WRITE | 1<<abi.IB_UVERBS_WR_RDMA_WRITE_WITH_IMM |
@@ -66,22 +64,11 @@ const straightOps = 1<<abi.IB_UVERBS_WR_RDMA_WRITE | 1<<abi.IB_UVERBS_WR_RDMA_WR
 // Put does. Unless it stopped at one, it then flushes as Flush does, and
 // err is the doorbell's failure. It returns how many it put. A batch of
 // common requests costs one call: the per-request call is most of what a
-// request costs beyond writing its slot.
-func (s *sq) PutPlain(wrs []provider.SendWR) (n int, err error) { return s.putPlain(wrs, true) }
-
-// plainFlags are the send flags of PutPlain's requests.
-const plainFlags = abi.IB_SEND_FENCE | abi.IB_SEND_SIGNALED | abi.IB_SEND_SOLICITED
-
-// putPlain is PutPlain for a batch; for Put, not a batch, it takes one
-// request of any straight opcode, refuses it if the ring is full
-// (provider.ErrFull), and does not flush. One function for
-// both: the straight path is written once, and a wrapper that loaded the
-// plain opcodes would not be inlined.
-func (s *sq) putPlain(wrs []provider.SendWR, batch bool) (n int, err error) {
-	ops := uint32(straightOps)
-	if batch {
-		ops = s.plainOps.Load()
-	}
+// request costs beyond writing its slot. It serves batches only: a flag
+// for one request of Put's, tested in the loop, cost every request four
+// instructions.
+func (s *sq) PutPlain(wrs []provider.SendWR) (n int, err error) {
+	ops := s.plainOps.Load()
 	maxSGE := s.plainSGE
 	for ; n < len(wrs); n++ {
 		wr := &wrs[n]
@@ -99,11 +86,7 @@ func (s *sq) putPlain(wrs []provider.SendWR, batch bool) (n int, err error) {
 		}
 		p := s.pending
 		if !s.q.take(p) {
-			if batch {
-				return n, nil // Put refuses it
-			}
-			s.ssn++ // as put: a request the full ring refuses is numbered too
-			return 0, provider.ErrFull
+			return n, nil // Put refuses it
 		}
 		ssn := s.ssn
 		s.ssn++
@@ -142,7 +125,7 @@ func (s *sq) putPlain(wrs []provider.SendWR, batch bool) (n int, err error) {
 		}
 		s.pending = s.q.next(p)
 	}
-	if batch && s.pending != s.published {
+	if s.pending != s.published {
 		err = s.publish()
 	}
 	return n, err
