@@ -80,18 +80,12 @@ var sendFlags = func() (t [sendFlagBits + 1]uint32) {
 // it refuses nothing, Put does. Unless it stopped at one, it then
 // flushes, and err is Flush's error. It returns how many it put. A batch
 // of common requests costs one call: the per-request call is most of
-// what a request costs beyond writing its element.
-func (q *sendQueue) PutPlain(wrs []provider.SendWR) (n int, err error) { return q.putPlain(wrs, true) }
-
-// putPlain is PutPlain for a batch; for Put, not a batch, it takes one
-// request of any of siw's opcodes, refuses it if the ring is full
-// (provider.ErrFull), and does not flush. Put's general path,
-// putAny, writes the same bytes for these requests (TestSQPutPlain).
-func (q *sendQueue) putPlain(wrs []provider.SendWR, batch bool) (n int, err error) {
-	ops := uint32(plainOpsAll)
-	if batch {
-		ops = q.plainOps.Load()
-	}
+// what a request costs beyond writing its element. It serves batches
+// only: a flag for one request of Put's, tested in the loop, cost every
+// request instructions. putAny, Put's path, writes the same bytes for
+// these requests (TestSQPutPlain).
+func (q *sendQueue) PutPlain(wrs []provider.SendWR) (n int, err error) {
+	ops := q.plainOps.Load()
 	for ; n < len(wrs); n++ {
 		wr := &wrs[n]
 		op := wr.Opcode
@@ -103,10 +97,7 @@ func (q *sendQueue) putPlain(wrs []provider.SendWR, batch bool) (n int, err erro
 		e := q.buf[off : off+sqeSize]
 		word := wordAt(e, 0)
 		if word.Load()&abi.SIW_WQE_VALID != 0 {
-			if batch {
-				return n, nil // Put refuses it
-			}
-			return 0, provider.ErrFull
+			return n, nil // Put refuses it
 		}
 		sqe := mem.At[abi.SiwSQE](e, 0)
 		sqe.ID = wr.ID
@@ -130,20 +121,15 @@ func (q *sendQueue) putPlain(wrs []provider.SendWR, batch bool) (n int, err erro
 		word.Store(sendFlags[wr.Flags] | uint32(len(sges))<<16 | uint32(opcode)<<24)
 		q.advance()
 	}
-	if batch && q.pending != 0 {
+	if q.pending != 0 {
 		err = q.Flush()
 	}
 	return n, err
 }
 
-// Put puts one request: PutPlain's loop takes the common ones, putAny the
-// rest.
-func (q *sendQueue) Put(wr *provider.SendWR) error {
-	if n, err := q.putPlain(mem.One(wr), false); n != 0 || err != nil {
-		return err
-	}
-	return q.putAny(wr)
-}
+// Put puts one request, through the general path: uverbs sends the
+// common ones through PutPlain.
+func (q *sendQueue) Put(wr *provider.SendWR) error { return q.putAny(wr) }
 
 // putAny is Put's general path: every opcode, inline data, and the
 // refusals. The element's valid flag is checked first, as libsiw does.

@@ -14,7 +14,8 @@ import (
 // TestSQPutPlain compares PutPlain's loop with putAny, the general path,
 // which it must match byte for byte and in state: the same requests go to
 // two QPs whose rings start with the same garbage, free flags aside,
-// through putPlain on one and putAny on the other, round the ring twice.
+// through PutPlain (every opcode plain) on one and putAny and Flush on
+// the other, round the ring twice.
 func TestSQPutPlain(t *testing.T) {
 	sges := []provider.SGE{{Addr: 0x1000, Length: 100, LKey: 0x55}, {Addr: 0x2000, Length: 28, LKey: 0x66},
 		{Addr: 0x3000, Length: 1 << 30, LKey: 0x77}, {Addr: 0x4000, Length: 4, LKey: 0x88}}
@@ -38,19 +39,23 @@ func TestSQPutPlain(t *testing.T) {
 			_, gen, _ := newQP(t, 4, 4)
 			garbage(fast.buf, 4)
 			copy(gen.buf, fast.buf)
+			fast.SetPlainOps(plainOpsAll)
 			for i := range 8 {
 				wr := tt.wr
 				wr.ID += uint64(i) << 32
-				n, errFast := fast.putPlain([]provider.SendWR{wr}, false)
+				n, errFast := fast.PutPlain([]provider.SendWR{wr})
 				errGen := gen.putAny(&wr)
+				if errGen == nil {
+					errGen = gen.Flush()
+				}
 				if n != 1 || errFast != nil || errGen != nil {
-					t.Fatalf("request %d: putPlain = %d, %v; putAny = %v", i, n, errFast, errGen)
+					t.Fatalf("request %d: PutPlain = %d, %v; putAny, Flush = %v", i, n, errFast, errGen)
 				}
 				if !bytes.Equal(fast.buf, gen.buf) {
-					t.Fatalf("request %d: rings differ\nputPlain % x\nputAny   % x", i, fast.buf, gen.buf)
+					t.Fatalf("request %d: rings differ\nPutPlain % x\nputAny   % x", i, fast.buf, gen.buf)
 				}
 				if fast.put != gen.put || fast.first != gen.first || fast.pending != gen.pending {
-					t.Fatalf("request %d: putPlain left put %d first %d pending %d, putAny %d %d %d", i,
+					t.Fatalf("request %d: PutPlain left put %d first %d pending %d, putAny %d %d %d", i,
 						fast.put, fast.first, fast.pending, gen.put, gen.first, gen.pending)
 				}
 				fast.consume(i % 4) // the kernel takes it
