@@ -108,15 +108,17 @@ func (s *sendQueue) end() int { return s.off + int(s.wqeCnt)<<sendWQEShift }
 // acquire pairs with Flush's store of head, as recvQueue.acquire.
 func (s *sendQueue) acquire() { s.head.Load() }
 
-// Put writes wr as the next WQE. The common requests, sends and RDMA
-// writes and reads on RC and UC with their data in data segments, go
-// straight through putPlain; the rest, and every refusal, go to put.
-func (s *sendQueue) Put(wr *provider.SendWR) error {
-	if n, _ := s.putPlain(mem.One(wr), false); n != 0 {
-		return nil
-	}
-	return s.put(wr)
-}
+// Put writes wr as the next WQE, through put, the general path: uverbs
+// sends the common requests through PutPlain, so Put sees the rest (and
+// the requests PutPlain leaves to it, which Put may refuse).
+func (s *sendQueue) Put(wr *provider.SendWR) error { return s.put(wr) }
+
+// SetPlainOps sets the opcodes, as bits, that PutPlain may take without
+// checks beyond its own; the others it leaves to Put and the caller.
+func (s *sendQueue) SetPlainOps(ops uint32) { s.plainOps.Store(ops) }
+
+// plainFlags are the send flags of the straight path's requests.
+const plainFlags = abi.IB_SEND_FENCE | abi.IB_SEND_SIGNALED | abi.IB_SEND_SOLICITED
 
 // PutPlain puts the caller's batch wrs as Put does, one after the other
 // in one loop, up to the first request it leaves to the caller: one whose
@@ -126,20 +128,8 @@ func (s *sendQueue) Put(wr *provider.SendWR) error {
 // Unless it stopped at one, it then flushes, and err is Flush's error.
 // It returns how many it put. A batch of common requests costs one call:
 // the per-request call is most of what a request costs beyond writing
-// its WQE.
-func (s *sendQueue) PutPlain(wrs []provider.SendWR) (n int, err error) { return s.putPlain(wrs, true) }
-
-// SetPlainOps sets the opcodes, as bits, that PutPlain may take without
-// checks beyond its own; the others it leaves to Put and the caller.
-func (s *sendQueue) SetPlainOps(ops uint32) { s.plainOps.Store(ops) }
-
-// plainFlags are the send flags of the straight path's requests.
-const plainFlags = abi.IB_SEND_FENCE | abi.IB_SEND_SIGNALED | abi.IB_SEND_SOLICITED
-
-// putPlain is the straight path: PutPlain's for a batch; for Put, not a
-// batch, it takes one request of any opcode and does not flush. One
-// function for both: the straight path is written once, and a wrapper
-// that loaded the plain opcodes would not be inlined.
+// its WQE. It serves batches only: a flag for one request of Put's,
+// tested in the loop, cost every request instructions.
 //
 // It checks each condition once, each a load or two: the QP's state, the
 // opcode's kind and a pending fence are all in the table s.fast (setFast
@@ -151,11 +141,8 @@ const plainFlags = abi.IB_SEND_FENCE | abi.IB_SEND_SIGNALED | abi.IB_SEND_SOLICI
 // slot, and each segment wraps at the end of the queue. The bytes and the
 // queue's state are put's (TestPutFast, and the conformance scripts
 // against libmlx5).
-func (s *sendQueue) putPlain(wrs []provider.SendWR, batch bool) (n int, err error) {
-	ops := ^uint32(0)
-	if batch {
-		ops = s.plainOps.Load()
-	}
+func (s *sendQueue) PutPlain(wrs []provider.SendWR) (n int, err error) {
+	ops := s.plainOps.Load()
 	for ; n < len(wrs); n++ {
 		wr := &wrs[n]
 		op := wr.Opcode
@@ -211,7 +198,7 @@ func (s *sendQueue) putPlain(wrs []provider.SendWR, batch bool) (n int, err erro
 		s.lastSize = int(size)
 		s.curPost = cur + (size+sendWQEBB/segSize-1)/(sendWQEBB/segSize)
 	}
-	if batch && s.pending != 0 {
+	if s.pending != 0 {
 		err = s.Flush()
 	}
 	return n, err

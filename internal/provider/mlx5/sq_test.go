@@ -616,11 +616,37 @@ func TestModified(t *testing.T) {
 }
 
 // TestPutFast: the straight path for sends, RDMA writes and reads on RC
-// and UC (putFast) leaves the bytes and the queue's state the general path
-// (put) leaves, over queues full of garbage, for every flag, gather lists
-// with empty entries, WQEs that wrap, batches of two, and a fence left
-// pending (which sends the first request of the batch the general way).
+// and UC (PutPlain) leaves the bytes and the queue's state the general
+// path (put) leaves, over queues full of garbage, for every flag, gather
+// lists with empty entries, WQEs that wrap, batches of two, and a fence
+// left pending (which sends the first request of the batch the general
+// way). Both queues post as uverbs does (postPlain) and flush.
 func TestPutFast(t *testing.T) {
+	// postPlain posts wrs as uverbs' PostSend does: runs of plain
+	// requests through PutPlain, each other request through Put, then
+	// Flush if PutPlain did not; it returns how many PutPlain took.
+	postPlain := func(t *testing.T, s *sendQueue, wrs []provider.SendWR) (plain int) {
+		t.Helper()
+		for n := 0; ; n++ {
+			k, err := s.PutPlain(wrs[n:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain += k
+			if n += k; n == len(wrs) {
+				return plain
+			}
+			if err := s.Put(&wrs[n]); err != nil {
+				t.Fatal(err)
+			}
+			if n == len(wrs)-1 {
+				if err := s.Flush(); err != nil {
+					t.Fatal(err)
+				}
+				return plain
+			}
+		}
+	}
 	sges := []provider.SGE{{Addr: 0x1122334455667788, Length: 0x1000, LKey: 0xabcd}, {Addr: 0x99, Length: 0, LKey: 1},
 		{Addr: 0x2000, Length: 8, LKey: 0x55}, {Addr: 0x3000, Length: 9, LKey: 0x56}, {Addr: 0x4000, Length: 10, LKey: 0x57}}
 	ops := []uint32{abi.IB_UVERBS_WR_SEND, abi.IB_UVERBS_WR_SEND_WITH_IMM, abi.IB_UVERBS_WR_SEND_WITH_INV,
@@ -662,18 +688,20 @@ func TestPutFast(t *testing.T) {
 							garbage(q.buf[s.off:s.end()])
 							clear(s.wrid)
 							clear(s.wqeHead)
-							for i := range 2 {
-								if q == general {
-									s.fast = [len(s.fast)]fastOp{}
-								} else if i == 1 || st.fence == 0 {
-									if s.fast[op].opcode == 0 {
-										t.Fatalf("%s: not on the fast path", name)
-									}
-								}
-								wr.ID = uint64(op)<<8 | uint64(flags) | uint64(i)<<32
-								if err := s.Put(&wr); err != nil {
-									t.Fatalf("%s: %v", name, err)
-								}
+							s.SetPlainOps(^uint32(0))
+							if q == general {
+								s.fast = [len(s.fast)]fastOp{}
+							} else if st.fence == 0 && s.fast[op].opcode == 0 {
+								t.Fatalf("%s: not on the fast path", name)
+							}
+							var wrs [2]provider.SendWR
+							for i := range wrs {
+								wrs[i] = wr
+								wrs[i].ID = uint64(op)<<8 | uint64(flags) | uint64(i)<<32
+							}
+							fastN := postPlain(t, s, wrs[:])
+							if q == fast && fastN != len(wrs)-int(min(st.fence, 1)) {
+								t.Fatalf("%s: PutPlain took %d of %d", name, fastN, len(wrs))
 							}
 						}
 						p, g := fast.buf[fast.sq.off:fast.sq.end()], general.buf[general.sq.off:general.sq.end()]
