@@ -301,16 +301,17 @@ batch:
 		ownerLoad(buf, int((j-1)&mask)*cqeSize)
 		mmio.FromDeviceAtomic()
 		// The batch's CQEs through the ring's base, as opOwnAt reads
-		// them (Empty's checked read came first): no bounds check, and
-		// the ring's length does not stay live in a register (the loop
-		// has too few, and reloaded it per CQE).
-		ring := unsafe.Pointer(unsafe.SliceData(buf))
+		// them (Empty's checked read came first), and its completions
+		// through wc's, n below k, which the count kept within len(wc):
+		// no bounds checks, and neither length stays live in a register
+		// (the loop has too few, and reloaded them per CQE).
+		ring, out := unsafe.Pointer(unsafe.SliceData(buf)), unsafe.Pointer(unsafe.SliceData(wc))
 		for ; n < k; n++ {
 			off := int(ci&mask) * cqeSize
 			e := (*cqe)(unsafe.Add(ring, off))
 			op := e.opOwn
 			ci++
-			w := &wc[n]
+			w := (*provider.WC)(unsafe.Add(out, uintptr(n)*unsafe.Sizeof(provider.WC{})))
 			// The QP, by the user index CQE version 1 names it by
 			// (get_req_context, get_cur_rsc).
 			qp := cur.qp
@@ -435,7 +436,7 @@ batch:
 			}
 			failed |= w.Status
 			n++
-			if n == len(wc) || !owned(buf[int(ci&mask)*cqeSize+cqeSize-1], ci, mask) {
+			if n == len(wc) || !owned(opOwnAt(buf, ci, mask), ci, mask) {
 				goto done
 			}
 			continue batch
@@ -455,10 +456,9 @@ done:
 
 // ownerLoad reads the last word of the CQE at off, which holds its owner
 // bit, with an atomic load, for mmio.FromDeviceAtomic: on amd64 one MOV
-// where FromDevice was a call (pollFast). A CQE is 64-byte aligned.
+// where FromDevice was a call (pollFast). A CQE is 64-byte aligned. off
+// is a slot's offset, read without a bounds check as opOwnAt reads.
 func ownerLoad(buf []byte, off int) {
-	// One bounds check: off, a slot's offset, is not negative.
-	_ = buf[off+cqeSize-1]
 	atomic.LoadUint32((*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(buf)), off+cqeSize-4)))
 }
 
