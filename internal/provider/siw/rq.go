@@ -22,7 +22,10 @@ type recvQueue struct {
 	buf    []byte
 	num    uint32
 	maxSGE int
-	put    uint32 // slot of the next Put
+	// off is the byte offset of the next Put's element: Post addresses
+	// the element with it, with no multiply, and keeps no slot index
+	// beside it (the loop has too few registers).
+	off uintptr
 }
 
 // Put writes wr in the next element and publishes it (its valid flag).
@@ -45,15 +48,16 @@ func (q *recvQueue) Post(wrs []provider.RecvWR, maxSGE int) (int, error) {
 	// The elements are written without a bounds check, which would keep
 	// the mapping's length live in a register too (the SGE copy then had
 	// too few and spilled): mapQP mapped num elements (mapQueue checked
-	// the length), and put stays below num.
+	// the length), and off, a multiple of rqeSize, stays below num of
+	// them.
 	elems := unsafe.Pointer(unsafe.SliceData(buf))
-	put := q.put
+	off := q.off
 	lim := min(maxSGE, q.maxSGE)
 	n := 0
 	var err error
 	for ; n < len(wrs); n++ {
 		wr := &wrs[n]
-		e := unsafe.Add(elems, uintptr(put)*rqeSize)
+		e := unsafe.Add(elems, off)
 		word := (*uint32)(unsafe.Add(e, flagsWord))
 		if atomic.LoadUint32(word)&abi.SIW_WQE_VALID != 0 {
 			err = provider.ErrFull
@@ -88,12 +92,12 @@ func (q *recvQueue) Post(wrs []provider.RecvWR, maxSGE int) (int, error) {
 		// the previous element's flag after it to decide on the
 		// doorbell, which a release store could pass.)
 		mem.StoreRelease((*atomic.Uint32)(unsafe.Pointer(word)), abi.SIW_WQE_VALID|uint32(end/sgeSize)<<16)
-		put++
-		if put == q.num {
-			put = 0
+		off += rqeSize
+		if off == uintptr(q.num)*rqeSize {
+			off = 0
 		}
 	}
-	q.put = put
+	q.off = off
 	return n, err
 }
 

@@ -94,7 +94,7 @@ func TestRQNoAllocs(t *testing.T) {
 	wr := provider.RecvWR{ID: 1, SGE: []provider.SGE{{Addr: 1, Length: 2, LKey: 3}}}
 	var q provider.RQ = rq
 	allocs := testing.AllocsPerRun(100, func() {
-		slot := int(rq.put)
+		slot := int(rq.off / rqeSize)
 		if q.Put(&wr) != nil || q.Flush() != nil {
 			panic("Put failed")
 		}
