@@ -79,10 +79,10 @@ func (c *cq) PollStatus(wcs []provider.WC) (int, bool) {
 			return 0, false
 		}
 		end := p.Load() & c.q.mask * c.q.size // acquire: the slots are written
-		c.end = end
 		if at == end {
-			return 0, false
+			return 0, false // c.end is at already
 		}
+		c.end = end
 	}
 	buf := c.q.buf
 	if buf == nil {
