@@ -32,6 +32,11 @@ type cq struct {
 	// ring masks an offset: the ring's bytes, (mask+1)<<log2, less one
 	// (attach refused rings of 4 GiB and more).
 	ring uint32
+	// slots is the address of slot 0, past the ring's header, or nil
+	// once closed: loaded whole, it leaves Poll one add per slot's
+	// address, where the compiler folded a base and the header's size
+	// computed in the poll into two.
+	slots unsafe.Pointer
 	// kept reports that Take moved at past slots the kernel has not
 	// been given back; taking makes Poll keep them (Take is Poll of one
 	// without the store).
@@ -44,6 +49,7 @@ func (c *cq) restart() {
 	c.at = c.q.cons.Load() * c.q.size // attach checked it is within mask
 	c.end = c.at
 	c.ring = (c.q.mask+1)*c.q.size - 1
+	c.slots = unsafe.Add(unsafe.Pointer(unsafe.SliceData(c.q.buf)), queueHdr)
 	c.kept = false
 }
 
@@ -84,9 +90,9 @@ func (c *cq) PollStatus(wcs []provider.WC) (int, bool) {
 		}
 		c.end = end
 	}
-	buf := c.q.buf
-	if buf == nil {
-		return 0, false
+	slots := c.slots
+	if slots == nil {
+		return 0, false // closed
 	}
 	// The loop keeps the offsets and the geometry in locals. The slots
 	// are read without a bounds check, which would keep the mapping's
@@ -94,7 +100,6 @@ func (c *cq) PollStatus(wcs []provider.WC) (int, bool) {
 	// checked that the ring's slots, each at least a WC, fit the mapping
 	// after its header, and at is a slot's offset within ring (masked
 	// here once, then by each step).
-	slots := unsafe.Add(unsafe.Pointer(unsafe.SliceData(buf)), queueHdr)
 	size, ring := uintptr(c.q.size), uintptr(c.ring)
 	at, end := uintptr(c.at)&ring, uintptr(c.end)
 	// The completions by index: writing them by byte offset saved an
@@ -175,4 +180,7 @@ func (c *cq) Resize(resp []byte) error {
 	return old.close()
 }
 
-func (c *cq) Close() error { return c.q.close() }
+func (c *cq) Close() error {
+	c.slots = nil
+	return c.q.close()
+}

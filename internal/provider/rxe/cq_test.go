@@ -314,3 +314,36 @@ func TestCQStartIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestCQPollClosed checks that a poll of a closed CQ moves nothing, also
+// when the last poll left completions it had seen (the producer it
+// loaded is ahead of the consumer): the ring is unmapped.
+func TestCQPollClosed(t *testing.T) {
+	tests := []struct {
+		name    string
+		pending uint32 // completions the kernel put before the first poll
+	}{
+		{"none seen", 0},
+		{"one seen, not taken", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, c, buf := newCQ(t, 4)
+			for i := range tt.pending {
+				putWC(t, buf, int(i), abi.WC{WrID: 1 + uint64(i)}, 0)
+			}
+			setProducer(buf, tt.pending)
+			if tt.pending > 0 {
+				if n := c.Poll(make([]provider.WC, 1)); n != 1 {
+					t.Fatalf("first Poll = %d, want 1", n)
+				}
+			}
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if n := c.Poll(make([]provider.WC, 4)); n != 0 {
+				t.Errorf("Poll of a closed CQ = %d, want 0", n)
+			}
+		})
+	}
+}
