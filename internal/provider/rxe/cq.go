@@ -84,7 +84,7 @@ func (c *cq) PollStatus(wcs []provider.WC) (int, bool) {
 		if p == nil {
 			return 0, false
 		}
-		end := p.Load() & c.q.mask * c.q.size // acquire: the slots are written
+		end := (p.Load() & c.q.mask) * c.q.size // acquire: the slots are written
 		if at == end {
 			return 0, false // c.end is at already
 		}
@@ -108,7 +108,7 @@ func (c *cq) PollStatus(wcs []provider.WC) (int, bool) {
 	n, status := 0, uint32(0)
 	for ; n < len(wcs); n++ {
 		if at == end {
-			end = uintptr(c.q.prod.Load() & c.q.mask * c.q.size) // acquire: the slots are written
+			end = uintptr((c.q.prod.Load() & c.q.mask) * c.q.size) // acquire: the slots are written
 			if at == end {
 				break
 			}
