@@ -199,3 +199,20 @@ func compareWorlds(t *testing.T, round int, f, g *pollWorld) {
 		t.Errorf("poll %d: SRQ differs", round)
 	}
 }
+
+// TestOwned checks owned's multiply against libmlx5's get_sw_cqe test,
+// the opcode below MLX5_CQE_INVALID and the owner bit equal to the pass
+// bit of n, for every last byte of a CQE at indices around the ring's
+// wraps.
+func TestOwned(t *testing.T) {
+	for _, mask := range []uint32{0, 1, 7, 255, 1<<22 - 1} {
+		for _, n := range []uint32{0, 1, mask, mask + 1, mask + 2, 2*mask + 1, 2*mask + 2, 1<<32 - 1} {
+			for op := range 256 {
+				want := op>>4 < cqeInvalid && (op&cqeOwnerMask != 0) == (n&(mask+1) != 0)
+				if got := owned(uint8(op), n, mask); got != want {
+					t.Fatalf("owned(%#x, %d, %#x) = %v, want %v", op, n, mask, got, want)
+				}
+			}
+		}
+	}
+}

@@ -17,19 +17,44 @@ type CQ = cq
 // cq is a completion queue: the kernel produces ib_uverbs_wc entries, we
 // consume them.
 type cq struct {
-	q    queue
-	cons uint32 // our consumer index, the only writer of q.cons
-	// prod is the producer index as last loaded. The kernel only moves
-	// it forward and the load was an acquire, so the slots before it are
-	// written: Poll loads the producer again only when it has caught up
-	// with this copy, which keeps the kernel's cache line out of every
-	// Poll while completions are queued.
-	prod uint32
-	// kept reports that Take moved cons past slots the kernel has not
+	q queue
+	// at is our consumer index as the byte offset of its slot from slot
+	// 0 (the index is at>>log2): the only writer of q.cons. Offsets let
+	// the poll loop address a slot with no multiply, and step with an
+	// add and a mask.
+	at uint32
+	// end is the producer index as last loaded, an offset as at is. The
+	// kernel only moves it forward and the load was an acquire, so the
+	// slots before it are written: Poll loads the producer again only
+	// when it has caught up with this copy, which keeps the kernel's
+	// cache line out of every Poll while completions are queued.
+	end uint32
+	// ring masks an offset: the ring's bytes, (mask+1)<<log2, less one
+	// (attach refused rings of 4 GiB and more).
+	ring uint32
+	// slots is the address of slot 0, past the ring's header, or nil
+	// once closed: loaded whole, it leaves Poll one add per slot's
+	// address, where the compiler folded a base and the header's size
+	// computed in the poll into two.
+	slots unsafe.Pointer
+	// kept reports that Take moved at past slots the kernel has not
 	// been given back; taking makes Poll keep them (Take is Poll of one
 	// without the store).
 	kept, taking bool
 }
+
+// restart takes the consumer index from the ring c.q maps, a new one or
+// a resized one, and loads the producer on the next poll.
+func (c *cq) restart() {
+	c.at = c.q.cons.Load() * c.q.size // attach checked it is within mask
+	c.end = c.at
+	c.ring = (c.q.mask+1)*c.q.size - 1
+	c.slots = unsafe.Add(unsafe.Pointer(unsafe.SliceData(c.q.buf)), queueHdr)
+	c.kept = false
+}
+
+// index is the ring index of the slot at offset at.
+func (c *cq) index(at uint32) uint32 { return at >> (c.q.log2 & 31) }
 
 // Poll is PollStatus for provider.CQ.
 func (c *cq) Poll(wcs []provider.WC) int {
@@ -54,35 +79,37 @@ func (c *cq) PollStatus(wcs []provider.WC) (int, bool) {
 	// An empty CQ, the busy-wait's common answer, is found before the
 	// loop's locals are set up (the ring's slice too): one acquire load
 	// of the producer. A closed queue has no producer word.
-	if cons := c.cons; cons == c.prod && !c.kept {
+	if at := c.at; at == c.end && !c.kept {
 		p := c.q.prod
 		if p == nil {
 			return 0, false
 		}
-		prod := p.Load() & c.q.mask // acquire: the slots are written
-		c.prod = prod
-		if cons == prod {
-			return 0, false
+		end := (p.Load() & c.q.mask) * c.q.size // acquire: the slots are written
+		if at == end {
+			return 0, false // c.end is at already
 		}
+		c.end = end
 	}
-	buf := c.q.buf
-	if buf == nil {
-		return 0, false
+	slots := c.slots
+	if slots == nil {
+		return 0, false // closed
 	}
-	// The loop keeps the indices and the geometry in locals. The slots
+	// The loop keeps the offsets and the geometry in locals. The slots
 	// are read without a bounds check, which would keep the mapping's
 	// length live in a register too (the loop has too few): attach
-	// checked that mask+1 slots of size bytes, each at least a WC, fit
-	// the mapping after its header, and cons is within mask (masked here
-	// once, then by each step).
-	slots := unsafe.Add(unsafe.Pointer(unsafe.SliceData(buf)), queueHdr)
-	mask, size := c.q.mask, c.q.size
-	cons, prod := c.cons&mask, c.prod
+	// checked that the ring's slots, each at least a WC, fit the mapping
+	// after its header, and at is a slot's offset within ring (masked
+	// here once, then by each step).
+	size, ring := uintptr(c.q.size), uintptr(c.ring)
+	at, end := uintptr(c.at)&ring, uintptr(c.end)
+	// The completions by index: writing them by byte offset saved an
+	// instruction or two per completion but cost a division by their
+	// size after the loop, more than a poll of one saved.
 	n, status := 0, uint32(0)
 	for ; n < len(wcs); n++ {
-		if cons == prod {
-			prod = c.q.prod.Load() & mask // acquire: the slots are written
-			if cons == prod {
+		if at == end {
+			end = uintptr((c.q.prod.Load() & c.q.mask) * c.q.size) // acquire: the slots are written
+			if at == end {
 				break
 			}
 		}
@@ -90,22 +117,22 @@ func (c *cq) PollStatus(wcs []provider.WC) (int, bool) {
 		// (TestWCLayout), so the slot is copied whole, in a few wide
 		// moves; only the immediate data changes, to host order.
 		wc := &wcs[n]
-		*wc = *(*provider.WC)(unsafe.Add(slots, uintptr(cons)*uintptr(size)))
+		*wc = *(*provider.WC)(unsafe.Add(slots, at))
 		if wc.Flags&abi.IB_WC_WITH_IMM != 0 {
 			wc.ImmData = beSwap(wc.ImmData)
 		}
 		status |= wc.Status
-		cons = (cons + 1) & mask
+		at = (at + size) & ring
 	}
-	c.prod = prod
+	c.end = uint32(end)
 	if n > 0 || c.kept {
-		c.cons = cons
+		c.at = uint32(at)
 		if c.taking {
 			c.kept = c.kept || n > 0
 			return n, status != 0
 		}
 		c.kept = false
-		mem.StoreRelease(c.q.cons, cons) // we are done reading the slots
+		mem.StoreRelease(c.q.cons, c.index(uint32(at))) // we are done reading the slots
 	}
 	return n, status != 0
 }
@@ -123,7 +150,7 @@ func (c *cq) Take(wc *provider.WC) bool {
 func (c *cq) Release() {
 	if c.kept && c.q.buf != nil {
 		c.kept = false
-		mem.StoreRelease(c.q.cons, c.cons) // we are done reading the slots
+		mem.StoreRelease(c.q.cons, c.index(c.at)) // we are done reading the slots
 	}
 }
 
@@ -149,10 +176,11 @@ func (c *cq) Resize(resp []byte) error {
 	}
 	old := c.q
 	c.q = nq
-	c.cons = c.q.cons.Load()
-	c.prod = c.cons // loads the new producer on the next read
-	c.kept = false
+	c.restart()
 	return old.close()
 }
 
-func (c *cq) Close() error { return c.q.close() }
+func (c *cq) Close() error {
+	c.slots = nil
+	return c.q.close()
+}

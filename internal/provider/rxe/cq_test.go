@@ -261,3 +261,89 @@ func TestWCLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestCQStartIndex checks that a CQ starts where the kernel's consumer
+// index is (PollStatus keeps it as a byte offset, the index times the
+// slot size), on a new ring and on a resized one, and wraps from there.
+func TestCQStartIndex(t *testing.T) {
+	tests := []struct {
+		name       string
+		log2       uint32
+		cons, prod uint32
+		resize     bool
+		wantIDs    []uint64
+		wantCons   uint32
+	}{
+		{"new, at 0", 6, 0, 2, false, []uint64{100, 101}, 2},
+		{"new, at 2", 6, 2, 1, false, []uint64{102, 103, 100}, 1},
+		{"new, at 3, slots of 128", 7, 3, 0, false, []uint64{103}, 0},
+		{"resized, at 1", 6, 1, 3, true, []uint64{101, 102}, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			buf := ring(tt.log2, 4, tt.cons, tt.cons)
+			dev := &fakeDev{maps: map[uint64][]byte{4096: buf}}
+			pc, err := createCQ(dev, resp(t, abi.RxeCreateCQResp{MI: mi(4096, buf)}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := pc.(*cq)
+			if tt.resize {
+				buf = ring(tt.log2, 4, tt.cons, tt.cons)
+				dev.maps[8192] = buf
+				if err := c.Resize(resp(t, abi.RxeResizeCQResp{MI: mi(8192, buf)})); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i := range 4 {
+				putWC(t, buf, i, abi.WC{WrID: 100 + uint64(i)}, 0)
+			}
+			setProducer(buf, tt.prod)
+			got := make([]provider.WC, 4)
+			n := c.Poll(got)
+			var ids []uint64
+			for _, wc := range got[:n] {
+				ids = append(ids, wc.ID)
+			}
+			if diff := cmp.Diff(tt.wantIDs, ids); diff != "" {
+				t.Errorf("IDs (-want +got):\n%s", diff)
+			}
+			if got := consumer(buf); got != tt.wantCons {
+				t.Errorf("consumer = %d, want %d", got, tt.wantCons)
+			}
+		})
+	}
+}
+
+// TestCQPollClosed checks that a poll of a closed CQ moves nothing, also
+// when the last poll left completions it had seen (the producer it
+// loaded is ahead of the consumer): the ring is unmapped.
+func TestCQPollClosed(t *testing.T) {
+	tests := []struct {
+		name    string
+		pending uint32 // completions the kernel put before the first poll
+	}{
+		{"none seen", 0},
+		{"one seen, not taken", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, c, buf := newCQ(t, 4)
+			for i := range tt.pending {
+				putWC(t, buf, int(i), abi.WC{WrID: 1 + uint64(i)}, 0)
+			}
+			setProducer(buf, tt.pending)
+			if tt.pending > 0 {
+				if n := c.Poll(make([]provider.WC, 1)); n != 1 {
+					t.Fatalf("first Poll = %d, want 1", n)
+				}
+			}
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if n := c.Poll(make([]provider.WC, 4)); n != 0 {
+				t.Errorf("Poll of a closed CQ = %d, want 0", n)
+			}
+		})
+	}
+}

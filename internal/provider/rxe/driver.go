@@ -118,8 +118,7 @@ func mapCQ(dev provider.Device, resp []byte) (provider.CQ, error) {
 	if err := c.q.open(dev, mmInfo(resp, 0), wcSize, "CQ"); err != nil {
 		return nil, err
 	}
-	c.cons = c.q.cons.Load()
-	c.prod = c.cons
+	c.restart()
 	return c, nil
 }
 

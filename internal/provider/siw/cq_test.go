@@ -177,3 +177,33 @@ func TestCQTake(t *testing.T) {
 		t.Errorf("second Take: %+v, or a third found one", wc)
 	}
 }
+
+// TestCQPollClosed checks that a poll of a closed CQ moves nothing, also
+// with a completion in the ring: the ring is unmapped.
+func TestCQPollClosed(t *testing.T) {
+	tests := []struct {
+		name     string
+		complete bool
+	}{
+		{"empty", false},
+		{"a completion", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, c := newCQ(t, 4)
+			if tt.complete {
+				c.complete(0, abi.SiwCQE{ID: 1, Flags: abi.SIW_WQE_VALID, Opcode: abi.SIW_OP_SEND})
+			}
+			buf := c.buf
+			if err := c.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if n := c.Poll(make([]provider.WC, 4)); n != 0 {
+				t.Errorf("Poll of a closed CQ = %d, want 0", n)
+			}
+			if tt.complete && buf[flagsWord]&abi.SIW_WQE_VALID == 0 {
+				t.Error("the poll of the closed CQ handed the element back")
+			}
+		})
+	}
+}

@@ -126,6 +126,7 @@ func mapCQ(dev provider.Device, resp []byte) (provider.CQ, error) {
 		return nil, fmt.Errorf("siw: CQ: %w", err)
 	}
 	cq := &completionQueue{dev: dev, buf: buf, num: r.NumCQE, ctrl: int(r.NumCQE) * cqeSize}
+	cq.mapped()
 	mem.Uint32(buf, cq.ctrl).Store(abi.SIW_NOTIFY_NOT)
 	return cq, nil
 }

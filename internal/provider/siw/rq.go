@@ -2,6 +2,8 @@ package siw
 
 import (
 	"fmt"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/abi"
 	"github.com/purerdma/purerdma/internal/provider"
@@ -20,7 +22,10 @@ type recvQueue struct {
 	buf    []byte
 	num    uint32
 	maxSGE int
-	put    uint32 // slot of the next Put
+	// off is the byte offset of the next Put's element: Post addresses
+	// the element with it, with no multiply, and keeps no slot index
+	// beside it (the loop has too few registers).
+	off uintptr
 }
 
 // Put writes wr in the next element and publishes it (its valid flag).
@@ -36,29 +41,31 @@ func (q *recvQueue) Put(wr *provider.RecvWR) error {
 // the queue takes (uverbs formats its own error). Put is Post of one: one
 // body for both, so that the batch writes what the single requests do.
 func (q *recvQueue) Post(wrs []provider.RecvWR, maxSGE int) (int, error) {
-	put, buf := q.put, q.buf
+	buf := q.buf
+	if buf == nil {
+		return 0, q.none(wrs) // no elements, or closed
+	}
+	// The elements are written without a bounds check, which would keep
+	// the mapping's length live in a register too (the SGE copy then had
+	// too few and spilled): mapQP mapped num elements (mapQueue checked
+	// the length), and off, a multiple of rqeSize, stays below num of
+	// them.
+	elems := unsafe.Pointer(unsafe.SliceData(buf))
+	off := q.off
 	lim := min(maxSGE, q.maxSGE)
 	n := 0
 	var err error
 	for ; n < len(wrs); n++ {
 		wr := &wrs[n]
-		sge := wr.SGE
-		// One comparison for the element's bounds and for a queue with
-		// no elements (its buf is empty); the views below are then
-		// within the element's constant size.
-		off := int(put) * rqeSize
-		if off+rqeSize > len(buf) {
-			err = provider.ErrFull
-			break
-		}
-		e := buf[off : off+rqeSize]
-		word := wordAt(e, 0)
-		if word.Load()&abi.SIW_WQE_VALID != 0 {
+		e := unsafe.Add(elems, off)
+		word := (*uint32)(unsafe.Add(e, flagsWord))
+		if atomic.LoadUint32(word)&abi.SIW_WQE_VALID != 0 {
 			err = provider.ErrFull
 			break
 		}
 		// The kernel takes receive elements without scatter entries
 		// (siw_post_receive does); rdma-core refuses them.
+		sge := wr.SGE
 		if len(sge) > lim {
 			err = (*sgeRefusal)(q)
 			break
@@ -67,25 +74,47 @@ func (q *recvQueue) Post(wrs []provider.RecvWR, maxSGE int) (int, error) {
 		// unused word and the SGE entries past num_sge keep what the
 		// element held, which the kernel does not read (siw_rqe_get
 		// copies num_sge entries).
-		rqe := mem.At[abi.SiwRQE](e, 0)
+		rqe := (*abi.SiwRQE)(e)
 		rqe.ID = wr.ID
-		sges := rqe.SGE[:len(sge)] // maxSGE is at most SIW_MAX_SGE
-		for i := range sge {
-			sges[i] = abi.SiwSGE{LAddr: sge[i].Addr, Length: sge[i].Length, LKey: sge[i].LKey}
+		// The entries by one byte offset into both arrays (their
+		// elements have one size, checked below): an index scaled by 16
+		// took one more register than the loop has. len(sge) is at most
+		// lim, at most SIW_MAX_SGE.
+		src, dst := unsafe.Pointer(unsafe.SliceData(sge)), unsafe.Pointer(&rqe.SGE)
+		end := uintptr(len(sge)) * sgeSize
+		for o := uintptr(0); o < end; o += sgeSize {
+			s, d := (*provider.SGE)(unsafe.Add(src, o)), (*abi.SiwSGE)(unsafe.Add(dst, o))
+			*d = abi.SiwSGE{LAddr: s.Addr, Length: s.Length, LKey: s.LKey}
 		}
 		// Publish flags and num_sge in one store, a release after the
 		// body; the opcode byte is the kernel's. (The send queue's
 		// publishing store stays sequentially consistent: Flush loads
 		// the previous element's flag after it to decide on the
 		// doorbell, which a release store could pass.)
-		mem.StoreRelease(word, abi.SIW_WQE_VALID|uint32(len(sge))<<16)
-		put++
-		if put == q.num {
-			put = 0
+		mem.StoreRelease((*atomic.Uint32)(unsafe.Pointer(word)), abi.SIW_WQE_VALID|uint32(end/sgeSize)<<16)
+		off += rqeSize
+		if off == uintptr(q.num)*rqeSize {
+			off = 0
 		}
 	}
-	q.put = put
+	q.off = off
 	return n, err
+}
+
+// sgeSize is the size of an SGE in a request and in an element: Post
+// walks both by one offset. (The index is out of range, and the package
+// does not build, if the sizes differ.)
+const sgeSize = unsafe.Sizeof(abi.SiwSGE{})
+
+var _ = [1]struct{}{}[unsafe.Sizeof(provider.SGE{})-sgeSize]
+
+// none is Post's answer for a queue without elements (a QP created with
+// no receive queue, or a closed one): every request finds it full.
+func (q *recvQueue) none(wrs []provider.RecvWR) error {
+	if len(wrs) == 0 {
+		return nil
+	}
+	return provider.ErrFull
 }
 
 // sgeRefusal is Put's refusal of a request with more scatter entries

@@ -57,12 +57,12 @@ func TestRQPostIsPut(t *testing.T) {
 		if n != want || errString(err) != errString(wantErr) {
 			t.Errorf("batch %d: Post = %d, %v; Put %d, %v", k, n, err, want, wantErr)
 		}
-		if !bytes.Equal(batch.buf, general.buf) || batch.put != general.put {
-			t.Fatalf("batch %d: Post wrote\n% x\nat %d, Put\n% x\nat %d", k, batch.buf, batch.put, general.buf, general.put)
+		if !bytes.Equal(batch.buf, general.buf) || batch.off != general.off {
+			t.Fatalf("batch %d: Post wrote\n% x\nat %d, Put\n% x\nat %d", k, batch.buf, batch.off/rqeSize, general.buf, general.off/rqeSize)
 		}
 	}
-	if batch.put != 3 {
-		t.Errorf("next element %d after the batches, want 3", batch.put)
+	if batch.off != 3*rqeSize {
+		t.Errorf("next element %d after the batches, want 3", batch.off/rqeSize)
 	}
 }
 

@@ -94,7 +94,7 @@ func TestRQNoAllocs(t *testing.T) {
 	wr := provider.RecvWR{ID: 1, SGE: []provider.SGE{{Addr: 1, Length: 2, LKey: 3}}}
 	var q provider.RQ = rq
 	allocs := testing.AllocsPerRun(100, func() {
-		slot := int(rq.put)
+		slot := int(rq.off / rqeSize)
 		if q.Put(&wr) != nil || q.Flush() != nil {
 			panic("Put failed")
 		}
@@ -102,5 +102,69 @@ func TestRQNoAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per Put+Flush", allocs)
+	}
+}
+
+// TestRQPostBounds checks the ends of the ring Post writes without a
+// bounds check: a queue without elements (or closed) takes nothing, and
+// a request of SIW_MAX_SGE entries fills its element's SGE array and not
+// a byte of the next element.
+func TestRQPostBounds(t *testing.T) {
+	full := make([]provider.SGE, abi.SIW_MAX_SGE)
+	for i := range full {
+		full[i] = provider.SGE{Addr: 0x1000 * uint64(i+1), Length: uint32(i + 1), LKey: uint32(i + 10)}
+	}
+	tests := []struct {
+		name    string
+		nrqe    uint32
+		closed  bool
+		wrs     []provider.RecvWR
+		wantN   int
+		wantErr error
+	}{
+		{"no elements, no requests", 0, false, nil, 0, nil},
+		{"no elements", 0, false, []provider.RecvWR{{ID: 1}}, 0, provider.ErrFull},
+		{"closed, no requests", 2, true, nil, 0, nil},
+		{"closed", 2, true, []provider.RecvWR{{ID: 1}}, 0, provider.ErrFull},
+		{"SIW_MAX_SGE entries", 2, false, []provider.RecvWR{{ID: 7, SGE: full}}, 1, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, rq := newQP(t, 4, tt.nrqe)
+			rq.maxSGE = abi.SIW_MAX_SGE
+			for i := range rq.buf {
+				rq.buf[i] = 0xee
+			}
+			for i := range tt.nrqe {
+				rq.consume(int(i))
+			}
+			next := abi.SiwRQE{}
+			if tt.nrqe > 1 {
+				next = rq.rqe(1)
+			}
+			if tt.closed {
+				if err := rq.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			n, err := rq.Post(tt.wrs, abi.SIW_MAX_SGE)
+			if n != tt.wantN || err != tt.wantErr {
+				t.Fatalf("Post = %d, %v; want %d, %v", n, err, tt.wantN, tt.wantErr)
+			}
+			if n == 0 {
+				return
+			}
+			const stale = 0xeeeeeeee
+			want := abi.SiwRQE{ID: 7, Flags: abi.SIW_WQE_VALID, NumSGE: abi.SIW_MAX_SGE, Unused: stale}
+			for i, s := range full {
+				want.SGE[i] = abi.SiwSGE{LAddr: s.Addr, Length: s.Length, LKey: s.LKey}
+			}
+			if diff := cmp.Diff(want, rq.rqe(0)); diff != "" {
+				t.Errorf("RQE 0 (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(next, rq.rqe(1)); diff != "" {
+				t.Errorf("RQE 1 (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
