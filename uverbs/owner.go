@@ -86,19 +86,19 @@ func (s *SendQueue) Post(wrs []SendWR) (int, error) {
 	var n int
 	var err error
 	if sq := qp.mlx5SQ; sq != nil {
-		if n, err = sq.PutPlain(sendViews(wrs)); n != len(wrs) || err != nil {
+		if n, err = sq.PutPlain(sendViews(wrs)); err != nil {
 			n, err = qp.postRest(wrs, n, err)
 		}
 	} else if sq := qp.rxeSQ; sq != nil {
-		if n, err = sq.PutPlain(sendViews(wrs)); n != len(wrs) || err != nil {
+		if n, err = sq.PutPlain(sendViews(wrs)); err != nil {
 			n, err = qp.postRest(wrs, n, err)
 		}
 	} else if sq := qp.siwSQ; sq != nil {
-		if n, err = sq.PutPlain(sendViews(wrs)); n != len(wrs) || err != nil {
+		if n, err = sq.PutPlain(sendViews(wrs)); err != nil {
 			n, err = qp.postRest(wrs, n, err)
 		}
-	} else if len(wrs) != 0 {
-		n, err = qp.postRest(wrs, 0, nil)
+	} else {
+		n, err = qp.postOther(wrs)
 	}
 	qp.sendMu.Leave()
 	return n, err

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -322,5 +324,59 @@ func TestSetQueues(t *testing.T) {
 		if qp.mlx5SQ != nil || qp.rxeSQ != nil || qp.siwSQ != nil || r.mlx5 != nil || r.rxe != nil || r.siw != nil || r.mlx5SRQ != nil {
 			t.Errorf("%s QP: a foreign driver's queues keep a driver of this module's", q.name)
 		}
+	}
+}
+
+// TestPostSendClosed: a closed QP refuses sends with ErrClosed, locked or
+// owned, an empty batch too, without calling its driver (whose rings are
+// gone), and leaves the lock free.
+func TestPostSendClosed(t *testing.T) {
+	mlx5QP := func(tb testing.TB) (*QP, *conformance.FakeDevice, func(), func()) {
+		qp, _ := hostQPMLX5(tb)
+		return qp, nil, func() {}, func() {}
+	}
+	for _, q := range []struct {
+		name string
+		mk   hostQPFunc
+	}{{"rxe", hostQP}, {"siw", hostQPSiw}, {"mlx5", mlx5QP}} {
+		t.Run(q.name, func(t *testing.T) {
+			qp, dev, _, _ := q.mk(t)
+			sq, _ := hostOwners(t, qp, true)
+			qp.quiesce()
+			qp.closeQueues()
+			qp.resume()
+			// What the driver could change: the rings, by offset, and
+			// the doorbells.
+			snapshot := func() string {
+				if dev == nil {
+					return ""
+				}
+				var b strings.Builder
+				for _, off := range slices.Sorted(maps.Keys(dev.Maps)) {
+					fmt.Fprintf(&b, "%x:%x;", off, dev.Maps[off])
+				}
+				fmt.Fprintf(&b, "doorbells %d", dev.Doorbells)
+				return b.String()
+			}
+			before := snapshot()
+			for _, post := range []struct {
+				name string
+				do   func([]SendWR) (int, error)
+			}{{"PostSend", qp.PostSend}, {"SendQueue.Post", sq.Post}} {
+				for _, wrs := range [][]SendWR{hostSendWRs(1), hostSendWRs(3), nil} {
+					n, err := post.do(wrs)
+					if n != 0 || !errors.Is(err, ErrClosed) {
+						t.Errorf("%s of %d on a closed QP = %d, %v; want 0, ErrClosed", post.name, len(wrs), n, err)
+					}
+				}
+			}
+			if !qp.sendMu.TryLockFree() {
+				t.Fatal("the send lock is left held")
+			}
+			qp.sendMu.UnlockFree()
+			if snapshot() != before {
+				t.Error("a post on the closed QP reached the driver: its rings or doorbells changed")
+			}
+		})
 	}
 }

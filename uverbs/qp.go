@@ -290,10 +290,19 @@ func (qp *QP) resume() {
 
 // unmap unmaps the queues of the destroyed QP. Run it quiesced.
 func (qp *QP) unmap() {
+	qp.core.Remove(qp.id)
+	qp.closeQueues()
+}
+
+// closeQueues marks the QP closed, takes its queues from their owners and
+// closes the drivers' queues. Run it quiesced.
+func (qp *QP) closeQueues() {
 	qp.closed.Store(true)
+	// The send data path finds a closed QP by its missing driver
+	// (postOther): no driver is called after its Close.
+	qp.mlx5SQ, qp.rxeSQ, qp.siwSQ = nil, nil, nil
 	qp.sendMu.Disown()
 	qp.recvMu.Disown()
-	qp.core.Remove(qp.id)
 	qp.sq.Close()
 	if qp.recv.rq != nil {
 		qp.recv.rq.Close()

@@ -28,6 +28,12 @@ import (
 var (
 	// ErrFull is returned by Put when the queue has no free slot.
 	ErrFull = errors.New("queue full")
+	// ErrStop is a send queue's PutPlain stopping before the end of its
+	// batch, at a request it leaves to Put: not a failure, and never
+	// returned to the library's users. One error result for both
+	// outcomes leaves the caller one test after the call, where a count
+	// to compare kept the batch's length on the caller's stack.
+	ErrStop = errors.New("a request for Put")
 	// ErrInvalid is returned for a request or a kernel response the
 	// driver cannot take.
 	ErrInvalid = errors.New("invalid argument")

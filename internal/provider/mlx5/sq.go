@@ -125,7 +125,8 @@ const plainFlags = abi.IB_SEND_FENCE | abi.IB_SEND_SIGNALED | abi.IB_SEND_SOLICI
 // opcode is not plain (SetPlainOps) or not for the straight path, with a
 // flag other than fence, signaled and solicited, with more SGEs than the
 // QP takes, or that finds the queue full: it refuses nothing, Put does.
-// Unless it stopped at one, it then flushes, and err is Flush's error.
+// If it stopped at one, err is provider.ErrStop; else it then flushes,
+// and err is Flush's error.
 // It returns how many it put. A batch of common requests costs one call:
 // the per-request call is most of what a request costs beyond writing
 // its WQE. It serves batches only: a flag for one request of Put's,
@@ -147,12 +148,12 @@ func (s *sendQueue) PutPlain(wrs []provider.SendWR) (n int, err error) {
 		wr := &wrs[n]
 		op := wr.Opcode
 		if op >= uint32(len(s.fast)) || ops>>op&1 == 0 {
-			return n, nil
+			return n, provider.ErrStop
 		}
 		e := &s.fast[op]
 		next := s.head.Load() + s.pending
 		if e.opcode == 0 || wr.Flags&^plainFlags != 0 || len(wr.SGE) > s.maxGS || next-s.tail.Load() >= s.maxPost {
-			return n, nil
+			return n, provider.ErrStop
 		}
 		// The bookkeeping first and the control segment's words
 		// computed before the data: fewer values live across the SGE

@@ -78,8 +78,8 @@ func PlainBatches(third provider.SendWR, maxSGE int) []PlainBatch {
 // CheckPutPlain checks a driver's PutPlain against its Put, request by
 // request, on the two queues twin makes, which start with the same
 // bytes: PutPlain must put the same requests, stop at the first one it
-// leaves to the caller (the case's count), and flush unless it stopped
-// there; same must find the same bytes and state in both. The caller
+// leaves to the caller (the case's count) saying so (provider.ErrStop),
+// and flush unless it stopped there; same must find the same bytes and state in both. The caller
 // then puts the request PutPlain stopped at with Put, which must take or
 // refuse it as it does alone.
 func CheckPutPlain(t *testing.T, cases []PlainBatch, twin func(t *testing.T) (batch, one PlainSQ, same func(t *testing.T))) {
@@ -88,8 +88,12 @@ func CheckPutPlain(t *testing.T, cases []PlainBatch, twin func(t *testing.T) (ba
 			batch, one, same := twin(t)
 			batch.SetPlainOps(c.Ops)
 			n, err := batch.PutPlain(c.WRs)
-			if n != c.Want || err != nil {
-				t.Fatalf("PutPlain = %d, %v; want %d, nil", n, err, c.Want)
+			var wantErr error
+			if c.Want < len(c.WRs) {
+				wantErr = provider.ErrStop
+			}
+			if n != c.Want || err != wantErr {
+				t.Fatalf("PutPlain = %d, %v; want %d, %v", n, err, c.Want, wantErr)
 			}
 			for i := range n {
 				if err := one.Put(&c.WRs[i]); err != nil {

@@ -61,8 +61,8 @@ const straightOps = 1<<abi.IB_UVERBS_WR_RDMA_WRITE | 1<<abi.IB_UVERBS_WR_RDMA_WR
 // opcode is not plain (SetPlainOps), with a flag other than fence,
 // signaled and solicited, with more SGEs than the straight path takes,
 // or of more than 2 GiB, or that finds the ring full: it refuses nothing,
-// Put does. Unless it stopped at one, it then flushes as Flush does, and
-// err is the doorbell's failure. It returns how many it put. A batch of
+// Put does. If it stopped at one, err is provider.ErrStop; else it
+// then flushes as Flush does, and err is the doorbell's failure. It returns how many it put. A batch of
 // common requests costs one call: the per-request call is most of what a
 // request costs beyond writing its slot. It serves batches only: a flag
 // for one request of Put's, tested in the loop, cost every request four
@@ -75,18 +75,18 @@ func (s *sq) PutPlain(wrs []provider.SendWR) (n int, err error) {
 		sges := wr.SGE
 		op := wr.Opcode
 		if op >= 32 || ops>>op&1 == 0 || wr.Flags&^plainFlags != 0 || len(sges) > maxSGE {
-			return n, nil
+			return n, provider.ErrStop
 		}
 		var total uint64
 		for i := range sges {
 			total += uint64(sges[i].Length)
 		}
 		if total > 1<<31 {
-			return n, nil // put refuses it
+			return n, provider.ErrStop // put refuses it
 		}
 		p := s.pending
 		if !s.q.take(p) {
-			return n, nil // Put refuses it
+			return n, provider.ErrStop // Put refuses it
 		}
 		ssn := s.ssn
 		s.ssn++

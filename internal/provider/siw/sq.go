@@ -77,12 +77,12 @@ var sendFlags = func() (t [sendFlagBits + 1]uint32) {
 // opcode is not plain (SetPlainOps), with a flag other than fence,
 // signaled and solicited, with more SGEs than the QP takes, or an RDMA
 // read with other than one SGE or fenced, or that finds the ring full:
-// it refuses nothing, Put does. Unless it stopped at one, it then
-// flushes, and err is Flush's error. It returns how many it put. A batch
-// of common requests costs one call: the per-request call is most of
-// what a request costs beyond writing its element. It serves batches
-// only: a flag for one request of Put's, tested in the loop, cost every
-// request instructions. putAny, Put's path, writes the same bytes for
+// it refuses nothing, Put does. If it stopped at one, err is
+// provider.ErrStop; else it then flushes, and err is Flush's error. It
+// returns how many it put. A batch of common requests costs one call:
+// the per-request call is most of what a request costs beyond writing
+// its element. It serves batches only: a flag for one request of Put's,
+// tested in the loop, cost every request instructions. putAny, Put's path, writes the same bytes for
 // these requests (TestSQPutPlain).
 func (q *sendQueue) PutPlain(wrs []provider.SendWR) (n int, err error) {
 	ops := q.plainOps.Load()
@@ -91,13 +91,13 @@ func (q *sendQueue) PutPlain(wrs []provider.SendWR) (n int, err error) {
 		op := wr.Opcode
 		if op >= 32 || ops>>op&1 == 0 || wr.Flags&^sendFlagBits != 0 || len(wr.SGE) > q.maxSGE ||
 			op == abi.IB_UVERBS_WR_RDMA_READ && (len(wr.SGE) != 1 || wr.Flags&abi.IB_SEND_FENCE != 0) {
-			return n, nil
+			return n, provider.ErrStop
 		}
 		off := int(q.put) * sqeSize
 		e := q.buf[off : off+sqeSize]
 		word := wordAt(e, 0)
 		if word.Load()&abi.SIW_WQE_VALID != 0 {
-			return n, nil // Put refuses it
+			return n, provider.ErrStop // Put refuses it
 		}
 		sqe := mem.At[abi.SiwSQE](e, 0)
 		sqe.ID = wr.ID
