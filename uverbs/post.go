@@ -126,6 +126,29 @@ func (r *recvSide) setRQ(rq provider.RQ) {
 	r.siw, _ = rq.(*siw.RQ)
 }
 
+// parkRecv sets whether the QP's receive data path reaches its driver
+// by type: not while the QP is in RESET or closed (off), when
+// PostRecv's way goes to recvOther, which refuses; the drivers' way then
+// needs no check of the state. Hold the receive lock, or have the QP to
+// oneself (CreateQP).
+func (qp *QP) parkRecv(off bool) {
+	r := &qp.recv
+	if off {
+		r.mlx5, r.mlx5SRQ, r.rxe, r.siw = nil, nil, nil, nil
+		return
+	}
+	r.setRQ(r.rq)
+}
+
+// setState records the QP's state, with whether its receive data path
+// reaches the driver (parkRecv), under the receive lock.
+func (qp *QP) setState(s QPState) {
+	qp.recvMu.Lock()
+	qp.state.Store(uint32(s))
+	qp.parkRecv(s == QPSReset || qp.closed.Load())
+	qp.recvMu.Unlock()
+}
+
 // postRest goes on with wrs from request n, after a driver's PutPlain
 // stopped there (ferr provider.ErrStop) or failed (ferr: its doorbell's
 // failure, which ends the post): the request PutPlain left goes alone,
@@ -427,11 +450,9 @@ func (qp *QP) PostRecv(wrs []RecvWR) (int, error) {
 	if !qp.recvMu.TryLockFree() {
 		return qp.postRecvSlow(wrs)
 	}
-	// recvReady, with its test of a receive queue left to the last
-	// branch below: a nil one is none of the drivers'.
-	if qp.closed.Load() || QPState(qp.state.Load()) == QPSReset {
-		return qp.recvRefusedUnlock(wrs, false)
-	}
+	// The QP has its receive driver by type only while it takes receive
+	// work (parkRecv: not in RESET, not closed), so the drivers' way has
+	// no check of its own; recvOther has them.
 	var n int
 	var err error
 	if q := qp.recv.mlx5; q != nil {
@@ -446,10 +467,8 @@ func (qp *QP) PostRecv(wrs []RecvWR) (int, error) {
 		if n, err = q.Post(recvViews(wrs), len(qp.recv.sge)); err != nil {
 			err = qp.recv.err(wrs, n, err)
 		}
-	} else if qp.recv.rq == nil {
-		return qp.recvRefusedUnlock(wrs, false)
-	} else if n, err = qp.recv.postCopy(wrs); err != nil {
-		err = qp.recv.err(wrs, n, err)
+	} else {
+		return qp.recvOther(wrs, false)
 	}
 	qp.recvMu.UnlockFree()
 	return n, err
@@ -462,9 +481,6 @@ func (qp *QP) PostRecv(wrs []RecvWR) (int, error) {
 //go:noinline
 func (qp *QP) postRecvSlow(wrs []RecvWR) (int, error) {
 	qp.recvMu.Lock()
-	if qp.closed.Load() || QPState(qp.state.Load()) == QPSReset {
-		return qp.recvRefusedUnlock(wrs, false)
-	}
 	r := &qp.recv
 	var n int
 	var err error
@@ -474,10 +490,8 @@ func (qp *QP) postRecvSlow(wrs []RecvWR) (int, error) {
 		n, err = q.Post(recvViews(wrs), len(r.sge))
 	} else if q := r.siw; q != nil {
 		n, err = q.Post(recvViews(wrs), len(r.sge))
-	} else if r.rq == nil {
-		return qp.recvRefusedUnlock(wrs, false)
 	} else {
-		n, err = r.postCopy(wrs)
+		return qp.recvOther(wrs, false)
 	}
 	if err != nil {
 		err = r.err(wrs, n, err)
@@ -496,11 +510,7 @@ func (qp *QP) postRecvOwned(wrs []RecvWR) (int, error) {
 		// locked way waits or says so.
 		return qp.PostRecv(wrs)
 	}
-	// recvReady, with its test of a receive queue left to the last
-	// branch below: a nil one is none of the drivers'.
-	if qp.closed.Load() || QPState(qp.state.Load()) == QPSReset {
-		return qp.recvRefusedUnlock(wrs, true)
-	}
+	// PostRecv's lines (see there for the missing checks).
 	var n int
 	var err error
 	if q := qp.recv.mlx5; q != nil {
@@ -515,12 +525,33 @@ func (qp *QP) postRecvOwned(wrs []RecvWR) (int, error) {
 		if n, err = q.Post(recvViews(wrs), len(qp.recv.sge)); err != nil {
 			err = qp.recv.err(wrs, n, err)
 		}
-	} else if qp.recv.rq == nil {
-		return qp.recvRefusedUnlock(wrs, true)
-	} else if n, err = qp.recv.postCopy(wrs); err != nil {
-		err = qp.recv.err(wrs, n, err)
+	} else {
+		return qp.recvOther(wrs, true)
 	}
 	qp.recvMu.Leave()
+	return n, err
+}
+
+// recvOther is PostRecv, under the lock (owned: inside the gate), for a
+// QP without a receive driver by type: one that takes no receive work
+// now (RESET, closed, or on an SRQ), or whose driver is reached through
+// provider.RQ only (tests' fakes). It gives the lock back, or leaves the
+// gate. Out of line: the data path does not come here.
+//
+//go:noinline
+func (qp *QP) recvOther(wrs []RecvWR, owned bool) (int, error) {
+	if qp.closed.Load() || QPState(qp.state.Load()) == QPSReset || qp.recv.rq == nil {
+		return qp.recvRefusedUnlock(wrs, owned)
+	}
+	n, err := qp.recv.postCopy(wrs)
+	if err != nil {
+		err = qp.recv.err(wrs, n, err)
+	}
+	if owned {
+		qp.recvMu.Leave()
+	} else {
+		qp.recvMu.Unlock()
+	}
 	return n, err
 }
 

@@ -327,10 +327,10 @@ func TestSetQueues(t *testing.T) {
 	}
 }
 
-// TestPostSendClosed: a closed QP refuses sends with ErrClosed, locked or
-// owned, an empty batch too, without calling its driver (whose rings are
-// gone), and leaves the lock free.
-func TestPostSendClosed(t *testing.T) {
+// TestPostClosed: a closed QP refuses sends and receives with ErrClosed,
+// locked or owned, an empty batch too, without calling its driver (whose
+// rings are gone), and leaves the locks free.
+func TestPostClosed(t *testing.T) {
 	mlx5QP := func(tb testing.TB) (*QP, *conformance.FakeDevice, func(), func()) {
 		qp, _ := hostQPMLX5(tb)
 		return qp, nil, func() {}, func() {}
@@ -341,7 +341,7 @@ func TestPostSendClosed(t *testing.T) {
 	}{{"rxe", hostQP}, {"siw", hostQPSiw}, {"mlx5", mlx5QP}} {
 		t.Run(q.name, func(t *testing.T) {
 			qp, dev, _, _ := q.mk(t)
-			sq, _ := hostOwners(t, qp, true)
+			sq, rq := hostOwners(t, qp, true)
 			qp.quiesce()
 			qp.closeQueues()
 			qp.resume()
@@ -370,10 +370,23 @@ func TestPostSendClosed(t *testing.T) {
 					}
 				}
 			}
-			if !qp.sendMu.TryLockFree() {
-				t.Fatal("the send lock is left held")
+			for _, post := range []struct {
+				name string
+				do   func([]RecvWR) (int, error)
+			}{{"PostRecv", qp.PostRecv}, {"RecvQueue.Post", rq.Post}} {
+				for _, wrs := range [][]RecvWR{{{SGE: hostSGE}}, nil} {
+					n, err := post.do(wrs)
+					if n != 0 || !errors.Is(err, ErrClosed) {
+						t.Errorf("%s of %d on a closed QP = %d, %v; want 0, ErrClosed", post.name, len(wrs), n, err)
+					}
+				}
 			}
-			qp.sendMu.UnlockFree()
+			for _, l := range []*spin.GateLock{&qp.sendMu, &qp.recvMu} {
+				if !l.TryLockFree() {
+					t.Fatal("a lock is left held")
+				}
+				l.UnlockFree()
+			}
 			if snapshot() != before {
 				t.Error("a post on the closed QP reached the driver: its rings or doorbells changed")
 			}

@@ -185,6 +185,7 @@ func (pd *PD) CreateQP(init QPInit) (*QP, error) {
 	}
 	qp.setSQ(queues.SQ)
 	qp.recv.setRQ(queues.RQ)
+	qp.parkRecv(true) // a new QP is in RESET
 	qp.setNoReads(false)
 	qp.ssge = make([]provider.SGE, qp.cap.MaxSendSGE)
 	qp.recv.sge, qp.recv.size = make([]provider.SGE, qp.cap.MaxRecvSGE), qp.cap.MaxRecvWR
@@ -301,6 +302,7 @@ func (qp *QP) closeQueues() {
 	// The send data path finds a closed QP by its missing driver
 	// (postOther): no driver is called after its Close.
 	qp.mlx5SQ, qp.rxeSQ, qp.siwSQ = nil, nil, nil
+	qp.parkRecv(true)
 	qp.sendMu.Disown()
 	qp.recvMu.Disown()
 	qp.sq.Close()

@@ -202,7 +202,7 @@ func (qp *QP) Modify(attr *QPAttr, mask QPAttrMask) error {
 		qp.setNoReads(attr.MaxRdAtomic == 0)
 	}
 	if mask&QPAttrState != 0 {
-		qp.state.Store(uint32(attr.State))
+		qp.setState(attr.State)
 		qp.modified(uint32(attr.State))
 	}
 	return nil

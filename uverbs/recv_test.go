@@ -104,11 +104,14 @@ func TestRecvQueueRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	wrs := []RecvWR{{SGE: hostSGE}}
-	qp.state.Store(uint32(QPSReset))
+	qp.setState(QPSReset)
 	if n, err := rq.Post(wrs); n != 0 || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "RESET") {
 		t.Errorf("owned post in RESET: %d, %v; want 0 and ErrInvalid naming RESET", n, err)
 	}
-	qp.state.Store(uint32(QPSInit))
+	if n, err := qp.PostRecv(wrs); n != 0 || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "RESET") {
+		t.Errorf("post in RESET: %d, %v; want 0 and ErrInvalid naming RESET", n, err)
+	}
+	qp.setState(QPSInit)
 	if n, err := rq.Post(wrs); n != 1 || err != nil {
 		t.Errorf("owned post in INIT: %d, %v", n, err)
 	}
