@@ -26,23 +26,35 @@ import (
 // pays a system call; the owner's side is two plain stores and a load.
 // Where membarrier is missing, Own reports false and the owner takes the
 // lock instead.
+//
+// Whether the owner may enter is one word, open: 1 for an owner (Own)
+// less 1 for each Shut not yet undone, so that Enter tests one load
+// against 1; the zero Gate, never owned, lets no one in.
 type Gate struct {
 	busy atomic.Uint32 // 1 while the owner is inside; only the owner stores it
-	shut atomic.Int32  // > 0 while someone keeps the owner out
-	on   atomic.Bool   // the owner may enter (Own); set under the lock
+	open atomic.Int32  // 1 while the owner may enter: owned (1) less the Shuts in force
+	on   atomic.Bool   // the gate has an owner (Own); set under the lock
 }
 
 // Own opens the gate to an owner and reports whether the owner may enter
 // without the lock (membarrier works here). Hold the object's lock.
 func (g *Gate) Own() bool {
 	ok := barrierAll.ready()
+	if ok && !g.on.Load() {
+		g.open.Add(1)
+	}
 	g.on.Store(ok)
 	return ok
 }
 
 // Disown ends the ownership. Hold the object's lock and have the gate
 // shut, so that the owner is not inside.
-func (g *Gate) Disown() { g.on.Store(false) }
+func (g *Gate) Disown() {
+	if g.on.Load() {
+		g.open.Add(-1)
+	}
+	g.on.Store(false)
+}
 
 // Owned reports whether an owner may be inside. Hold the object's lock.
 func (g *Gate) Owned() bool { return g.on.Load() }
@@ -51,17 +63,16 @@ func (g *Gate) Owned() bool { return g.on.Load() }
 // is shut or was never opened, and the owner must take the lock instead.
 // Only the owner calls it, and Leave after a true.
 //
-// The true return is written first, in the taken branches: so shaped, the
+// The true return is written first, in the taken branch: so shaped, the
 // caller's test of the result compiled to fewer instructions (one to four
-// fewer per owned poll).
+// fewer per owned poll). A gate without an owner has open 0 or less, so
+// the owner of none (a released handle) stores busy and finds it shut.
 func (g *Gate) Enter() bool {
-	if g.on.Load() {
-		mem.StoreRelease(&g.busy, 1)
-		if g.shut.Load() == 0 {
-			return true
-		}
-		mem.StoreRelease(&g.busy, 0)
+	mem.StoreRelease(&g.busy, 1)
+	if g.open.Load() == 1 {
+		return true
 	}
+	mem.StoreRelease(&g.busy, 0)
 	return false
 }
 
@@ -72,7 +83,7 @@ func (g *Gate) Leave() { mem.StoreRelease(&g.busy, 0) }
 // the object's lock. Shutting a gate that was never opened costs an
 // atomic add.
 func (g *Gate) Shut() {
-	g.shut.Add(1)
+	g.open.Add(-1)
 	if !g.on.Load() {
 		return
 	}
@@ -85,7 +96,7 @@ func (g *Gate) Shut() {
 }
 
 // Open undoes one Shut.
-func (g *Gate) Open() { g.shut.Add(-1) }
+func (g *Gate) Open() { g.open.Add(1) }
 
 // GateLock is a Lock with a Gate for an owner: whoever takes the lock
 // while an owner may be inside shuts the gate first, so that the lock

@@ -58,8 +58,8 @@ func TestGateExclusion(t *testing.T) {
 	if l.Enter() {
 		t.Fatal("Enter after Disown")
 	}
-	if l.gate.shut.Load() != 0 {
-		t.Fatalf("gate left shut %d times", l.gate.shut.Load())
+	if got := l.gate.open.Load(); got != 0 {
+		t.Fatalf("gate's open word %d after Disown, want 0 (owned and no Shut left: 1)", got)
 	}
 }
 
@@ -71,7 +71,7 @@ func TestGateWithoutOwner(t *testing.T) {
 		t.Fatal("Enter on a gate never owned")
 	}
 	l.Lock()
-	if l.shutHeld || l.gate.shut.Load() != 0 {
+	if l.shutHeld || l.gate.open.Load() != 0 {
 		t.Fatal("the lock of an unowned gate shut it")
 	}
 	l.Unlock()
