@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"testing"
 	"unsafe"
-
-	"github.com/purerdma/purerdma/internal/provider/conformance"
 )
 
 // TestPostDirect: the drivers of this module read the caller's request
@@ -84,14 +82,7 @@ func firstDiff(a, b []byte) int {
 // would make them escape.
 func TestPostStackAllocs(t *testing.T) {
 	// 101 posts each way: mlx5's queues of 1024 need no restart.
-	mlx5QP := func(tb testing.TB) (*QP, *conformance.FakeDevice, func(), func()) {
-		qp, _ := hostQPMLX5(tb)
-		return qp, nil, func() {}, func() {}
-	}
-	for _, q := range []struct {
-		name string
-		mk   hostQPFunc
-	}{{"rxe", hostQP}, {"siw", hostQPSiw}, {"mlx5", mlx5QP}} {
+	for _, q := range hostQPs {
 		t.Run(q.name, func(t *testing.T) {
 			qp, _, takeSQ, takeRQ := q.mk(t)
 			got := testing.AllocsPerRun(100, func() {

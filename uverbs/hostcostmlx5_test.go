@@ -50,3 +50,14 @@ func BenchmarkHostMLX5Send16(b *testing.B)     { hostSend(hostPosterMLX5, 16, fa
 func BenchmarkHostMLX5Recv1(b *testing.B)      { hostRecv(hostPosterMLX5, false)(b) }
 func BenchmarkHostMLX5Send1Owned(b *testing.B) { hostSend(hostPosterMLX5, 1, true)(b) }
 func BenchmarkHostMLX5Recv1Owned(b *testing.B) { hostRecv(hostPosterMLX5, true)(b) }
+
+// hostQPs are the host QPs of the three drivers, named, for tests that
+// run on each (mlx5's has no fake device to count doorbells, and needs
+// no kernel's take: its queues of 1024 are restarted by its rows only).
+var hostQPs = []struct {
+	name string
+	mk   hostQPFunc
+}{{"rxe", hostQP}, {"siw", hostQPSiw}, {"mlx5", func(tb testing.TB) (*QP, *conformance.FakeDevice, func(), func()) {
+	qp, _ := hostQPMLX5(tb)
+	return qp, nil, func() {}, func() {}
+}}}

@@ -12,7 +12,6 @@ import (
 	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/provider"
-	"github.com/purerdma/purerdma/internal/provider/conformance"
 	"github.com/purerdma/purerdma/internal/spin"
 )
 
@@ -207,10 +206,6 @@ func TestPostSlowPath(t *testing.T) {
 	// What each post puts, sends and receives alike; the last one is
 	// refused at its second request.
 	posted := []int{1, 3, 1}
-	mlx5QP := func(tb testing.TB) (*QP, *conformance.FakeDevice, func(), func()) {
-		qp, _ := hostQPMLX5(tb)
-		return qp, nil, func() {}, func() {}
-	}
 	// held: another goroutine holds the lock and lets it go a moment
 	// later; owned: the side has an owner, whose gate Lock shuts.
 	held := func(l *spin.GateLock) func() {
@@ -223,10 +218,7 @@ func TestPostSlowPath(t *testing.T) {
 		}()
 		return func() { <-done }
 	}
-	for _, q := range []struct {
-		name string
-		mk   hostQPFunc
-	}{{"rxe", hostQP}, {"siw", hostQPSiw}, {"mlx5", mlx5QP}} {
+	for _, q := range hostQPs {
 		for _, way := range []string{"held", "owned"} {
 			t.Run(q.name+"/"+way, func(t *testing.T) {
 				fast, fdev, _, _ := q.mk(t)
@@ -297,14 +289,7 @@ func TestPostSlowPath(t *testing.T) {
 // concrete-type fields setSQ and setRQ fill (a foreign driver by none of
 // them); a missed one would send that driver's posts the long way.
 func TestSetQueues(t *testing.T) {
-	mlx5QP := func(tb testing.TB) (*QP, *conformance.FakeDevice, func(), func()) {
-		qp, _ := hostQPMLX5(tb)
-		return qp, nil, func() {}, func() {}
-	}
-	for _, q := range []struct {
-		name string
-		mk   hostQPFunc
-	}{{"rxe", hostQP}, {"siw", hostQPSiw}, {"mlx5", mlx5QP}} {
+	for _, q := range hostQPs {
 		qp, _, _, _ := q.mk(t)
 		sends := map[string]bool{"mlx5": qp.mlx5SQ != nil, "rxe": qp.rxeSQ != nil, "siw": qp.siwSQ != nil}
 		r := &qp.recv
@@ -331,14 +316,7 @@ func TestSetQueues(t *testing.T) {
 // locked or owned, an empty batch too, without calling its driver (whose
 // rings are gone), and leaves the locks free.
 func TestPostClosed(t *testing.T) {
-	mlx5QP := func(tb testing.TB) (*QP, *conformance.FakeDevice, func(), func()) {
-		qp, _ := hostQPMLX5(tb)
-		return qp, nil, func() {}, func() {}
-	}
-	for _, q := range []struct {
-		name string
-		mk   hostQPFunc
-	}{{"rxe", hostQP}, {"siw", hostQPSiw}, {"mlx5", mlx5QP}} {
+	for _, q := range hostQPs {
 		t.Run(q.name, func(t *testing.T) {
 			qp, dev, _, _ := q.mk(t)
 			sq, rq := hostOwners(t, qp, true)
