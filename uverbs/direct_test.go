@@ -11,11 +11,7 @@ import (
 // through the QP's scratch request leaves, for every field a request of
 // each kind carries.
 func TestPostDirect(t *testing.T) {
-	data := make([]byte, 64)
-	for i := range data {
-		data[i] = byte(i)
-	}
-	addr := uint64(uintptr(unsafe.Pointer(&data[0])))
+	addr := uint64(uintptr(unsafe.Pointer(&inlineData[0])))
 	sges := []SGE{{Addr: 0x10000, Length: 4096, LKey: 0x55}, {Addr: 0x20000, Length: 16, LKey: 0x66}}
 	sends := []SendWR{
 		{ID: 1, Opcode: WRRDMAWrite, Flags: SendSignaled, SGE: sges[:1], RemoteAddr: 0xdead0000, RKey: 0x77},

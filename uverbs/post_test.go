@@ -144,14 +144,25 @@ func TestOwnerPostAllocs(t *testing.T) {
 	rq.Release()
 }
 
+// inlineData is what the tests' inline sends carry, by address. A
+// global: a local's bytes, whose address as a uintptr does not make them
+// escape, may live on the goroutine's stack, which moves when it grows,
+// and the address then reads whatever is there (TestPostSlowPath's
+// rings differed, depending on the tests run before it).
+var inlineData = func() (b [64]byte) {
+	for i := range b {
+		b[i] = byte(i + 1)
+	}
+	return b
+}()
+
 // TestPostErrors: a request the queue refuses ends the batch there, the
 // ones before it posted, with an error that names it, on the host's rxe
 // queues.
 func TestPostErrors(t *testing.T) {
 	qp, dev, _, _ := hostQP(t)
 	sge := make([]SGE, 5)
-	buf := make([]byte, 8)
-	inline := SendWR{Opcode: WRSend, Flags: SendInline, SGE: []SGE{{Addr: uint64(uintptr(unsafe.Pointer(&buf[0]))), Length: 8}}}
+	inline := SendWR{Opcode: WRSend, Flags: SendInline, SGE: []SGE{{Addr: uint64(uintptr(unsafe.Pointer(&inlineData[0]))), Length: 8}}}
 	// bells: the requests before the refused one are in the ring and
 	// rung, as under ibv_post_send.
 	for _, c := range []struct {
@@ -191,11 +202,10 @@ func TestPostErrors(t *testing.T) {
 // as the one-CAS way on a twin QP, and leave the lock free and the
 // owner's gate open.
 func TestPostSlowPath(t *testing.T) {
-	buf := make([]byte, 16)
 	sge := []SGE{{Addr: 0x10000, Length: 4096, LKey: 0x55}, {Addr: 0x20000, Length: 16, LKey: 0x66}}
 	big := make([]SGE, 5)
 	inline := SendWR{ID: 4, Opcode: WRSend, Flags: SendInline | SendSignaled,
-		SGE: []SGE{{Addr: uint64(uintptr(unsafe.Pointer(&buf[0]))), Length: 16}}}
+		SGE: []SGE{{Addr: uint64(uintptr(unsafe.Pointer(&inlineData[0]))), Length: 16}}}
 	write := SendWR{ID: 1, Opcode: WRRDMAWrite, Flags: SendSignaled, SGE: sge[:1], RemoteAddr: 0xdead0000, RKey: 0x77}
 	write2 := SendWR{ID: 2, Opcode: WRRDMAWrite, SGE: sge, RemoteAddr: 0xbeef0000, RKey: 0x78}
 	// Each post: a plain one, a batch with a request PutPlain leaves to
