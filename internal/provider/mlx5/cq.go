@@ -150,7 +150,7 @@ func (q *cq) Close() error {
 		return nil
 	}
 	q.closed = true
-	q.uar = nil // ArmUAR's nil is the arm's closed check: package cq's ReqNotify makes no other
+	q.uar = nil // the driver's own Arm's closed check (package cq's ReqNotify checks its drivers.arm, cleared first)
 	q.free()
 	return nil
 }
