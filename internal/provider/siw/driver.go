@@ -14,7 +14,7 @@ import (
 func Driver() provider.Driver { return driver{} }
 
 // Sizes of the siw ABI structs (siw-abi.h), checked against encoding/binary
-// in the tests (encoding/binary), not with unsafe.Sizeof.
+// in the tests.
 const (
 	sqeSize    = 120 // struct siw_sqe
 	rqeSize    = 112 // struct siw_rqe
