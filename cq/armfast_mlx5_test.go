@@ -2,8 +2,10 @@ package cq
 
 import (
 	"bytes"
+	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/provider"
 	"github.com/purerdma/purerdma/internal/provider/conformance"
@@ -70,8 +72,9 @@ func TestReqNotifyFastMLX5(t *testing.T) {
 
 // armWays are the ways an mlx5 CQ arms: ReqNotify's fast way (one CAS),
 // its slow way (notifySlow) while another goroutine holds the lock and
-// on an owned CQ, and the driver's own Arm.
-var armWays = []string{"fast", "contended", "owned", "driver"}
+// on an owned CQ, the owner's Poller.ReqNotify (no lock), and the
+// driver's own Arm.
+var armWays = []string{"fast", "contended", "owned", "poller", "driver"}
 
 // armWay returns ReqNotify on c the way way arms, which checks that the
 // arm gave the lock back.
@@ -94,17 +97,24 @@ func armWay(t *testing.T, way string, c *CQ) func(bool) error {
 			<-done
 			return err
 		}
-	case "owned":
+	case "owned", "poller":
 		p, err := c.Own()
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(p.Release)
+		if way == "poller" {
+			arm = p.ReqNotify
+		}
 	}
 	return func(solicited bool) error {
 		err := arm(solicited)
 		released := false
-		if way == "owned" {
+		if way == "poller" {
+			// The owner must have left the gate: Lock shuts it and
+			// waits for that.
+			released = lockWithin(c, 10*time.Second)
+		} else if way == "owned" {
 			if released = c.life.Enter(); released {
 				c.life.Leave()
 			}
@@ -118,6 +128,23 @@ func armWay(t *testing.T, way string, c *CQ) func(bool) error {
 	}
 }
 
+// lockWithin takes and gives back c's lock, and reports whether it could
+// within d: on an owned CQ, Lock waits for the owner to leave the gate.
+func lockWithin(c *CQ, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		c.life.Lock()
+		c.life.Unlock()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
 // TestReqNotifyAllocsMLX5: the mlx5 arm allocates nothing.
 func TestReqNotifyAllocsMLX5(t *testing.T) {
 	h := conformance.NewMLX5Host(t, conformance.Setup{Provider: "mlx5", SQ: 4, RQ: 4, CQ: 4, MaxSendSGE: 1, MaxRecvSGE: 1})
@@ -125,6 +152,14 @@ func TestReqNotifyAllocsMLX5(t *testing.T) {
 	var err error
 	if n := testing.AllocsPerRun(100, func() { err = c.ReqNotify(true) }); n != 0 || err != nil {
 		t.Errorf("ReqNotify: %v allocations, %v", n, err)
+	}
+	p, err := c.Own()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Release()
+	if n := testing.AllocsPerRun(100, func() { err = p.ReqNotify(true) }); n != 0 || err != nil {
+		t.Errorf("Poller.ReqNotify: %v allocations, %v", n, err)
 	}
 }
 
@@ -134,4 +169,40 @@ func mlx5CQ(ring provider.CQ) *CQ {
 	c := &CQ{}
 	c.setRing(ring)
 	return c
+}
+
+// TestPollerArmsWithoutLock: the owner's arm takes no lock. With the CQ's
+// lock word set to held (as no goroutine could leave it: a holder shuts
+// an owned gate), the owner still arms at once, and rings the doorbell;
+// an arm through the lock would wait for ever.
+func TestPollerArmsWithoutLock(t *testing.T) {
+	h := conformance.NewMLX5Host(t, conformance.Setup{Provider: "mlx5", SQ: 4, RQ: 4, CQ: 4, MaxSendSGE: 1, MaxRecvSGE: 1})
+	c := mlx5CQ(h.CQ)
+	p, err := c.Own()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The lock word is the CQ's first (spin.GateLock.v): 2 while owned
+	// and free, 3 while also held.
+	word := (*atomic.Uint32)(unsafe.Pointer(&c.life))
+	if v := word.Load(); v != 2 {
+		t.Fatalf("the lock word of an owned, free CQ is %d, want 2: its layout changed", v)
+	}
+	word.Store(3)
+	done := make(chan error, 1)
+	go func() { done <- p.ReqNotify(true) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		word.Store(2) // lets the locked arm through, and the test end
+		t.Fatal("Poller.ReqNotify waited for the CQ's lock")
+	}
+	word.Store(2)
+	if got, want := h.CQ.(*mlx5.CQ).ArmUAR()[:], []byte{0x01, 0, 0, 0, 0, 0, 0, 0x3c}; !bytes.Equal(got, want) {
+		t.Errorf("the owner's arm rang % x, want % x", got, want)
+	}
+	p.Release()
 }

@@ -9,11 +9,14 @@ import (
 )
 
 // TestReqNotifyRacesCloseMLX5: goroutines arm an mlx5 CQ (the doorbell
-// record and the UAR's CQ doorbell) while another closes the CQ, its QP
-// and the whole context, whose pages the fake device really unmaps. Every
-// ReqNotify must succeed or return ErrClosed, none may fault, and the race
+// record and the UAR's CQ doorbell), and its owner arms and polls it
+// through its Poller, while another goroutine closes the CQ, its QP and
+// the whole context, whose pages the fake device really unmaps. Every
+// arm must succeed or return ErrClosed, none may fault, and the race
 // detector must see no race (go test -race): the arm runs under the CQ's
-// lock, which Close takes (docs/concurrency.md, Arming under the lock).
+// lock, or in the owner's gate, and Close takes the lock, which shuts the
+// gate and waits for the owner to leave (docs/concurrency.md, Arming
+// under the lock).
 func TestReqNotifyRacesCloseMLX5(t *testing.T) {
 	iters := 500
 	if testing.Short() {
@@ -24,7 +27,7 @@ func TestReqNotifyRacesCloseMLX5(t *testing.T) {
 		c := mlx5CQ(h.CQ)
 		var wg sync.WaitGroup
 		start := make(chan struct{})
-		errs := make(chan error, 4)
+		errs := make(chan error, 5)
 		for range 4 {
 			wg.Add(1)
 			go func() {
@@ -42,6 +45,31 @@ func TestReqNotifyRacesCloseMLX5(t *testing.T) {
 				}
 			}()
 		}
+		// The owner arms (and polls) without the lock meanwhile: Close's
+		// lock shuts it out and waits for it to leave.
+		p, err := c.Own()
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			wc := make([]WC, 1)
+			for {
+				err := p.ReqNotify(true)
+				if err == nil {
+					_, err = p.Poll(wc)
+				}
+				if errors.Is(err, ErrClosed) {
+					return
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
 		close(start)
 		// As a context's Close: the QP, then the CQ (what CQ.release
 		// does under the CQ's lock), then the driver's context, which

@@ -159,8 +159,8 @@ func TestPollWaysAgreeMLX5(t *testing.T) {
 // under the lock (closeRing), then polls it every way: a closed CQ has no
 // driver by type, and Poll's fast way, which has no closed check of its
 // own, must send it to pollOther, which returns ErrClosed, without a look
-// at the ring. The poll of a Poller taken before the close, and ReqNotify,
-// say the same.
+// at the ring. The poll of a Poller taken before the close, and ReqNotify
+// (the CQ's and the Poller's), say the same.
 func TestPollClosed(t *testing.T) {
 	cqs := []struct {
 		name string
@@ -192,6 +192,9 @@ func TestPollClosed(t *testing.T) {
 			}
 			if err := c.ReqNotify(false); !errors.Is(err, ErrClosed) {
 				t.Errorf("ReqNotify after Close: %v", err)
+			}
+			if err := p.ReqNotify(false); !errors.Is(err, ErrClosed) {
+				t.Errorf("Poller.ReqNotify after Close: %v", err)
 			}
 			if c.life.TryLockFree() {
 				c.life.UnlockFree()

@@ -102,3 +102,47 @@ func ExampleCQ_Completions() {
 		}
 	}
 }
+
+// One goroutine owns the CQ's polling: its Poller polls and arms with no
+// lock, and the CQ's Close from any goroutine still waits for it to
+// leave. The loop is ExampleChannel_Wait's.
+func ExamplePoller() {
+	ctx, err := uverbs.OpenName("rxe0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ctx.Close()
+	ch, err := cq.NewChannel(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	q, err := cq.New(ctx, 256, &cq.Options{Channel: ch})
+	if err != nil {
+		log.Fatal(err)
+	}
+	p, err := q.Own()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer p.Release()
+	wc := make([]cq.WC, 16)
+	for {
+		if err := p.ReqNotify(false); err != nil {
+			log.Fatal(err)
+		}
+		n, err := p.Poll(wc)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if n > 0 {
+			fmt.Println(n, "completions")
+			continue
+		}
+		wctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err = ch.Wait(wctx)
+		cancel()
+		if err != nil {
+			return
+		}
+	}
+}

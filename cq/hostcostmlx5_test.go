@@ -51,13 +51,22 @@ func hostPollMLX5(k int, owned bool) func(b *testing.B) {
 	}
 }
 
-func hostArmMLX5(b *testing.B) {
-	h := conformance.NewMLX5Host(b, conformance.MLX5BenchSetup)
-	c := &CQ{ring: h.CQ}
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := c.ReqNotify(false); err != nil {
-			b.Fatal(err)
+// hostArmMLX5 times the arm row: CQ.ReqNotify, or the Poller's.
+func hostArmMLX5(owned bool) func(b *testing.B) {
+	return func(b *testing.B) {
+		c := mlx5CQ(conformance.NewMLX5Host(b, conformance.MLX5BenchSetup).CQ)
+		o := hostPollsOf(b, c, owned)
+		b.ReportAllocs()
+		for b.Loop() {
+			var err error
+			if o.p != nil {
+				err = o.p.ReqNotify(false)
+			} else {
+				err = c.ReqNotify(false)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 }
@@ -98,15 +107,39 @@ func hostLoopArm(c *CQ, calls int) error {
 	return nil
 }
 
-func hostCountArmMLX5(tb testing.TB, ops int) {
-	c := mlx5CQ(conformance.NewMLX5Host(tb, conformance.MLX5BenchSetup).CQ)
-	conformance.Chunks(tb, ops, ops, func(n int) error { return hostLoopArm(c, n) }, nil)
+// hostLoopArmOwned is hostLoopArm through the CQ's owner.
+//
+//go:noinline
+func hostLoopArmOwned(p *Poller, calls int) error {
+	for range calls {
+		if err := p.ReqNotify(false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func hostCountArmMLX5(owned bool) func(testing.TB, int) {
+	return func(tb testing.TB, ops int) {
+		c := mlx5CQ(conformance.NewMLX5Host(tb, conformance.MLX5BenchSetup).CQ)
+		o := hostPollsOf(tb, c, owned)
+		conformance.Chunks(tb, ops, ops, func(n int) error {
+			if o.p != nil {
+				return hostLoopArmOwned(o.p, n)
+			}
+			return hostLoopArm(c, n)
+		}, nil)
+	}
 }
 
 func TestHostCostPollMLX5(t *testing.T) {
 	rows := append(pollRows(hostPollMLX5, hostCountPollMLX5), conformance.CostRow{
 		Name: "arm", What: "arm the CQ (doorbell record + UAR doorbell)", Iters: 10000000,
-		Go: hostArmMLX5, Count: hostCountArmMLX5, Loop: hostLoopArm})
+		Go: hostArmMLX5(false), Count: hostCountArmMLX5(false), Loop: hostLoopArm,
+	}, conformance.CostRow{
+		Name: "arm-owned", C: "arm", What: "arm through the CQ's Poller (no lock)", Iters: 10000000,
+		Go: hostArmMLX5(true), Count: hostCountArmMLX5(true), Loop: hostLoopArmOwned,
+	})
 	conformance.HostCost(t, conformance.MLX5BenchSetup, rows, 5)
 }
 
@@ -114,6 +147,7 @@ func TestHostCostPollMLX5(t *testing.T) {
 func BenchmarkHostMLX5PollEmpty(b *testing.B)      { hostPollMLX5(0, false)(b) }
 func BenchmarkHostMLX5Poll1(b *testing.B)          { hostPollMLX5(1, false)(b) }
 func BenchmarkHostMLX5Poll16(b *testing.B)         { hostPollMLX5(16, false)(b) }
-func BenchmarkHostMLX5Arm(b *testing.B)            { hostArmMLX5(b) }
+func BenchmarkHostMLX5Arm(b *testing.B)            { hostArmMLX5(false)(b) }
+func BenchmarkHostMLX5ArmOwned(b *testing.B)       { hostArmMLX5(true)(b) }
 func BenchmarkHostMLX5PollEmptyOwned(b *testing.B) { hostPollMLX5(0, true)(b) }
 func BenchmarkHostMLX5Poll1Owned(b *testing.B)     { hostPollMLX5(1, true)(b) }

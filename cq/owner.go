@@ -3,11 +3,13 @@ package cq
 import (
 	"fmt"
 	"unsafe"
+
+	"github.com/purerdma/purerdma/internal/provider/mmio"
 )
 
-// Poller is a CQ's polling owned by one goroutine: its Poll takes no lock,
-// where the CQ's Poll takes a spin lock (one locked instruction per
-// call). It is rdma-core's thread domain made memory-safe: the CQ's
+// Poller is a CQ's polling owned by one goroutine: its Poll (and, on
+// mlx5, its ReqNotify) takes no lock, where the CQ's takes a spin lock
+// (one locked instruction per call). It is rdma-core's thread domain made memory-safe: the CQ's
 // Close, Resize, ReqNotify and the QPs that clean their completions out of
 // it still work from any goroutine, and wait for a Poll in progress to
 // return (paying a membarrier(2) system call for it while the CQ is
@@ -69,6 +71,33 @@ func (p *Poller) Poll(wc []WC) (int, error) {
 		clearFailedN(wp, n)
 	}
 	return n, nil
+}
+
+// ReqNotify arms the CQ as CQ.ReqNotify does, without the lock: the
+// owner that polls the CQ empty arms it before it waits for the event
+// and polls again. Call it from the owner only.
+//
+// No other goroutine changes what the arm reads or writes while the owner
+// is inside the gate: the consumer index is the owner's polls', and the
+// arm sequence number (completion events), Resize and Close change under
+// the lock, which shuts the gate and waits for the owner to leave. So the
+// doorbell record and the UAR's doorbell stay mapped while the owner
+// arms, and an arm never needs a locked instruction, as libmlx5's
+// mlx5_arm_cq takes none; unlike that arm, this one is memory-safe
+// against a Close in another goroutine. A CQ without a doorbell to ring
+// in user space, or whose gate is shut, arms through CQ.ReqNotify.
+func (p *Poller) ReqNotify(solicitedOnly bool) error {
+	if p == nil || p.c == nil {
+		return ErrClosed
+	}
+	c := p.c
+	r := p.drv.arm
+	if r == nil || !c.life.Enter() {
+		return c.ReqNotify(solicitedOnly)
+	}
+	mmio.FencedStore64(r.ArmUAR(), r.ArmRecord(solicitedOnly))
+	c.life.Leave()
+	return nil
 }
 
 // Release gives the CQ's polling back: CQ.Poll is as fast as before the

@@ -134,6 +134,31 @@ func TestCompletionChannel(t *testing.T) {
 	if wc := r.poll(t, 1); wc[0].ID != 9 || wc[0].Status != cq.Success {
 		t.Errorf("completion after the event: %+v", wc[0])
 	}
+	// Again through the CQ's owner, which arms and polls without the
+	// lock where the driver arms in user space, and through the kernel
+	// (REQ_NOTIFY_CQ) where it does not.
+	p, err := r.cq.Own()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Release()
+	if err := p.ReqNotify(false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.PostSend([]uverbs.SendWR{{ID: 10, Opcode: uverbs.WRRDMAWrite, Flags: uverbs.SendSignaled,
+		SGE: []uverbs.SGE{r.sge(0, 4)}, RemoteAddr: r.mr.Addr() + offB, RKey: r.mr.RKey()}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.ch.Wait(waitCtx(t)); err != nil || got != r.cq {
+		t.Fatalf("Wait after the owner's arm = %v, %v; want the CQ", got, err)
+	}
+	if r.cq.Events() != 2 {
+		t.Errorf("Events() = %d, want 2", r.cq.Events())
+	}
+	var wc [1]cq.WC
+	if n, err := p.Poll(wc[:]); n != 1 || err != nil || wc[0].ID != 10 || wc[0].Status != cq.Success {
+		t.Errorf("the owner's poll after the event: %d, %v, %+v", n, err, wc[0])
+	}
 }
 
 // TestSRQLimitEvent receives through an SRQ and checks the async event
