@@ -185,7 +185,10 @@ func (c *CQ) Channel() *Channel {
 // Poll moves up to len(wc) completions, oldest first, into wc and returns
 // how many it moved, as ibv_poll_cq does. It returns 0 when the CQ is
 // empty. It neither blocks nor allocates.
+//
+//go:nosplit
 func (c *CQ) Poll(wc []WC) (int, error) {
+	// No stack check (nosplit): docs/architecture.md, The data path.
 	if c == nil {
 		return 0, ErrClosed
 	}
@@ -380,7 +383,10 @@ func (c *CQ) Resize(cqe int) error {
 // ReqNotify arms the CQ: the next completion (with solicitedOnly, the next
 // solicited receive or failed completion) sends one event to the CQ's
 // channel. Arm again after each event.
+//
+//go:nosplit
 func (c *CQ) ReqNotify(solicitedOnly bool) error {
+	// No stack check (nosplit): docs/architecture.md, The data path.
 	if c == nil {
 		return ErrClosed
 	}

@@ -38,7 +38,10 @@ func (c *CQ) Own() (*Poller, error) {
 
 // Poll polls as CQ.Poll does, without the lock. Call it from the owner
 // only.
+//
+//go:nosplit
 func (p *Poller) Poll(wc []WC) (int, error) {
+	// No stack check (nosplit): docs/architecture.md, The data path.
 	if p == nil || p.c == nil {
 		return 0, ErrClosed
 	}
@@ -86,7 +89,10 @@ func (p *Poller) Poll(wc []WC) (int, error) {
 // mlx5_arm_cq takes none; unlike that arm, this one is memory-safe
 // against a Close in another goroutine. A CQ without a doorbell to ring
 // in user space, or whose gate is shut, arms through CQ.ReqNotify.
+//
+//go:nosplit
 func (p *Poller) ReqNotify(solicitedOnly bool) error {
+	// No stack check (nosplit): docs/architecture.md, The data path.
 	if p == nil || p.c == nil {
 		return ErrClosed
 	}

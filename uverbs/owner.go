@@ -72,7 +72,10 @@ func own(qp *QP, l *spin.GateLock, side string) error {
 
 // Post posts send work requests as QP.PostSend does, without the lock.
 // Call it from the owner only.
+//
+//go:nosplit
 func (s *SendQueue) Post(wrs []SendWR) (int, error) {
+	// No stack check (nosplit): docs/architecture.md, The data path.
 	if s == nil || s.qp == nil {
 		return 0, ErrClosed
 	}
@@ -116,7 +119,10 @@ func (s *SendQueue) Release() {
 
 // Post posts receive work requests as QP.PostRecv does, without the lock.
 // Call it from the owner only.
+//
+//go:nosplit
 func (r *RecvQueue) Post(wrs []RecvWR) (int, error) {
+	// No stack check (nosplit): docs/architecture.md, The data path.
 	if r == nil {
 		return 0, ErrClosed
 	}

@@ -17,7 +17,10 @@ import (
 // error, the requests before the failing one are posted, the rest not,
 // like ibv_post_send's bad_wr. It does not allocate and makes at most one
 // system call (the doorbell, on drivers that need one).
+//
+//go:nosplit
 func (qp *QP) PostSend(wrs []SendWR) (int, error) {
+	// No stack check (nosplit): docs/architecture.md, The data path.
 	if qp == nil {
 		return 0, ErrClosed
 	}
@@ -443,7 +446,10 @@ func putErr(err error, queue string, size int) error {
 // PostSend, the lock is one CAS, anything else out of line
 // (postRecvSlow), and each driver's branch looks at its own result, so
 // that little lives across the driver's call.
+//
+//go:nosplit
 func (qp *QP) PostRecv(wrs []RecvWR) (int, error) {
+	// No stack check (nosplit): docs/architecture.md, The data path.
 	if qp == nil {
 		return 0, ErrClosed
 	}

@@ -115,7 +115,10 @@ func (s *SRQ) MaxSGE() int {
 
 // PostRecv posts receive work requests (ibv_post_srq_recv), with
 // PostSend's partial-success rule. It does not allocate.
+//
+//go:nosplit
 func (s *SRQ) PostRecv(wrs []RecvWR) (int, error) {
+	// No stack check (nosplit): docs/architecture.md, The data path.
 	if s == nil {
 		return 0, ErrClosed
 	}
