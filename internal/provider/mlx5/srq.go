@@ -230,7 +230,10 @@ func (s *srq) write(wr *provider.RecvWR) {
 // the refusal of the next one. A request of more than maxSGE SGEs is
 // refused as one of more than the SRQ takes (uverbs formats its own
 // error).
+//
+//go:nosplit
 func (s *srq) Post(wrs []provider.RecvWR, maxSGE int) (int, error) {
+	// No stack check (nosplit): docs/architecture.md, The data path.
 	lim := min(maxSGE, s.maxGS)
 	s.mu.Lock()
 	n := 0

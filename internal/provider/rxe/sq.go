@@ -67,7 +67,10 @@ const straightOps = 1<<abi.IB_UVERBS_WR_RDMA_WRITE | 1<<abi.IB_UVERBS_WR_RDMA_WR
 // request costs beyond writing its slot. It serves batches only: a flag
 // for one request of Put's, tested in the loop, cost every request four
 // instructions.
+//
+//go:nosplit
 func (s *sq) PutPlain(wrs []provider.SendWR) (n int, err error) {
+	// No stack check (nosplit): docs/architecture.md, The data path.
 	ops := s.plainOps.Load()
 	maxSGE := s.plainSGE
 	for ; n < len(wrs); n++ {

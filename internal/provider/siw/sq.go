@@ -84,7 +84,10 @@ var sendFlags = func() (t [sendFlagBits + 1]uint32) {
 // its element. It serves batches only: a flag for one request of Put's,
 // tested in the loop, cost every request instructions. putAny, Put's path, writes the same bytes for
 // these requests (TestSQPutPlain).
+//
+//go:nosplit
 func (q *sendQueue) PutPlain(wrs []provider.SendWR) (n int, err error) {
+	// No stack check (nosplit): docs/architecture.md, The data path.
 	ops := q.plainOps.Load()
 	for ; n < len(wrs); n++ {
 		wr := &wrs[n]
