@@ -510,7 +510,10 @@ func (qp *QP) postRecvSlow(wrs []RecvWR) (int, error) {
 // lock's gate (RecvQueue.Post). A copy rather than a flag for PostRecv:
 // the flag cost each post about ten instructions (its spill, its tests,
 // and the registers the compiler gave it). TestPostRecvErrors runs both.
+//
+//go:nosplit
 func (qp *QP) postRecvOwned(wrs []RecvWR) (int, error) {
+	// No stack check (nosplit): docs/architecture.md, The data path.
 	if qp == nil || !qp.recvMu.Enter() {
 		// The QP is changing or gone, or the RecvQueue released: the
 		// locked way waits or says so.
