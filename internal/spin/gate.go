@@ -4,8 +4,6 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
-
-	"github.com/purerdma/purerdma/internal/provider/mem"
 )
 
 // Gate lets one goroutine, an object's owner, into the object's data path
@@ -30,10 +28,18 @@ import (
 // Whether the owner may enter is one word, open: 1 for an owner (Own)
 // less 1 for each Shut not yet undone, so that Enter tests one load
 // against 1; the zero Gate, never owned, lets no one in.
+//
+// busy and open are plain words used through sync/atomic's functions,
+// not its types: a method of atomic.Uint32 is a wrapper the compiler
+// inlines, and each inlined call whose line no instruction of the caller
+// shares leaves an inline mark, a NOP, on the data path (one to three per
+// post, poll or arm). The owner's and the lock's release stores
+// (GateLock.Enter, Leave, UnlockFree) are written out per architecture
+// for the same reason (release_amd64.go, release_other.go).
 type Gate struct {
-	busy atomic.Uint32 // 1 while the owner is inside; only the owner stores it
-	open atomic.Int32  // 1 while the owner may enter: owned (1) less the Shuts in force
-	on   atomic.Bool   // the gate has an owner (Own); set under the lock
+	busy uint32      // 1 while the owner is inside; only the owner stores it
+	open int32       // 1 while the owner may enter: owned (1) less the Shuts in force
+	on   atomic.Bool // the gate has an owner (Own); set under the lock
 }
 
 // Own opens the gate to an owner and reports whether the owner may enter
@@ -41,7 +47,7 @@ type Gate struct {
 func (g *Gate) Own() bool {
 	ok := barrierAll.ready()
 	if ok && !g.on.Load() {
-		g.open.Add(1)
+		atomic.AddInt32(&g.open, 1)
 	}
 	g.on.Store(ok)
 	return ok
@@ -51,7 +57,7 @@ func (g *Gate) Own() bool {
 // shut, so that the owner is not inside.
 func (g *Gate) Disown() {
 	if g.on.Load() {
-		g.open.Add(-1)
+		atomic.AddInt32(&g.open, -1)
 	}
 	g.on.Store(false)
 }
@@ -59,36 +65,16 @@ func (g *Gate) Disown() {
 // Owned reports whether an owner may be inside. Hold the object's lock.
 func (g *Gate) Owned() bool { return g.on.Load() }
 
-// Enter lets the owner in and reports whether it is: false when the gate
-// is shut or was never opened, and the owner must take the lock instead.
-// Only the owner calls it, and Leave after a true.
-//
-// The true return is written first, in the taken branch: so shaped, the
-// caller's test of the result compiled to fewer instructions (one to four
-// fewer per owned poll). A gate without an owner has open 0 or less, so
-// the owner of none (a released handle) stores busy and finds it shut.
-func (g *Gate) Enter() bool {
-	mem.StoreRelease(&g.busy, 1)
-	if g.open.Load() == 1 {
-		return true
-	}
-	mem.StoreRelease(&g.busy, 0)
-	return false
-}
-
-// Leave lets the owner out: what it did inside is visible before.
-func (g *Gate) Leave() { mem.StoreRelease(&g.busy, 0) }
-
 // Shut keeps the owner out until Open and waits until it has left. Hold
 // the object's lock. Shutting a gate that was never opened costs an
 // atomic add.
 func (g *Gate) Shut() {
-	g.open.Add(-1)
+	atomic.AddInt32(&g.open, -1)
 	if !g.on.Load() {
 		return
 	}
 	barrierAll.run()
-	for i := 0; g.busy.Load() != 0; i++ {
+	for i := 0; atomic.LoadUint32(&g.busy) != 0; i++ {
 		if i >= spins {
 			runtime.Gosched()
 		}
@@ -96,7 +82,7 @@ func (g *Gate) Shut() {
 }
 
 // Open undoes one Shut.
-func (g *Gate) Open() { g.open.Add(1) }
+func (g *Gate) Open() { atomic.AddInt32(&g.open, 1) }
 
 // GateLock is a Lock with a Gate for an owner: whoever takes the lock
 // while an owner may be inside shuts the gate first, so that the lock
@@ -107,7 +93,7 @@ func (g *Gate) Open() { g.open.Add(1) }
 // has an owner, so that taking it without an owner is Lock's one CAS
 // from 0, inline.
 type GateLock struct {
-	v        atomic.Uint32 // lockHeld | lockOwned
+	v        uint32 // lockHeld | lockOwned; through sync/atomic's functions (Gate)
 	gate     Gate
 	idle     uint32 // what Unlock stores: lockOwned when owned, else 0; under the lock
 	shutHeld bool   // the holder shut the gate when it took the lock
@@ -120,7 +106,7 @@ const (
 
 // Lock takes the lock and, on an owned gate, keeps the owner out.
 func (l *GateLock) Lock() {
-	if !l.v.CompareAndSwap(0, lockHeld) {
+	if !atomic.CompareAndSwapUint32(&l.v, 0, lockHeld) {
 		l.lockSlow()
 	}
 }
@@ -139,8 +125,8 @@ func (l *GateLock) lockSlow() {
 // TryLock takes the lock if it is free, as Lock does, and reports whether
 // it did.
 func (l *GateLock) TryLock() bool {
-	v := l.v.Load()
-	if v&lockHeld != 0 || !l.v.CompareAndSwap(v, v|lockHeld) {
+	v := atomic.LoadUint32(&l.v)
+	if v&lockHeld != 0 || !atomic.CompareAndSwapUint32(&l.v, v, v|lockHeld) {
 		return false
 	}
 	if v&lockOwned != 0 {
@@ -157,19 +143,14 @@ func (l *GateLock) TryLock() bool {
 // gate. Lock's slow-path call, inline in the caller, made the compiler
 // keep the caller's arguments and results on the stack around it, on the
 // fast path too (docs/benchmarks-host.md, fourth pass).
-func (l *GateLock) TryLockFree() bool { return l.v.CompareAndSwap(0, lockHeld) }
-
-// UnlockFree gives back a lock taken by TryLockFree: one release store.
-// Nobody owned the gate then, and only a holder of the lock can give it
-// an owner (Own), so neither the gate nor the idle word needs a look.
-func (l *GateLock) UnlockFree() { mem.StoreRelease(&l.v, 0) }
+func (l *GateLock) TryLockFree() bool { return atomic.CompareAndSwapUint32(&l.v, 0, lockHeld) }
 
 // Unlock lets the owner back in and gives the lock back.
 func (l *GateLock) Unlock() {
 	if l.shutHeld {
 		l.openOwner()
 	}
-	mem.StoreRelease(&l.v, l.idle)
+	storeRelease(&l.v, l.idle)
 }
 
 // openOwner is Unlock's owned case, out of line so that Unlock inlines.
@@ -198,13 +179,6 @@ func (l *GateLock) Disown() {
 
 // Owned reports whether the gate has an owner. Hold the lock.
 func (l *GateLock) Owned() bool { return l.gate.Owned() }
-
-// Enter lets the owner in without the lock, or reports false: then it
-// takes the lock.
-func (l *GateLock) Enter() bool { return l.gate.Enter() }
-
-// Leave lets the owner out.
-func (l *GateLock) Leave() { l.gate.Leave() }
 
 // barrierAll is the process's membarrier: registered once, then run by
 // every Shut of an owned gate.

@@ -2,6 +2,7 @@ package spin
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -58,7 +59,7 @@ func TestGateExclusion(t *testing.T) {
 	if l.Enter() {
 		t.Fatal("Enter after Disown")
 	}
-	if got := l.gate.open.Load(); got != 0 {
+	if got := atomic.LoadInt32(&l.gate.open); got != 0 {
 		t.Fatalf("gate's open word %d after Disown, want 0 (owned and no Shut left: 1)", got)
 	}
 }
@@ -71,7 +72,7 @@ func TestGateWithoutOwner(t *testing.T) {
 		t.Fatal("Enter on a gate never owned")
 	}
 	l.Lock()
-	if l.shutHeld || l.gate.open.Load() != 0 {
+	if l.shutHeld || atomic.LoadInt32(&l.gate.open) != 0 {
 		t.Fatal("the lock of an unowned gate shut it")
 	}
 	l.Unlock()
@@ -133,7 +134,7 @@ func TestGateLockFree(t *testing.T) {
 		t.Fatal("the lock was taken twice")
 	}
 	l.UnlockFree()
-	if got := l.v.Load(); got != 0 {
+	if got := atomic.LoadUint32(&l.v); got != 0 {
 		t.Fatalf("lock word %#x after UnlockFree, want 0", got)
 	}
 	ownOrSkip(t, &l)
@@ -145,7 +146,7 @@ func TestGateLockFree(t *testing.T) {
 		t.Fatal("Lock of an owned gate did not shut it")
 	}
 	l.Unlock()
-	if got := l.v.Load(); got != lockOwned {
+	if got := atomic.LoadUint32(&l.v); got != lockOwned {
 		t.Fatalf("lock word %#x after Unlock of an owned gate, want %#x", got, lockOwned)
 	}
 }

@@ -17,14 +17,13 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
-
-	"github.com/purerdma/purerdma/internal/provider/mem"
 )
 
 // Lock is a mutual exclusion lock; the zero value is unlocked. It
 // implements sync.Locker. It is not reentrant, and unlocking an unlocked
-// Lock is a bug it does not detect.
-type Lock struct{ v atomic.Uint32 }
+// Lock is a bug it does not detect. Its word is used through sync/atomic's
+// functions, as Gate's are (Gate says why).
+type Lock struct{ v uint32 }
 
 // The waiting schedule: spins before yielding, yields before sleeping,
 // and the longest sleep between two looks. A sleeping waiter wakes at
@@ -37,18 +36,15 @@ const (
 
 // Lock takes the lock, waiting until it is free.
 func (l *Lock) Lock() {
-	if !l.v.CompareAndSwap(0, 1) {
+	if !atomic.CompareAndSwapUint32(&l.v, 0, 1) {
 		l.wait()
 	}
 }
 
 // TryLock takes the lock if it is free and reports whether it did.
-func (l *Lock) TryLock() bool { return l.v.Load() == 0 && l.v.CompareAndSwap(0, 1) }
-
-// Unlock gives the lock back: every load and store made under it is
-// visible before it is free (a MOV on amd64, an STLR on arm64; under the
-// race detector an atomic store, which the detector sees).
-func (l *Lock) Unlock() { mem.StoreRelease(&l.v, 0) }
+func (l *Lock) TryLock() bool {
+	return atomic.LoadUint32(&l.v) == 0 && atomic.CompareAndSwapUint32(&l.v, 0, 1)
+}
 
 // wait is the contended path, out of line so that Lock inlines into the
 // data path. It reads before it tries, so that waiters do not take the
