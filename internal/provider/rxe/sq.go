@@ -34,12 +34,12 @@ type sq struct {
 	// path's that the QP's owner takes without further checks
 	// (SetPlainOps). Atomic: the owner changes them with the QP's
 	// attributes, while requests may be posted.
-	plainOps atomic.Uint32
+	plainOps uint32 // used through sync/atomic's functions: a type's method leaves an inline NOP
 }
 
 // SetPlainOps sets the opcodes, as bits, that PutPlain may take without
 // checks beyond its own; the others it leaves to Put and the caller.
-func (s *sq) SetPlainOps(ops uint32) { s.plainOps.Store(ops & straightOps) }
+func (s *sq) SetPlainOps(ops uint32) { atomic.StoreUint32(&s.plainOps, ops&straightOps) }
 
 // Put fills the next slot the way rdma-core's init_send_wqe does, but
 // leaves it unpublished: put, the general path, for every request.
@@ -71,7 +71,7 @@ const straightOps = 1<<abi.IB_UVERBS_WR_RDMA_WRITE | 1<<abi.IB_UVERBS_WR_RDMA_WR
 //go:nosplit
 func (s *sq) PutPlain(wrs []provider.SendWR) (n int, err error) {
 	// No stack check (nosplit): docs/architecture.md, The data path.
-	ops := s.plainOps.Load()
+	ops := atomic.LoadUint32(&s.plainOps)
 	maxSGE := s.plainSGE
 	for ; n < len(wrs); n++ {
 		wr := &wrs[n]

@@ -37,7 +37,7 @@ type sendQueue struct {
 	// plainOpsAll that the QP's owner takes without further checks
 	// (SetPlainOps). Atomic: the owner changes them with the QP's
 	// attributes, while requests may be posted.
-	plainOps atomic.Uint32
+	plainOps uint32 // used through sync/atomic's functions: a type's method leaves an inline NOP
 }
 
 // plainOpsAll are the opcodes siw sends, as bits: PutPlain's when the
@@ -47,7 +47,7 @@ const plainOpsAll = 1<<abi.IB_UVERBS_WR_RDMA_WRITE | 1<<abi.IB_UVERBS_WR_RDMA_RE
 
 // SetPlainOps sets the opcodes, as bits, that PutPlain may take without
 // checks beyond its own; the others it leaves to Put and the caller.
-func (q *sendQueue) SetPlainOps(ops uint32) { q.plainOps.Store(ops & plainOpsAll) }
+func (q *sendQueue) SetPlainOps(ops uint32) { atomic.StoreUint32(&q.plainOps, ops&plainOpsAll) }
 
 // sendFlagBits are the IB_SEND_* bits sendFlags maps: FENCE, SIGNALED,
 // SOLICITED (bits 0 to 2).
@@ -88,7 +88,7 @@ var sendFlags = func() (t [sendFlagBits + 1]uint32) {
 //go:nosplit
 func (q *sendQueue) PutPlain(wrs []provider.SendWR) (n int, err error) {
 	// No stack check (nosplit): docs/architecture.md, The data path.
-	ops := q.plainOps.Load()
+	ops := atomic.LoadUint32(&q.plainOps)
 	for ; n < len(wrs); n++ {
 		wr := &wrs[n]
 		op := wr.Opcode
