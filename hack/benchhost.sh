@@ -31,11 +31,11 @@ trap 'rm -f "$rows" "$table"' EXIT
 	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 	awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }' "$rows"
 	echo
-	echo "Where the instructions per operation run: the row's loop (hostLoop*, hostloop_*; libibverbs' dispatch is inline in C's), the layer between it and the provider (Go: uverbs, cq, their locks, the runtime; C: the pthread spin lock), and the provider (Go: internal/provider; C: the provider library and the libc it calls)."
+	echo "Where the instructions per operation run: the row's loop (hostLoop*, hostloop_*; libibverbs' dispatch is inline in C's), the layer between it and the provider (Go: uverbs, cq, their locks, the runtime; C: the pthread spin lock), and the provider (Go: internal/provider; C: the provider library and the libc it calls). NOPs: how many of each side's instructions per operation are NOPs (0x90, 0x0f 0x1f /0, with 0x66/0x2e prefixes), counted by address: Go's jump padding (the JCC erratum) and inline marks; gcc's alignment."
 	echo
-	echo "| Row | Go loop | Go layer | Go provider | C loop | C layer | C provider |"
-	echo "|---|---:|---:|---:|---:|---:|---:|"
-	awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $10, $11, $12, $13, $14, $15 }' "$rows"
+	echo "| Row | Go loop | Go layer | Go provider | C loop | C layer | C provider | Go NOPs | C NOPs |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+	awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $10, $11, $12, $13, $14, $15, $16, $17 }' "$rows"
 	echo "<!-- host-cost:end -->"
 } >"$table"
 if grep -q '^<!-- host-cost:begin' "$doc"; then

@@ -35,7 +35,9 @@ import (
 // its doorbell, called from inside, is toggled off again. Two runs of
 // countSmall and countLarge operations are differenced, so that what
 // happens once (the first call's stack growth, the loop's entry) drops
-// out. `make bench-host` runs it.
+// out. Callgrind's counts by instruction also say how many of them are
+// NOPs (nops.go), which Go's assembler and compiler put in the path and
+// gcc mostly does not. `make bench-host` runs it.
 
 // EnvBenchHost enables the host cost tests; EnvBenchHostOut names the
 // file they append their rows to.
@@ -182,13 +184,16 @@ func HostCost(t *testing.T, u Setup, rows []CostRow, rounds int) {
 		if c == 0 {
 			t.Fatalf("no C time for %s", r.Name)
 		}
-		gi, gp := perOp(t, func(ops int) cost { return goInstr(t, valgrind, r, ops) })
-		ci, cp := perOp(t, func(ops int) cost { return cInstr(t, valgrind, h, u, r, ops) })
-		lines = append(lines, fmt.Sprintf("%s %s\t%s\t%.1f\t%.1f\t%.2f\t%.0f\t%.0f\t%.2f\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f",
-			u.Provider, r.Name, r.What, g, c, g/c, gi, ci, gi/ci, allocs[r.Name],
-			gp[partLoop], gp[partLayer], gp[partDriver], cp[partLoop], cp[partLayer], cp[partDriver]))
-		t.Logf("%s %-10s Go %7.1f ns  C %7.1f ns  Go/C %.2f  Go %7.1f instr  C %7.1f instr  Go/C %.2f  %d allocs/op",
-			u.Provider, r.Name, g, c, g/c, gi, ci, gi/ci, allocs[r.Name])
+		gi := perOp(t, func(ops int) cost { return goInstr(t, valgrind, r, ops) })
+		ci := perOp(t, func(ops int) cost { return cInstr(t, valgrind, h, u, r, ops) })
+		// The rows file's fields, tab-separated, which
+		// hack/benchhost.sh prints by their number: new ones go last.
+		lines = append(lines, fmt.Sprintf("%s %s\t%s\t%.1f\t%.1f\t%.2f\t%.0f\t%.0f\t%.2f\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f",
+			u.Provider, r.Name, r.What, g, c, g/c, gi.total, ci.total, gi.total/ci.total, allocs[r.Name],
+			gi.part[partLoop], gi.part[partLayer], gi.part[partDriver], ci.part[partLoop], ci.part[partLayer], ci.part[partDriver],
+			gi.nops, ci.nops))
+		t.Logf("%s %-10s Go %7.1f ns  C %7.1f ns  Go/C %.2f  Go %7.1f instr  C %7.1f instr  Go/C %.2f  %d allocs/op  NOPs Go %.1f C %.1f",
+			u.Provider, r.Name, g, c, g/c, gi.total, ci.total, gi.total/ci.total, allocs[r.Name], gi.nops, ci.nops)
 	}
 	if p := os.Getenv(EnvBenchHostOut); p != "" {
 		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -209,25 +214,36 @@ func setupLine(u Setup) string {
 }
 
 // perOp is the instructions per operation of count, the instructions of
-// a run of that many operations, in all and by part: the difference of
-// two runs, over the difference of their lengths.
-func perOp(t *testing.T, count func(ops int) cost) (float64, [nParts]float64) {
+// a run of that many operations, in all, by part and the NOPs among
+// them: the difference of two runs, over the difference of their
+// lengths.
+func perOp(t *testing.T, count func(ops int) cost) opCost {
 	small, large := count(countSmall), count(countLarge)
 	if large.total <= small.total {
 		t.Fatalf("callgrind: %d instructions for %d operations, %d for %d", small.total, countSmall, large.total, countLarge)
 	}
-	var parts [nParts]float64
-	for i := range parts {
-		parts[i] = (float64(large.part[i]) - float64(small.part[i])) / float64(countLarge-countSmall)
+	per := func(s, l uint64) float64 { return (float64(l) - float64(s)) / float64(countLarge-countSmall) }
+	c := opCost{total: per(small.total, large.total), nops: per(small.nops, large.nops)}
+	for i := range c.part {
+		c.part[i] = per(small.part[i], large.part[i])
 	}
-	return float64(large.total-small.total) / float64(countLarge-countSmall), parts
+	return c
 }
 
-// A cost is what callgrind collected in one run: the instructions in all
-// and by the part of the stack they ran in.
+// A cost is what callgrind collected in one run: the instructions in all,
+// by the part of the stack they ran in, and how many of them were NOPs
+// (nops.go).
 type cost struct {
 	total uint64
 	part  [nParts]uint64
+	nops  uint64
+}
+
+// An opCost is a cost per operation.
+type opCost struct {
+	total float64
+	part  [nParts]float64
+	nops  float64
 }
 
 // The parts of a row's instructions, by the function they ran in: the
@@ -267,6 +283,25 @@ func parts(t *testing.T, valgrind, out string) (p [nParts]uint64) {
 		t.Fatalf("%s: %v", annotate, err)
 	}
 	return partsOf(string(b))
+}
+
+// nops counts the NOPs among the instructions in callgrind's output file
+// out, a run of bin.
+func nops(t *testing.T, bin, out string) uint64 {
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	costs, err := parseInstrCosts(f)
+	if err != nil {
+		t.Fatalf("%s: %v", out, err)
+	}
+	n, err := binaryNOPs(bin, costs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // partsOf is parts from callgrind_annotate's output.
@@ -320,7 +355,7 @@ func goInstr(t *testing.T, valgrind string, r CostRow, ops int) cost {
 		exe, "-test.run=^"+regexp.QuoteMeta(t.Name())+"$", "-test.count=1")...)
 	cmd.Env = append(os.Environ(), envBenchHostCount+"="+fmt.Sprintf("%s %d", r.Name, ops),
 		"GOMAXPROCS=1", "GODEBUG=asyncpreemptoff=1")
-	return callgrind(t, valgrind, cmd)
+	return callgrind(t, valgrind, exe, cmd)
 }
 
 // cInstr is goInstr for the C harness h: its count command runs the
@@ -329,26 +364,28 @@ func goInstr(t *testing.T, valgrind string, r CostRow, ops int) cost {
 func cInstr(t *testing.T, valgrind, h string, u Setup, r CostRow, ops int) cost {
 	cmd := exec.Command(valgrind, append(callgrindArgs(t, "hostloop_*", "__wrap_write"), h)...)
 	cmd.Stdin = strings.NewReader(setupLine(u) + fmt.Sprintf("count %s %d\n", r.cRow(), ops))
-	return callgrind(t, valgrind, cmd)
+	return callgrind(t, valgrind, h, cmd)
 }
 
 // callgrindArgs are valgrind's arguments for counting the instructions
 // inside loop (--toggle-collect switches collection on at its entry and
 // off at its exit, which also makes collection start off) and not inside
 // the functions of exclude that it calls (their toggle switches it off
-// again). The output file is the last argument's value.
+// again). --dump-instr=yes writes the counts by instruction, for the
+// NOPs among them (it changes the output file only, not what is
+// counted). The output file is the last argument's value.
 func callgrindArgs(t *testing.T, loop string, exclude ...string) []string {
-	a := []string{"--tool=callgrind", "--quiet", "--toggle-collect=" + loop}
+	a := []string{"--tool=callgrind", "--quiet", "--dump-instr=yes", "--toggle-collect=" + loop}
 	for _, e := range exclude {
 		a = append(a, "--toggle-collect="+e)
 	}
 	return append(a, "--callgrind-out-file="+filepath.Join(t.TempDir(), "callgrind.out"))
 }
 
-// callgrind runs cmd, valgrind with callgrindArgs, and returns the
-// instructions it collected: the totals line of its output file, and
-// their parts.
-func callgrind(t *testing.T, valgrind string, cmd *exec.Cmd) cost {
+// callgrind runs cmd, valgrind with callgrindArgs on the binary bin, and
+// returns the instructions it collected: the totals line of its output
+// file, their parts, and the NOPs among them.
+func callgrind(t *testing.T, valgrind, bin string, cmd *exec.Cmd) cost {
 	var out string
 	for _, a := range cmd.Args {
 		if v, ok := strings.CutPrefix(a, "--callgrind-out-file="); ok {
@@ -372,7 +409,7 @@ func callgrind(t *testing.T, valgrind string, cmd *exec.Cmd) cost {
 			if n == 0 {
 				t.Fatalf("%s: nothing collected\n%s", strings.Join(cmd.Args, " "), outb)
 			}
-			return cost{total: n, part: parts(t, valgrind, out)}
+			return cost{total: n, part: parts(t, valgrind, out), nops: nops(t, bin, out)}
 		}
 	}
 	t.Fatalf("%s: no totals line", out)
