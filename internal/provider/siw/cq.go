@@ -29,10 +29,16 @@ type completionQueue struct {
 	// computed in the poll into two; the other fields are at constant
 	// offsets from it.
 	words unsafe.Pointer
+	// last is the byte offset of element num-1, where PollStatus wraps
+	// (mapCQ refuses num 0): kept rather than worked out in every poll.
+	last uintptr
 }
 
-// mapped sets words once buf is mapped (mapCQ).
-func (q *completionQueue) mapped() { q.words = unsafe.Pointer(&q.buf[flagsWord]) }
+// mapped sets words and last once buf is mapped (mapCQ).
+func (q *completionQueue) mapped() {
+	q.words = unsafe.Pointer(&q.buf[flagsWord])
+	q.last = uintptr(q.num-1) * cqeSize
+}
 
 // wcStatus maps enum siw_wc_status to enum ib_wc_status (siw_cq.c,
 // rdma-core's map_cqe_status).
@@ -92,11 +98,11 @@ func (q *completionQueue) PollStatus(wcs []provider.WC) (int, bool) {
 	}
 	// The elements are read without a bounds check, which would keep the
 	// mapping's length live in a register too (the loop has too few):
-	// mapCQ mapped num elements (mapQueue checked the length, mapCQ
-	// that num is not 0), and the loop walks their byte offsets, from
-	// get's, up to last's. The last element is tested before the step
-	// (after it, the test cost the loop a register move).
-	off, last := uintptr(q.get)*cqeSize, uintptr(q.num-1)*cqeSize
+	// mapCQ mapped num elements (mapQueue checked the length), and the
+	// loop walks their byte offsets, from get's, up to last's. The last
+	// element is tested before the step (after it, the test cost the
+	// loop a register move).
+	off, last := uintptr(q.get)*cqeSize, q.last
 	// The completions are written by byte offset into wcs, which
 	// addresses them with no multiply by their size (an index took three
 	// instructions per completion); n is worked out once, after the loop.
