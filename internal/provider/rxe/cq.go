@@ -116,18 +116,17 @@ func (c *cq) PollStatus(wcs []provider.WC) (int, bool) {
 	// here once, then by each step).
 	size, ring := uintptr(c.q.size), uintptr(c.ring)
 	at, end := uintptr(c.at)&ring, uintptr(c.end)
-	// The completions are written at the byte offset d, stepped beside
-	// n: an add where &wcs[n] took a multiply by the WC's 48 bytes and
-	// an add, and no division by 48 after the loop (counting by d alone
-	// cost a poll of one more than it saved). d stays below
-	// len(wcs)*48, so the pointer formed from it is inside wcs.
-	w := unsafe.Pointer(unsafe.SliceData(wcs))
-	n, d, status := 0, uintptr(0), uint32(0)
+	// The completions are written through wc, stepped by the WC's 48
+	// bytes beside n: an add where &wcs[n] took a multiply and an add,
+	// and no division by 48 after the loop (counting by an offset alone
+	// cost a poll of one more than it saved). wc steps only when a next
+	// completion will be written, so it never points past wcs.
+	wc := unsafe.SliceData(wcs)
+	n, status := 0, uint32(0)
 	for {
 		// The kernel's ib_uverbs_wc has provider.WC's layout
 		// (TestWCLayout), so the slot is copied whole, in a few wide
 		// moves; only the immediate data changes, to host order.
-		wc := (*provider.WC)(unsafe.Add(w, d))
 		*wc = *(*provider.WC)(unsafe.Add(slots, at))
 		if wc.Flags&abi.IB_WC_WITH_IMM != 0 && !isBigEndian {
 			wc.ImmData = bits.ReverseBytes32(wc.ImmData) // beSwap, whose inline mark cost an instruction
@@ -138,7 +137,7 @@ func (c *cq) PollStatus(wcs []provider.WC) (int, bool) {
 		if n == len(wcs) {
 			break
 		}
-		d += unsafe.Sizeof(provider.WC{})
+		wc = (*provider.WC)(unsafe.Add(unsafe.Pointer(wc), unsafe.Sizeof(provider.WC{})))
 		if at == end {
 			end = uintptr((c.q.prod.Load() & c.q.mask) * c.q.size) // acquire: the slots are written
 			if at == end {
