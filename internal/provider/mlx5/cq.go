@@ -273,9 +273,14 @@ func (q *cq) PollFound(wc []provider.WC) (int, bool) { return q.pollFast(wc) }
 // bits (where libmlx5 has one per CQE; on amd64 it is the compiler's
 // only, which an atomic load of the last owner word counted makes
 // without a call);
-// the consumer index and the queues' tails stay in registers and
-// are stored at the end (the tails with the release store parse would
-// make for each), or before parse, which reads and moves them.
+// the consumer index and the send queues' tail stay in registers and
+// are stored at the end (the tail with the release store parse would
+// make for each), or before parse, which reads and moves them. A
+// receive queue's tail is stored per CQE, as parse stores it.
+//
+// The CQE's big-endian fields are read with binary.BigEndian itself
+// rather than their get methods: each get, inlined, left a no-op (its
+// inline mark) on the way, six per receive.
 func (q *cq) pollFast(wc []provider.WC) (int, bool) {
 	if !q.v1 || len(wc) == 0 {
 		// CQE version 0, or a poll of none, which writes the doorbell
@@ -283,8 +288,10 @@ func (q *cq) pollFast(wc []provider.WC) (int, bool) {
 		return q.pollGeneral(wc)
 	}
 	buf, mask := q.buf, q.mask
-	ci := q.consIndex.Load() // Empty saw the CQE at ci is ours
-	var cur cursor           // the QP of the last CQE: libmlx5's cur_rsc
+	// Empty saw the CQE at ci is ours. (atomic.LoadUint32, the
+	// intrinsic: the Load method, inlined, leaves its mark as a no-op.)
+	ci := atomic.LoadUint32((*uint32)(unsafe.Pointer(&q.consIndex)))
+	var cur cursor // the QP of the last CQE: libmlx5's cur_rsc
 	var t tails
 	n, failed := 0, uint32(0)
 batch:
@@ -315,7 +322,7 @@ batch:
 			// The QP, by the user index CQE version 1 names it by
 			// (get_req_context, get_cur_rsc).
 			qp := cur.qp
-			if rsn := e.srqnUIdx.get() & 0xffffff; qp == nil || qp.rsn != rsn {
+			if rsn := binary.BigEndian.Uint32(e.srqnUIdx[:]) & 0xffffff; qp == nil || qp.rsn != rsn {
 				qp = q.ctx.uidx.find(rsn)
 				cur.qp = qp
 			}
@@ -328,7 +335,7 @@ batch:
 				if sq.wqeCnt == 0 {
 					goto slow
 				}
-				sop := e.sopDropQPN.get()
+				sop := binary.BigEndian.Uint32(e.sopDropQPN[:])
 				var opcode, flags uint32
 				switch sop >> 24 {
 				case opRDMAWrite:
@@ -341,11 +348,11 @@ batch:
 					opcode, flags = abi.IB_WC_SEND, abi.IB_WC_WITH_IMM
 				case opRDMARead:
 					opcode = abi.IB_WC_RDMA_READ
-					w.ByteLen = e.byteCnt.get()
+					w.ByteLen = binary.BigEndian.Uint32(e.byteCnt[:])
 				default:
 					goto slow
 				}
-				idx := uint32(e.wqeCounter.get()) & (sq.wqeCnt - 1)
+				idx := uint32(binary.BigEndian.Uint16(e.wqeCounter[:])) & (sq.wqeCnt - 1)
 				sq.acquire()
 				w.ID = sq.wrid[idx]
 				w.Status = abi.IB_WC_SUCCESS
@@ -367,7 +374,7 @@ batch:
 			case cqeRespWrImm, cqeRespSend, cqeRespSendI, cqeRespSendIn: // handle_responder
 				if srq := qp.srq; srq != nil {
 					cur.srq = srq
-					ctr := int(e.wqeCounter.get())
+					ctr := int(binary.BigEndian.Uint16(e.wqeCounter[:]))
 					if ctr >= srq.max {
 						goto slow
 					}
@@ -377,20 +384,25 @@ batch:
 					if rq.wqeCnt == 0 {
 						goto slow
 					}
-					if t.rq != &rq.tail {
-						if t.rq != nil {
-							t.rq.Store(t.rqv) // as t.sq's
-						}
-						t.rq, t.rqv = &rq.tail, rq.tail.Load()
-					}
 					// Ordered after the Flush that posted this
-					// WQE, which may have come after the last's.
-					rq.acquire()
-					w.ID = rq.wrid[t.rqv&(rq.wqeCnt-1)]
-					t.rqv++
+					// WQE, which may have come after the last's
+					// (rq.acquire, whose inline marks were no-ops).
+					atomic.LoadUint32((*uint32)(unsafe.Pointer(&rq.head)))
+					// The tail moved per CQE, as parse moves it
+					// (a release store, a MOV on amd64): fewer
+					// instructions than keeping it aside for the
+					// end. wrid has wqeCnt entries (as Put's
+					// write, no bounds check: the index is masked).
+					tail := atomic.LoadUint32((*uint32)(unsafe.Pointer(&rq.tail)))
+					w.ID = *(*uint64)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(rq.wrid)), uintptr(tail&(rq.wqeCnt-1))*8))
+					mem.StoreRelease(&rq.tail, tail+1)
 				}
-				imm := e.immInvalPKey.get()
-				fr := e.flagsRQPN.get()
+				// binary.BigEndian.Uint32 spelled out: the loads
+				// were scheduled before the calls' inline marks,
+				// which then stayed as no-ops.
+				b, f := &e.immInvalPKey, &e.flagsRQPN
+				imm := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+				fr := uint32(f[0])<<24 | uint32(f[1])<<16 | uint32(f[2])<<8 | uint32(f[3])
 				var flags uint32
 				switch op >> 4 {
 				case cqeRespWrImm:
@@ -412,12 +424,12 @@ batch:
 					flags |= abi.IB_WC_GRH
 				}
 				w.Status = abi.IB_WC_SUCCESS
-				w.ByteLen = e.byteCnt.get()
-				w.QPNum = e.sopDropQPN.get() & 0xffffff
+				w.ByteLen = binary.BigEndian.Uint32(e.byteCnt[:])
+				w.QPNum = binary.BigEndian.Uint32(e.sopDropQPN[:]) & 0xffffff
 				w.SrcQP = fr & 0xffffff
 				w.Flags = flags
 				w.PKeyIndex = uint16(imm)
-				w.SLID = e.slid.get()
+				w.SLID = binary.BigEndian.Uint16(e.slid[:])
 				w.SL = uint8(fr>>24) & 0xf
 				w.DLIDPathBits = e.mlPath & 0x7f
 				continue
@@ -427,7 +439,6 @@ batch:
 			// and may consume more CQEs (an SRQ's page fault): count
 			// again after it.
 			t.flushSQ()
-			t.flushRQ()
 			mem.StoreRelease(&q.consIndex, ci)
 			r := q.parse(off, &cur, w)
 			ci = q.consIndex.Load()
@@ -447,10 +458,17 @@ batch:
 		break
 	}
 done:
-	t.flushSQ()
-	t.flushRQ()
+	// flushSQ and setCI written out: each, inlined, left its inline
+	// mark as a no-op.
+	if t.sq != nil {
+		mem.StoreRelease(t.sq, t.sqv)
+	}
 	mem.StoreRelease(&q.consIndex, ci)
-	q.setCI(ci)
+	v := ci & 0xffffff
+	if littleEndian {
+		v = bits.ReverseBytes32(v)
+	}
+	binary.NativeEndian.PutUint32(q.ciDB[:], v)
 	return n, failed != 0
 }
 
@@ -472,24 +490,19 @@ func opOwnAt(buf []byte, j, mask uint32) uint8 {
 	return *(*uint8)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(buf)), uintptr(j&mask)*cqeSize+cqeSize-1))
 }
 
-// tails are the send and receive queue tails pollFast has moved and not
-// yet stored: the queue (nil for none) and its new tail.
+// tails is the send queue tail pollFast has moved and not yet stored:
+// the queue (nil for none) and its new tail. (A receive queue's tail is
+// stored per CQE, as parse stores it: fewer instructions than keeping it
+// here, where its tests cost a poll of one more than the store saved.)
 type tails struct {
-	sq, rq   *atomic.Uint32
-	sqv, rqv uint32
+	sq  *atomic.Uint32
+	sqv uint32
 }
 
 func (t *tails) flushSQ() {
 	if t.sq != nil {
 		mem.StoreRelease(t.sq, t.sqv)
 		t.sq = nil
-	}
-}
-
-func (t *tails) flushRQ() {
-	if t.rq != nil {
-		mem.StoreRelease(t.rq, t.rqv)
-		t.rq = nil
 	}
 }
 

@@ -1,6 +1,7 @@
 package rxe
 
 import (
+	"math/bits"
 	"unsafe"
 
 	"github.com/purerdma/purerdma/internal/abi"
@@ -38,9 +39,8 @@ type cq struct {
 	// computed in the poll into two.
 	slots unsafe.Pointer
 	// kept reports that Take moved at past slots the kernel has not
-	// been given back; taking makes Poll keep them (Take is Poll of one
-	// without the store).
-	kept, taking bool
+	// been given back: the next Poll or Release stores the consumer.
+	kept bool
 }
 
 // restart takes the consumer index from the ring c.q maps, a new one or
@@ -68,9 +68,7 @@ func (c *cq) Poll(wcs []provider.WC) int {
 // release store is a plain MOV), so one per poll instead of one per
 // completion is most of what a poll of many costs. The loop keeps the
 // indices and the ring's geometry in locals: it is the hot path of every
-// busy-wait, which is also why Take reuses it through the taking flag
-// rather than through a shared loop (a call more per empty poll
-// measured 4 ns of its 14).
+// busy-wait.
 //
 // It also reports whether any completion it moved failed: package cq,
 // which calls it directly, then clears what a failure leaves undefined,
@@ -79,20 +77,36 @@ func (c *cq) PollStatus(wcs []provider.WC) (int, bool) {
 	// An empty CQ, the busy-wait's common answer, is found before the
 	// loop's locals are set up (the ring's slice too): one acquire load
 	// of the producer. A closed queue has no producer word.
-	if at := c.at; at == c.end && !c.kept {
+	if at := c.at; at == c.end {
 		p := c.q.prod
 		if p == nil {
 			return 0, false
 		}
 		end := (p.Load() & c.q.mask) * c.q.size // acquire: the slots are written
 		if at == end {
-			return 0, false // c.end is at already
+			// c.end is at already. Slots Take kept go back now, as
+			// they would after a poll that found completions (written
+			// out: Release's inline mark would cost an instruction).
+			if c.kept {
+				c.kept = false
+				mem.StoreRelease(c.q.cons, c.index(at))
+			}
+			return 0, false
 		}
 		c.end = end
 	}
+	// Here the ring holds a completion at least (at is short of end),
+	// so the loop copies one before it tests for more.
 	slots := c.slots
 	if slots == nil {
 		return 0, false // closed
+	}
+	if len(wcs) == 0 {
+		if c.kept {
+			c.kept = false
+			mem.StoreRelease(c.q.cons, c.index(c.at))
+		}
+		return 0, false
 	}
 	// The loop keeps the offsets and the geometry in locals. The slots
 	// are read without a bounds check, which would keep the mapping's
@@ -102,48 +116,71 @@ func (c *cq) PollStatus(wcs []provider.WC) (int, bool) {
 	// here once, then by each step).
 	size, ring := uintptr(c.q.size), uintptr(c.ring)
 	at, end := uintptr(c.at)&ring, uintptr(c.end)
-	// The completions by index: writing them by byte offset saved an
-	// instruction or two per completion but cost a division by their
-	// size after the loop, more than a poll of one saved.
+	// The completions are written through wc, stepped by the WC's 48
+	// bytes beside n: an add where &wcs[n] took a multiply and an add,
+	// and no division by 48 after the loop (counting by an offset alone
+	// cost a poll of one more than it saved). wc steps only when a next
+	// completion will be written, so it never points past wcs.
+	wc := unsafe.SliceData(wcs)
 	n, status := 0, uint32(0)
-	for ; n < len(wcs); n++ {
+	for {
+		// The kernel's ib_uverbs_wc has provider.WC's layout
+		// (TestWCLayout), so the slot is copied whole, in a few wide
+		// moves; only the immediate data changes, to host order.
+		*wc = *(*provider.WC)(unsafe.Add(slots, at))
+		if wc.Flags&abi.IB_WC_WITH_IMM != 0 && !isBigEndian {
+			wc.ImmData = bits.ReverseBytes32(wc.ImmData) // beSwap, whose inline mark cost an instruction
+		}
+		status |= wc.Status
+		at = (at + size) & ring
+		n++
+		if n == len(wcs) {
+			break
+		}
+		wc = (*provider.WC)(unsafe.Add(unsafe.Pointer(wc), unsafe.Sizeof(provider.WC{})))
 		if at == end {
 			end = uintptr((c.q.prod.Load() & c.q.mask) * c.q.size) // acquire: the slots are written
 			if at == end {
 				break
 			}
 		}
-		// The kernel's ib_uverbs_wc has provider.WC's layout
-		// (TestWCLayout), so the slot is copied whole, in a few wide
-		// moves; only the immediate data changes, to host order.
-		wc := &wcs[n]
-		*wc = *(*provider.WC)(unsafe.Add(slots, at))
-		if wc.Flags&abi.IB_WC_WITH_IMM != 0 {
-			wc.ImmData = beSwap(wc.ImmData)
-		}
-		status |= wc.Status
-		at = (at + size) & ring
 	}
 	c.end = uint32(end)
-	if n > 0 || c.kept {
-		c.at = uint32(at)
-		if c.taking {
-			c.kept = c.kept || n > 0
-			return n, status != 0
-		}
-		c.kept = false
-		mem.StoreRelease(c.q.cons, c.index(uint32(at))) // we are done reading the slots
-	}
+	c.at = uint32(at)
+	c.kept = false
+	mem.StoreRelease(c.q.cons, c.index(uint32(at))) // we are done reading the slots
 	return n, status != 0
 }
 
 // Take reads one completion and keeps its slot until Release, so that a
-// run of Takes costs one store of the consumer index in all.
+// run of Takes costs one store of the consumer index in all. It is
+// PollStatus of one without the store, on its own rather than through a
+// flag PollStatus would test on every call.
 func (c *cq) Take(wc *provider.WC) bool {
-	c.taking = true
-	n, _ := c.PollStatus(unsafe.Slice(wc, 1))
-	c.taking = false
-	return n == 1
+	at, end := c.at, c.end
+	if at == end {
+		p := c.q.prod
+		if p == nil {
+			return false // closed
+		}
+		end = (p.Load() & c.q.mask) * c.q.size // acquire: the slot is written
+		if at == end {
+			return false
+		}
+		c.end = end
+	}
+	slots := c.slots
+	if slots == nil {
+		return false // closed
+	}
+	at &= c.ring // as in PollStatus: within the ring whatever c.at held
+	*wc = *(*provider.WC)(unsafe.Add(slots, at))
+	if wc.Flags&abi.IB_WC_WITH_IMM != 0 {
+		wc.ImmData = beSwap(wc.ImmData)
+	}
+	c.at = (at + c.q.size) & c.ring
+	c.kept = true
+	return true
 }
 
 // Release stores the consumer index Take moved, if it moved.

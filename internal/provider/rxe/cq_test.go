@@ -347,3 +347,78 @@ func TestCQPollClosed(t *testing.T) {
 		})
 	}
 }
+
+// TestCQTakeAgrees: Take, PollStatus of one without the store, has its
+// own code; run over the same rings, a run of Takes and a Release must
+// copy what Polls of one copy and leave the ring and the CQ where they
+// leave them: the completions (imm_data in host order only with the
+// flag), the consumer index, and the cached indices the next poll starts
+// from. A Poll of nothing after Takes hands their slots back.
+func TestCQTakeAgrees(t *testing.T) {
+	wcs := []abi.WC{
+		{WrID: 1, Opcode: abi.IB_WC_RECV, ByteLen: 10, WCFlags: abi.IB_WC_WITH_IMM, QPNum: 0x11, PortNum: 1},
+		{WrID: 2, Opcode: abi.IB_WC_RDMA_WRITE},
+		{WrID: 3, Opcode: abi.IB_WC_RECV, WCFlags: abi.IB_WC_WITH_INVALIDATE, Ex: 0x00abcdef},
+		{WrID: 4, Status: abi.IB_WC_WR_FLUSH_ERR, VendorErr: 7},
+		{WrID: 5, Opcode: abi.IB_WC_RECV_RDMA_WITH_IMM, WCFlags: abi.IB_WC_WITH_IMM | abi.IB_WC_GRH, SrcQP: 0x22},
+	}
+	for _, tc := range []struct {
+		name       string
+		cons, prod uint32 // before; the slots from cons up to prod hold wcs in order
+		takes      int    // Takes (and Polls of one) tried, past the producer too
+		poll0      bool   // then a Poll of no completions instead of Release
+	}{
+		{"empty", 0, 0, 2, false},
+		{"one", 0, 1, 2, false},
+		{"all", 0, 5, 6, false},
+		{"wrap", 5, 2, 6, false},
+		{"some", 6, 1, 2, false},
+		{"poll0", 1, 4, 2, true},
+		{"poll0-empty", 1, 3, 3, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var bufs [2][]byte
+			var cqs [2]*cq
+			for i := range cqs {
+				bufs[i] = ring(7, 8, tc.cons, tc.cons)
+				dev := &fakeDev{maps: map[uint64][]byte{4096: bufs[i]}}
+				c, err := createCQ(dev, resp(t, abi.RxeCreateCQResp{MI: mi(4096, bufs[i])}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				cqs[i] = c.(*cq)
+				for k, s := 0, tc.cons; s != tc.prod; k, s = k+1, (s+1)&7 {
+					putWC(t, bufs[i], int(s), wcs[k], 0x01020304+uint32(k))
+				}
+				setProducer(bufs[i], tc.prod)
+			}
+			took, polled := cqs[0], cqs[1]
+			for k := range tc.takes {
+				var a, b provider.WC
+				ta, tb := took.Take(&a), next(polled, &b)
+				if ta != tb {
+					t.Fatalf("%d: Take = %v, Poll of one = %v", k, ta, tb)
+				}
+				if diff := cmp.Diff(b, a); diff != "" {
+					t.Errorf("%d: Take's completion (-poll +take):\n%s", k, diff)
+				}
+				if took.at != polled.at || took.end != polled.end {
+					t.Errorf("%d: Take left at %d, end %d; Poll at %d, end %d", k, took.at, took.end, polled.at, polled.end)
+				}
+			}
+			if tc.poll0 {
+				if n, failed := took.PollStatus(nil); n != 0 || failed {
+					t.Errorf("PollStatus(nil) after Takes = %d, %v", n, failed)
+				}
+			} else {
+				took.Release()
+			}
+			if took.kept {
+				t.Error("slots still kept after the Takes were handed back")
+			}
+			if diff := cmp.Diff(bufs[1], bufs[0]); diff != "" {
+				t.Errorf("rings (-poll +take):\n%s", diff)
+			}
+		})
+	}
+}

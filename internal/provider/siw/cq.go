@@ -29,10 +29,16 @@ type completionQueue struct {
 	// computed in the poll into two; the other fields are at constant
 	// offsets from it.
 	words unsafe.Pointer
+	// last is the byte offset of element num-1, where PollStatus wraps
+	// (mapCQ refuses num 0): kept rather than worked out in every poll.
+	last uintptr
 }
 
-// mapped sets words once buf is mapped (mapCQ).
-func (q *completionQueue) mapped() { q.words = unsafe.Pointer(&q.buf[flagsWord]) }
+// mapped sets words and last once buf is mapped (mapCQ).
+func (q *completionQueue) mapped() {
+	q.words = unsafe.Pointer(&q.buf[flagsWord])
+	q.last = uintptr(q.num-1) * cqeSize
+}
 
 // wcStatus maps enum siw_wc_status to enum ib_wc_status (siw_cq.c,
 // rdma-core's map_cqe_status).
@@ -93,14 +99,16 @@ func (q *completionQueue) PollStatus(wcs []provider.WC) (int, bool) {
 	// The elements are read without a bounds check, which would keep the
 	// mapping's length live in a register too (the loop has too few):
 	// mapCQ mapped num elements (mapQueue checked the length), and the
-	// loop walks their byte offsets, from get's, below num's.
-	off, end := uintptr(q.get)*cqeSize, uintptr(q.num)*cqeSize
+	// loop walks their byte offsets, from get's, up to last's. The last
+	// element is tested before the step (after it, the test cost the
+	// loop a register move).
+	off, last := uintptr(q.get)*cqeSize, q.last
 	// The completions are written by byte offset into wcs, which
 	// addresses them with no multiply by their size (an index took three
 	// instructions per completion); n is worked out once, after the loop.
 	const step = unsafe.Sizeof(provider.WC{})
 	out, o, full := unsafe.Pointer(unsafe.SliceData(wcs)), uintptr(0), uintptr(len(wcs))*step
-	failed := 0
+	failed := uint16(0)
 	for ; o < full; o += step {
 		word := unsafe.Add(words, off)
 		e := unsafe.Add(word, -flagsWord)
@@ -123,10 +131,12 @@ func (q *completionQueue) PollStatus(wcs []provider.WC) (int, bool) {
 		wc.Opcode = wcOpcode[cqe.Opcode]
 		wc.ByteLen = cqe.Bytes
 		wc.QPNum = uint32(cqe.QPID)
-		if status := cqe.Status; status != abi.SIW_WC_SUCCESS { // IB_WC_SUCCESS is 0
-			wc.Status = wcStatus[min(status, abi.SIW_NUM_WC_STATUS)]
-			failed = 1
-		}
+		// The status as siw's, mapped after the loop if any failed: a
+		// store and an or, where a test here also made the loop load
+		// the table's address on its way.
+		status := cqe.Status
+		wc.Status = uint32(status)
+		failed |= status
 		// The kernel sets REM_INVAL only in CQs of kernel users today
 		// (siw_rqe_complete) and writes imm_data 0: siw has no immediate
 		// data, so there is never IB_WC_WITH_IMM.
@@ -139,15 +149,26 @@ func (q *completionQueue) PollStatus(wcs []provider.WC) (int, bool) {
 		// status keep the values just loaded, so the ring holds the same
 		// bytes as under rdma-core.
 		mem.StoreRelease((*atomic.Uint32)(word), w&^0xff)
-		off += cqeSize
-		if off == end {
+		if off == last {
 			off = 0
+		} else {
+			off += cqeSize
 		}
 	}
 	if o == 0 {
 		return 0, false // empty, a busy-wait's common answer: no division
 	}
 	q.get = uint32(off / cqeSize)
+	if failed != 0 {
+		// enum siw_wc_status to enum ib_wc_status, for the completions
+		// moved (SIW_WC_SUCCESS and IB_WC_SUCCESS are both 0), by offset
+		// as the loop wrote them: a slice of wcs would bring a bounds
+		// check, and its panic a stack frame, to every poll.
+		for d := uintptr(0); d < o; d += step {
+			wc := (*provider.WC)(unsafe.Add(out, d))
+			wc.Status = wcStatus[min(wc.Status, abi.SIW_NUM_WC_STATUS)]
+		}
+	}
 	return int(o / step), failed != 0
 }
 

@@ -207,3 +207,51 @@ func TestCQPollClosed(t *testing.T) {
 		})
 	}
 }
+
+// TestCQPollStatusBatch: a poll of many maps the statuses after its
+// loop, and only when one failed: each completion of the batch gets its
+// own mapped status, whether it comes first, last or across the ring's
+// end, and the report says whether any failed. A ring of 3 elements, an
+// odd number, wraps by the test of the last element.
+func TestCQPollStatusBatch(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		get    uint32   // the first element
+		status []uint16 // of the completions, in order
+		room   int      // completions the poll takes
+		want   []uint32
+		failed bool
+	}{
+		{"all good", 0, []uint16{0, 0, 0}, 3, []uint32{0, 0, 0}, false},
+		{"first", 1, []uint16{abi.SIW_WC_WR_FLUSH_ERR, 0, 0}, 3,
+			[]uint32{abi.IB_WC_WR_FLUSH_ERR, 0, 0}, true},
+		{"middle and last", 2, []uint16{0, abi.SIW_WC_LOC_PROT_ERR, 999}, 3,
+			[]uint32{0, abi.IB_WC_LOC_PROT_ERR, abi.IB_WC_GENERAL_ERR}, true},
+		{"failure left for the next poll", 2, []uint16{0, 0, abi.SIW_WC_LOC_LEN_ERR}, 2,
+			[]uint32{0, 0}, false},
+		{"one", 1, []uint16{abi.SIW_WC_REM_ACCESS_ERR}, 1, []uint32{abi.IB_WC_REM_ACCESS_ERR}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, cq := newCQ(t, 3)
+			cq.get = tc.get
+			for k, s := range tc.status {
+				cq.complete(int(tc.get+uint32(k))%3, abi.SiwCQE{ID: uint64(k), Flags: abi.SIW_WQE_VALID, Status: s})
+			}
+			wcs := make([]provider.WC, tc.room)
+			n, failed := cq.PollStatus(wcs)
+			got := make([]uint32, n)
+			for i := range got {
+				got[i] = wcs[i].Status
+				if wcs[i].ID != uint64(i) {
+					t.Errorf("completion %d has ID %d", i, wcs[i].ID)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" || failed != tc.failed {
+				t.Errorf("statuses (-want +got):\n%s\nfailed %v, want %v", diff, failed, tc.failed)
+			}
+			if wantGet := (tc.get + uint32(len(tc.want))) % 3; cq.get != wantGet {
+				t.Errorf("get = %d, want %d", cq.get, wantGet)
+			}
+		})
+	}
+}

@@ -76,22 +76,16 @@ func (q *recvQueue) Post(wrs []provider.RecvWR, maxSGE int) (int, error) {
 		// copies num_sge entries).
 		rqe := (*abi.SiwRQE)(e)
 		rqe.ID = wr.ID
-		// The entries by one byte offset into both arrays (their
-		// elements have one size, checked below): an index scaled by 16
-		// took one more register than the loop has. len(sge) is at most
-		// lim, at most SIW_MAX_SGE.
-		src, dst := unsafe.Pointer(unsafe.SliceData(sge)), unsafe.Pointer(&rqe.SGE)
-		end := uintptr(len(sge)) * sgeSize
-		for o := uintptr(0); o < end; o += sgeSize {
-			s, d := (*provider.SGE)(unsafe.Add(src, o)), (*abi.SiwSGE)(unsafe.Add(dst, o))
-			*d = abi.SiwSGE{LAddr: s.Addr, Length: s.Length, LKey: s.LKey}
+		// One entry, the common request, is written on its own, with the
+		// count a constant, as libsiw's siw_post_recv does (the loop's
+		// setup and count cost it a dozen instructions).
+		if len(sge) == 1 {
+			s := &sge[0]
+			rqe.SGE[0] = abi.SiwSGE{LAddr: s.Addr, Length: s.Length, LKey: s.LKey}
+			mem.StoreRelease((*atomic.Uint32)(unsafe.Pointer(word)), abi.SIW_WQE_VALID|1<<16)
+		} else {
+			q.putSGEs(rqe, sge, word)
 		}
-		// Publish flags and num_sge in one store, a release after the
-		// body; the opcode byte is the kernel's. (The send queue's
-		// publishing store stays sequentially consistent: Flush loads
-		// the previous element's flag after it to decide on the
-		// doorbell, which a release store could pass.)
-		mem.StoreRelease((*atomic.Uint32)(unsafe.Pointer(word)), abi.SIW_WQE_VALID|uint32(end/sgeSize)<<16)
 		off += rqeSize
 		if off == uintptr(q.num)*rqeSize {
 			off = 0
@@ -99,6 +93,28 @@ func (q *recvQueue) Post(wrs []provider.RecvWR, maxSGE int) (int, error) {
 	}
 	q.off = off
 	return n, err
+}
+
+// putSGEs writes the entries of sge, any number up to the queue's
+// maximum, into rqe and publishes it by its flags word: Post's general
+// way, the way of every count but one.
+func (q *recvQueue) putSGEs(rqe *abi.SiwRQE, sge []provider.SGE, word *uint32) {
+	// The entries by one byte offset into both arrays (their elements
+	// have one size, checked below): an index scaled by 16 took one
+	// more register than Post's loop has. len(sge) is at most Post's
+	// lim, at most SIW_MAX_SGE.
+	src, dst := unsafe.Pointer(unsafe.SliceData(sge)), unsafe.Pointer(&rqe.SGE)
+	end := uintptr(len(sge)) * sgeSize
+	for o := uintptr(0); o < end; o += sgeSize {
+		s, d := (*provider.SGE)(unsafe.Add(src, o)), (*abi.SiwSGE)(unsafe.Add(dst, o))
+		*d = abi.SiwSGE{LAddr: s.Addr, Length: s.Length, LKey: s.LKey}
+	}
+	// Publish flags and num_sge in one store, a release after the body;
+	// the opcode byte is the kernel's. (The send queue's publishing
+	// store stays sequentially consistent: Flush loads the previous
+	// element's flag after it to decide on the doorbell, which a
+	// release store could pass.)
+	mem.StoreRelease((*atomic.Uint32)(unsafe.Pointer(word)), abi.SIW_WQE_VALID|uint32(end/sgeSize)<<16)
 }
 
 // sgeSize is the size of an SGE in a request and in an element: Post
