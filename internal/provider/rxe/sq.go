@@ -87,16 +87,19 @@ func (s *sq) PutPlain(wrs []provider.SendWR) (n int, err error) {
 		if total > 1<<31 {
 			return n, provider.ErrStop // put refuses it
 		}
+		// take's body, written out (as off below is offset's): the
+		// call, inlined, left an inline mark, a NOP, per request.
 		p := s.pending
-		if !s.q.take(p) {
+		if s.q.free == 0 && !s.q.reload(p) {
 			return n, provider.ErrStop // Put refuses it
 		}
+		s.q.free--
 		ssn := s.ssn
 		s.ssn++
 		// The slot is found by its offset, not through q.slot: mem.At
 		// checks the header against the mapping, and the SGEs are
 		// checked below.
-		off := s.q.offset(p)
+		off := queueHdr + int(p*s.q.size)
 		w := mem.At[abi.RxeSendWQE](s.q.buf, off)
 		w.Wr.WrID = wr.ID
 		w.Wr.Reserved = 0
