@@ -107,12 +107,15 @@ func (r *rq) Post(wrs []provider.RecvWR, maxSGE int) (int, error) {
 			err = (*sgeRefusal)(r)
 			break
 		}
-		if !r.q.take(p) {
+		// take's and offset's bodies, written out, as PutPlain's: each
+		// call, inlined, left an inline mark, a NOP, per request.
+		if r.q.free == 0 && !r.q.reload(p) {
 			err = provider.ErrFull
 			break
 		}
+		r.q.free--
 		// write's body.
-		off := r.q.offset(p)
+		off := queueHdr + int(p*r.q.size)
 		w := mem.At[abi.RxeRecvWQE](r.q.buf, off)
 		var total uint64
 		soff := off + recvWQEHdr
