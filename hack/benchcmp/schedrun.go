@@ -20,11 +20,16 @@ func (p *profileOpts) schedProfile(ctx context.Context, stdout io.Writer) int {
 	if err := mountTracefs(); err != nil {
 		fmt.Fprintf(os.Stderr, "profile: tracefs: %v (perf may mount it itself)\n", err)
 	}
+	stop, err := p.holdTracepoints(ctx)
+	if err != nil {
+		return fail(os.Stderr, "profile", err)
+	}
+	defer stop()
 	osrelease, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 	writeProfileInfo(stdout, string(osrelease))
 	var b strings.Builder
 	fmt.Fprintln(&b, profileBegin)
-	fmt.Fprintf(&b, "Each run: `perf record -a -e %s` around one server and client pair, %d bytes, with as many iterations as take about %v (a short run before says how many); analysed: the events of the time slice %s of the trace (`perf script`, read by benchcmp), when both processes are in their loops. \"Per message\" divides by the messages in the slice: its length over the run's mean iteration time (perftest and rperf), or its median one (the rpma tools, which report no mean). The client is the tool's process with the highest pid (the server starts first). A wake-up's latency is from `sched_wakeup` to the `sched_switch` that puts the task on a vCPU. perf's own process is in the trace too: it wakes to empty its buffers.\n",
+	fmt.Fprintf(&b, "A counting `perf stat -a` of the same events runs throughout, so that the tracepoints are patched in once, before the first run (patching them while a run's wake-ups go through them crashed the TCG guest). Each run: `perf record -a -e %s` around one server and client pair, %d bytes, with as many iterations as take about %v (a short run before says how many); analysed: the events of the time slice %s of the trace (`perf script`, read by benchcmp), when both processes are in their loops. \"Per message\" divides by the messages in the slice: its length over the run's mean iteration time (perftest and rperf), or its median one (the rpma tools, which report no mean). The client is the tool's process with the highest pid (the server starts first). A wake-up's latency is from `sched_wakeup` to the `sched_switch` that puts the task on a vCPU. perf's own process is in the trace too: it wakes to empty its buffers.\n",
 		strings.Join(schedEvents, ","), p.size, p.loop, p.window)
 	if len(p.goEnv) > 0 {
 		fmt.Fprintf(&b, "\nThe Go side ran with %s.\n", p.goEnv.String())
@@ -46,7 +51,12 @@ func (p *profileOpts) schedProfile(ctx context.Context, stdout io.Writer) int {
 				s[i].err = err
 			}
 		}
-		writeSched(&b, w.t.Name, w.size, s)
+		// Each table as soon as it is made too: a guest that dies later
+		// keeps it in the console's log.
+		var t strings.Builder
+		writeSched(&t, w.t.Name, w.size, s)
+		fmt.Fprint(stdout, t.String())
+		b.WriteString(t.String())
 	}
 	fmt.Fprintln(&b, profileEnd)
 	fmt.Fprint(stdout, b.String())
@@ -54,6 +64,38 @@ func (p *profileOpts) schedProfile(ctx context.Context, stdout io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// holdTracepoints keeps perf's probe on the scheduler's tracepoints for
+// the whole run with a counting `perf stat -a`, so that no recording
+// patches the kernel's text when it starts or stops: attaching the first
+// probe to a tracepoint rewrites its static key and static call with int3
+// breakpoints, and under QEMU's multi-threaded TCG the other vCPU, busy in
+// try_to_wake_up, hit such an int3 after the patching was done ("Oops:
+// int3" in ttwu_do_activate, a panic; Linux 6.12, 2026-11-28). Patched
+// once here, the tracepoints stay as they are until the end.
+func (p *profileOpts) holdTracepoints(ctx context.Context) (stop func(), err error) {
+	args := []string{"stat", "-a", "-o", os.DevNull}
+	for _, e := range schedEvents {
+		args = append(args, "-e", e)
+	}
+	hold := exec.CommandContext(ctx, p.perf, args...)
+	var errOut bytes.Buffer
+	hold.Stderr = &errOut
+	if err := hold.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- hold.Wait() }()
+	select {
+	case err := <-done:
+		return nil, fmt.Errorf("perf stat: %v: %s", err, lastLine(errOut.String()))
+	case <-time.After(time.Second):
+	}
+	return func() {
+		hold.Process.Signal(os.Interrupt)
+		<-done
+	}, nil
 }
 
 // recordSched is record's counterpart under -sched: a calibration run,
