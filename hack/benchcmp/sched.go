@@ -361,6 +361,13 @@ func writeSched(b *strings.Builder, test string, size int, s [2]schedSide) {
 		row(c.name+" wake-ups", per(func(st schedStats) float64 { return float64(len(st.wake[c.class])) }), 3)
 		row(c.name+" wake-up to running, median µs", func(x schedSide) float64 { return pct(x.stats.wake[c.class], 0.5) }, 1)
 		row(c.name+" wake-up to running, p90 µs", func(x schedSide) float64 { return pct(x.stats.wake[c.class], 0.9) }, 1)
+		row(c.name+" wake-up to running, all µs per message", per(func(st schedStats) float64 {
+			var sum float64
+			for _, v := range st.wake[c.class] {
+				sum += v
+			}
+			return sum
+		}), 1)
 	}
 	row("client off-CPU, µs (no thread of it on a vCPU)", per(func(st schedStats) float64 { return st.clientOff }), 1)
 	row("client off-CPU, % of the slice", func(x schedSide) float64 { return 100 * x.stats.clientOff / x.stats.slice }, 1)

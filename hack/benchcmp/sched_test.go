@@ -155,6 +155,7 @@ func TestWriteSched(t *testing.T) {
 		"| context switches of the tool's threads | 0.300 | 0.150 | 2.00 |",
 		"| kworker wake-up to running, median µs | 50.0 | 50.0 | 1.00 |",
 		"| ksoftirqd wake-up to running, median µs | – | – | – |",
+		"| the tool's threads wake-up to running, all µs per message | 30.0 | 15.0 | 2.00 |",
 		"| client off-CPU, % of the slice | 20.0 | 20.0 | 1.00 |",
 		"| vCPU 0 idle, % of the slice | 25.0 | 25.0 | 1.00 |",
 	} {
