@@ -141,6 +141,7 @@ func parseSched(r io.Reader, tool string) ([]schedEvent, error) {
 // schedStats are one side's figures over the analysed slice.
 type schedStats struct {
 	slice       float64 // µs
+	span        float64 // µs, first to last event
 	toolEvents  int     // events of the tool's threads in the slice
 	switches    int     // the tool's threads switched out
 	preempted   int     // of which still runnable (involuntary)
@@ -178,7 +179,7 @@ func analyseSched(evs []schedEvent, lo, hi float64) schedStats {
 	}
 	start, end := evs[0].t, evs[len(evs)-1].t
 	w0, w1 := start+lo*(end-start), start+hi*(end-start)
-	st.slice = (w1 - w0) * 1e6
+	st.slice, st.span = (w1-w0)*1e6, (end-start)*1e6
 	in := func(t float64) bool { return t >= w0 && t <= w1 }
 	overlap := func(a, b float64) float64 { return max(0, min(b, w1)-max(a, w0)) }
 
@@ -306,12 +307,16 @@ func pct(v []float64, q float64) float64 {
 
 // msgTime is the time of one iteration in µs for counting the slice's
 // messages: the mean where the tool reports one (a stall is part of the
-// slice too), else the median (rperf rpma, the librpma peer).
-func msgTime(t perftest.Test, r perftest.Result) float64 {
+// slice too), else (rperf rpma, the librpma peer, which report the median
+// alone) the run's wall time over its iterations, start-up included: under
+// a loaded host the median is several times shorter than the mean, and the
+// slice's messages counted by it came out more than the run's iterations.
+func msgTime(t perftest.Test, r perftest.Result, took float64, iters int) float64 {
 	if r.TAvg > 0 {
 		r.TTypical = r.TAvg
+		return iterTime(t, r)
 	}
-	return iterTime(t, r)
+	return took / float64(iters)
 }
 
 // schedSide is one side's recording under -sched.
@@ -320,6 +325,7 @@ type schedSide struct {
 	comm   string
 	result perftest.Result
 	iters  int
+	took   float64 // µs, the whole run
 	msgs   float64 // messages in the slice
 	stats  schedStats
 	lost   string // perf's warning of lost events, if any
@@ -336,7 +342,9 @@ func writeSched(b *strings.Builder, test string, size int, s [2]schedSide) {
 	if s[0].err != nil || s[1].err != nil {
 		return
 	}
-	fmt.Fprintf(b, "The traced runs: Go %s (%d iterations), C %s (%d iterations).", resultCell(s[0].result), s[0].iters, resultCell(s[1].result), s[1].iters)
+	fmt.Fprintf(b, "The traced runs: Go %s (%d iterations in %.1f s; trace %.1f s, slice %.1f s), C %s (%d iterations in %.1f s; trace %.1f s, slice %.1f s).",
+		resultCell(s[0].result), s[0].iters, s[0].took/1e6, s[0].stats.span/1e6, s[0].stats.slice/1e6,
+		resultCell(s[1].result), s[1].iters, s[1].took/1e6, s[1].stats.span/1e6, s[1].stats.slice/1e6)
 	for i, side := range []string{stackGo, stackC} {
 		if s[i].lost != "" {
 			fmt.Fprintf(b, " %s: perf: %s.", side, s[i].lost)

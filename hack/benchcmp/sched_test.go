@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/purerdma/purerdma/internal/perftest"
 )
 
 func TestParseSchedLine(t *testing.T) {
@@ -161,6 +163,27 @@ func TestWriteSched(t *testing.T) {
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no line %q in\n%s", want, b.String())
+		}
+	}
+}
+
+func TestMsgTime(t *testing.T) {
+	lat := perftest.Test{Name: "read_lat", Lat: true}
+	half := perftest.Test{Name: "send_lat", Lat: true}
+	for _, c := range []struct {
+		t     perftest.Test
+		r     perftest.Result
+		took  float64
+		iters int
+		want  float64
+	}{
+		{lat, perftest.Result{TTypical: 60, TAvg: 90}, 1e6, 1000, 90},
+		{half, perftest.Result{TTypical: 60, TAvg: 90}, 1e6, 1000, 180},
+		// rpma: the median alone; the wall time per iteration instead.
+		{lat, perftest.Result{TTypical: 60}, 1e6, 1000, 1000},
+	} {
+		if got := msgTime(c.t, c.r, c.took, c.iters); got != c.want {
+			t.Errorf("msgTime(%s, %+v, %v, %d) = %v, want %v", c.t.Name, c.r, c.took, c.iters, got, c.want)
 		}
 	}
 }

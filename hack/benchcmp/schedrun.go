@@ -29,7 +29,7 @@ func (p *profileOpts) schedProfile(ctx context.Context, stdout io.Writer) int {
 	writeProfileInfo(stdout, string(osrelease))
 	var b strings.Builder
 	fmt.Fprintln(&b, profileBegin)
-	fmt.Fprintf(&b, "A counting `perf stat -a` of the same events runs throughout, so that the tracepoints are patched in once, before the first run (patching them while a run's wake-ups go through them crashed the TCG guest). Each run: `perf record -a -e %s` around one server and client pair, %d bytes, with as many iterations as take about %v (a short run before says how many); analysed: the events of the time slice %s of the trace (`perf script`, read by benchcmp), when both processes are in their loops. \"Per message\" divides by the messages in the slice: its length over the run's mean iteration time (perftest and rperf), or its median one (the rpma tools, which report no mean). The client is the tool's process with the highest pid (the server starts first). A wake-up's latency is from `sched_wakeup` to the `sched_switch` that puts the task on a vCPU. perf's own process is in the trace too: it wakes to empty its buffers.\n",
+	fmt.Fprintf(&b, "A counting `perf stat -a` of the same events runs throughout, so that the tracepoints are patched in once, before the first run (patching them while a run's wake-ups go through them crashed the TCG guest). Each run: `perf record -a -e %s` around one server and client pair, %d bytes, with as many iterations as take about %v (a short run before says how many); analysed: the events of the time slice %s of the trace (`perf script`, read by benchcmp), when both processes are in their loops. \"Per message\" divides by the messages in the slice: its length over the run's mean iteration time (perftest and rperf), or, for the rpma tools, which report only the median, over the run's wall time per iteration, start-up included (so a little long, and the per-message figures a little high). The client is the tool's process with the highest pid (the server starts first). A wake-up's latency is from `sched_wakeup` to the `sched_switch` that puts the task on a vCPU. perf's own process is in the trace too: it wakes to empty its buffers.\n",
 		strings.Join(schedEvents, ","), p.size, p.loop, p.window)
 	if len(p.goEnv) > 0 {
 		fmt.Fprintf(&b, "\nThe Go side ran with %s.\n", p.goEnv.String())
@@ -124,7 +124,7 @@ func (p *profileOpts) recordSchedOnce(ctx context.Context, w workload, side, com
 	defer os.Remove(data)
 	// Large buffers (-m, pages per vCPU): perf wakes to write them out
 	// less often, and a busy second of wake-ups is not lost.
-	args := []string{"record", "-q", "-a", "-m", "2048", "-o", data}
+	args := []string{"record", "-a", "-m", "2048", "-o", data}
 	for _, e := range schedEvents {
 		args = append(args, "-e", e)
 	}
@@ -145,10 +145,8 @@ func (p *profileOpts) recordSchedOnce(ctx context.Context, w workload, side, com
 	if err != nil {
 		return schedSide{}, err
 	}
-	s := schedSide{comm: comm, result: res, iters: iters}
-	if strings.Contains(strings.ToLower(recErr.String()), "lost") {
-		s.lost = lastLine(recErr.String())
-	}
+	s := schedSide{comm: comm, result: res, iters: iters, took: float64(took.Microseconds())}
+	s.lost = lostLine(recErr.String())
 	var scriptErr bytes.Buffer
 	script := exec.CommandContext(ctx, p.perf, "script", "-i", data, "-F", schedScriptFields)
 	script.Stderr = &scriptErr
@@ -163,16 +161,26 @@ func (p *profileOpts) recordSchedOnce(ctx context.Context, w workload, side, com
 	if err := script.Wait(); err != nil || perr != nil {
 		return s, fmt.Errorf("perf script: %v %v: %s", err, perr, lastLine(scriptErr.String()))
 	}
-	if l := scriptErr.String(); strings.Contains(strings.ToLower(l), "lost") && s.lost == "" {
-		s.lost = lastLine(l)
+	if s.lost == "" {
+		s.lost = lostLine(scriptErr.String())
 	}
 	lo, hi, _ := schedWindow(p.window)
 	s.stats = analyseSched(evs, lo, hi)
-	s.msgs = s.stats.slice / msgTime(w.t, res)
+	s.msgs = s.stats.slice / msgTime(w.t, res, s.took, iters)
 	run := fmt.Sprintf("a run of %d iterations, %v, %d events", iters, took.Round(time.Millisecond), len(evs))
 	if s.stats.toolEvents == 0 {
 		return s, fmt.Errorf("%w of %s in the slice %s (%s)", errNoSamples, comm, p.window, run)
 	}
 	fmt.Fprintf(os.Stderr, "profile: %s %s: %s\n", w.t.Name, side, run)
 	return s, nil
+}
+
+// lostLine is perf's warning of lost events in its output, if any.
+func lostLine(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(strings.ToLower(l), "lost") {
+			return strings.TrimSpace(l)
+		}
+	}
+	return ""
 }
