@@ -140,13 +140,21 @@ func parseSched(r io.Reader, tool string) ([]schedEvent, error) {
 
 // schedStats are one side's figures over the analysed slice.
 type schedStats struct {
-	slice       float64 // µs
-	span        float64 // µs, first to last event
-	toolEvents  int     // events of the tool's threads in the slice
-	switches    int     // the tool's threads switched out
-	preempted   int     // of which still runnable (involuntary)
-	migrations  int     // the tool's threads moved to another vCPU
-	wake        map[int][]float64
+	slice      float64 // µs
+	span       float64 // µs, first to last event
+	toolEvents int     // events of the tool's threads in the slice
+	switches   int     // the tool's threads switched out
+	preempted  int     // of which still runnable (involuntary)
+	migrations int     // the tool's threads moved to another vCPU
+	wake       map[int][]float64
+	// kworkerWaitBehind is the kworkers' wake-up wait (µs) by the class of
+	// the task they took the vCPU from: a wait behind the tool's thread
+	// is a vCPU our process held; behind the idle task, a vCPU that was
+	// idle and took that long to run it (the guest's and QEMU's wake-up).
+	kworkerWaitBehind map[int]float64
+	// switchTo counts the tool's switches by the class of the task that
+	// came in: a kworker (rxe's work), the tool's own thread, idle.
+	switchTo    map[int]int
 	clientPid   int
 	clientTids  int     // the client's threads that ran in the slice
 	clientOff   float64 // µs of the slice with no thread of the client on a vCPU
@@ -173,7 +181,7 @@ func schedWindow(s string) (lo, hi float64, err error) {
 // the trace's span. The client is the tool's process with the highest
 // pid: the harness starts the server first.
 func analyseSched(evs []schedEvent, lo, hi float64) schedStats {
-	st := schedStats{wake: map[int][]float64{}}
+	st := schedStats{wake: map[int][]float64{}, kworkerWaitBehind: map[int]float64{}, switchTo: map[int]int{}}
 	if len(evs) == 0 {
 		return st
 	}
@@ -239,6 +247,7 @@ func analyseSched(evs []schedEvent, lo, hi float64) schedStats {
 			}
 			if in(e.t) && e.prevClass == classTool {
 				st.switches++
+				st.switchTo[e.nextClass]++
 				if e.prevRunnable {
 					st.preempted++
 				}
@@ -247,6 +256,9 @@ func analyseSched(evs []schedEvent, lo, hi float64) schedStats {
 				delete(woken, e.next)
 				if in(w.t) {
 					st.wake[w.class] = append(st.wake[w.class], (e.t-w.t)*1e6)
+					if w.class == classKworker {
+						st.kworkerWaitBehind[e.prevClass] += (e.t - w.t) * 1e6
+					}
 				}
 			}
 		case evWakeup:
@@ -361,6 +373,12 @@ func writeSched(b *strings.Builder, test string, size int, s [2]schedSide) {
 	row("messages in the slice", func(x schedSide) float64 { return x.msgs }, 0)
 	row("context switches of the tool's threads", per(func(st schedStats) float64 { return float64(st.switches) }), 3)
 	row("of which preempted (still runnable)", per(func(st schedStats) float64 { return float64(st.preempted) }), 3)
+	for _, c := range []struct {
+		name  string
+		class int
+	}{{"a kworker", classKworker}, {"the tool's own thread", classTool}, {"idle", classIdle}, {"another task", classOther}} {
+		row("of which to "+c.name, per(func(st schedStats) float64 { return float64(st.switchTo[c.class]) }), 3)
+	}
 	row("migrations of the tool's threads", per(func(st schedStats) float64 { return float64(st.migrations) }), 3)
 	for _, c := range []struct {
 		name  string
@@ -376,6 +394,14 @@ func writeSched(b *strings.Builder, test string, size int, s [2]schedSide) {
 			}
 			return sum
 		}), 1)
+		if c.class == classKworker {
+			for _, b := range []struct {
+				name  string
+				class int
+			}{{"the tool's thread", classTool}, {"idle", classIdle}, {"another task (perf, ...)", classOther}, {"another kworker", classKworker}, {"ksoftirqd", classSoftirq}} {
+				row("kworker wait, µs per message, ended by switching out "+b.name, per(func(st schedStats) float64 { return st.kworkerWaitBehind[b.class] }), 1)
+			}
+		}
 	}
 	row("client off-CPU, µs (no thread of it on a vCPU)", per(func(st schedStats) float64 { return st.clientOff }), 1)
 	row("client off-CPU, % of the slice", func(x schedSide) float64 { return 100 * x.stats.clientOff / x.stats.slice }, 1)

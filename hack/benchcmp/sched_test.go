@@ -88,6 +88,13 @@ func TestAnalyseSched(t *testing.T) {
 	} else {
 		near("kworker wake-up µs", w[0], 50)
 	}
+	// ... taking vCPU 0 from the idle task.
+	near("kworker wait behind idle µs", st.kworkerWaitBehind[classIdle], 50)
+	near("kworker wait behind the tool µs", st.kworkerWaitBehind[classTool], 0)
+	// rperf's switches: 20 to the kworker, 10 to its own 21, 21 to idle.
+	if st.switchTo[classKworker] != 1 || st.switchTo[classTool] != 1 || st.switchTo[classIdle] != 1 {
+		t.Errorf("switches to kworker %d, tool %d, idle %d; want 1 each", st.switchTo[classKworker], st.switchTo[classTool], st.switchTo[classIdle])
+	}
 	// rperf's 21 woken at 0, in at 200; 20 woken at 500, in at 600; 21's
 	// wake-up at 700 while on vCPU 1 waits for nothing.
 	if w := st.wake[classTool]; len(w) != 2 {
@@ -156,6 +163,8 @@ func TestWriteSched(t *testing.T) {
 		"### read_lat, 64 bytes",
 		"| context switches of the tool's threads | 0.300 | 0.150 | 2.00 |",
 		"| kworker wake-up to running, median µs | 50.0 | 50.0 | 1.00 |",
+		"| kworker wait, µs per message, ended by switching out idle | 5.0 | 2.5 | 2.00 |",
+		"| of which to a kworker | 0.100 | 0.050 | 2.00 |",
 		"| ksoftirqd wake-up to running, median µs | – | – | – |",
 		"| the tool's threads wake-up to running, all µs per message | 30.0 | 15.0 | 2.00 |",
 		"| client off-CPU, % of the slice | 20.0 | 20.0 | 1.00 |",
