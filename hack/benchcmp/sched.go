@@ -154,7 +154,11 @@ type schedStats struct {
 	kworkerWaitBehind map[int]float64
 	// switchTo counts the tool's switches by the class of the task that
 	// came in: a kworker (rxe's work), the tool's own thread, idle.
-	switchTo    map[int]int
+	switchTo map[int]int
+	// clientWakes counts the client's threads' wake-ups by thread, as the
+	// thread id less the process id: in a Go program +1 is the first
+	// thread the runtime starts, sysmon.
+	clientWakes map[int]int
 	clientPid   int
 	clientTids  int     // the client's threads that ran in the slice
 	clientOff   float64 // µs of the slice with no thread of the client on a vCPU
@@ -181,7 +185,7 @@ func schedWindow(s string) (lo, hi float64, err error) {
 // the trace's span. The client is the tool's process with the highest
 // pid: the harness starts the server first.
 func analyseSched(evs []schedEvent, lo, hi float64) schedStats {
-	st := schedStats{wake: map[int][]float64{}, kworkerWaitBehind: map[int]float64{}, switchTo: map[int]int{}}
+	st := schedStats{wake: map[int][]float64{}, kworkerWaitBehind: map[int]float64{}, switchTo: map[int]int{}, clientWakes: map[int]int{}}
 	if len(evs) == 0 {
 		return st
 	}
@@ -262,6 +266,9 @@ func analyseSched(evs []schedEvent, lo, hi float64) schedStats {
 				}
 			}
 		case evWakeup:
+			if in(e.t) && isClient(e.pid) && !onCPU[e.pid] {
+				st.clientWakes[e.pid-st.clientPid]++
+			}
 			if _, ok := woken[e.pid]; !ok && !onCPU[e.pid] {
 				woken[e.pid] = pending{e.t, e.class}
 			}
@@ -403,6 +410,7 @@ func writeSched(b *strings.Builder, test string, size int, s [2]schedSide) {
 			}
 		}
 	}
+	fmt.Fprintf(b, "| the client's wake-ups by thread (thread id − process id: per message) | %s | %s | |\n", s[0].clientWakes(), s[1].clientWakes())
 	row("client off-CPU, µs (no thread of it on a vCPU)", per(func(st schedStats) float64 { return st.clientOff }), 1)
 	row("client off-CPU, % of the slice", func(x schedSide) float64 { return 100 * x.stats.clientOff / x.stats.slice }, 1)
 	row("client's threads that ran in the slice", func(x schedSide) float64 { return float64(x.stats.clientTids) }, 0)
@@ -428,4 +436,31 @@ func fnum(v float64, prec int) string {
 		return "–"
 	}
 	return strconv.FormatFloat(v, 'f', prec, 64)
+}
+
+// clientWakes lists the client's wake-ups per message by thread, the most
+// frequent first, at most four.
+func (x schedSide) clientWakes() string {
+	type tw struct{ off, n int }
+	var v []tw
+	for off, n := range x.stats.clientWakes {
+		v = append(v, tw{off, n})
+	}
+	slices.SortFunc(v, func(a, b tw) int {
+		if a.n != b.n {
+			return b.n - a.n
+		}
+		return a.off - b.off
+	})
+	var parts []string
+	for i, t := range v {
+		if i == 4 {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("+%d: %.3f", t.off, float64(t.n)/x.msgs))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }

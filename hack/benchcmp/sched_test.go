@@ -165,6 +165,7 @@ func TestWriteSched(t *testing.T) {
 		"| kworker wake-up to running, median µs | 50.0 | 50.0 | 1.00 |",
 		"| kworker wait, µs per message, ended by switching out idle | 5.0 | 2.5 | 2.00 |",
 		"| of which to a kworker | 0.100 | 0.050 | 2.00 |",
+		"| the client's wake-ups by thread (thread id − process id: per message) | +0: 0.100, +1: 0.100 | +0: 0.050, +1: 0.050 | |",
 		"| ksoftirqd wake-up to running, median µs | – | – | – |",
 		"| the tool's threads wake-up to running, all µs per message | 30.0 | 15.0 | 2.00 |",
 		"| client off-CPU, % of the slice | 20.0 | 20.0 | 1.00 |",
