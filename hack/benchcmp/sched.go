@@ -159,11 +159,16 @@ type schedStats struct {
 	// thread id less the process id: in a Go program +1 is the first
 	// thread the runtime starts, sysmon.
 	clientWakes map[int]int
-	clientPid   int
-	clientTids  int     // the client's threads that ran in the slice
-	clientOff   float64 // µs of the slice with no thread of the client on a vCPU
-	idle        []float64
-	unmatchedWk int // wake-ups in the slice never followed by a switch-in
+	// clientOn is each client thread's time on a vCPU in the slice (µs),
+	// and kworkerBehindClient the kworkers' wait that ended by switching
+	// out that thread, both by thread id less process id: which of Go's
+	// threads, the one running the loop or another, held the vCPU.
+	clientOn, kworkerBehindClient map[int]float64
+	clientPid                     int
+	clientTids                    int     // the client's threads that ran in the slice
+	clientOff                     float64 // µs of the slice with no thread of the client on a vCPU
+	idle                          []float64
+	unmatchedWk                   int // wake-ups in the slice never followed by a switch-in
 }
 
 // schedWindow reads a perf --time style "30%-70%" as fractions.
@@ -185,7 +190,8 @@ func schedWindow(s string) (lo, hi float64, err error) {
 // the trace's span. The client is the tool's process with the highest
 // pid: the harness starts the server first.
 func analyseSched(evs []schedEvent, lo, hi float64) schedStats {
-	st := schedStats{wake: map[int][]float64{}, kworkerWaitBehind: map[int]float64{}, switchTo: map[int]int{}, clientWakes: map[int]int{}}
+	st := schedStats{wake: map[int][]float64{}, kworkerWaitBehind: map[int]float64{}, switchTo: map[int]int{}, clientWakes: map[int]int{},
+		clientOn: map[int]float64{}, kworkerBehindClient: map[int]float64{}}
 	if len(evs) == 0 {
 		return st
 	}
@@ -232,6 +238,7 @@ func analyseSched(evs []schedEvent, lo, hi float64) schedStats {
 		if isClient(tid) && overlap(since, t) > 0 {
 			clientRuns = append(clientRuns, [2]float64{max(since, w0), min(t, w1)})
 			clientTids[tid] = true
+			st.clientOn[tid-st.clientPid] += overlap(since, t) * 1e6
 		}
 	}
 	for _, e := range evs {
@@ -262,6 +269,9 @@ func analyseSched(evs []schedEvent, lo, hi float64) schedStats {
 					st.wake[w.class] = append(st.wake[w.class], (e.t-w.t)*1e6)
 					if w.class == classKworker {
 						st.kworkerWaitBehind[e.prevClass] += (e.t - w.t) * 1e6
+						if isClient(e.prev) {
+							st.kworkerBehindClient[e.prev-st.clientPid] += (e.t - w.t) * 1e6
+						}
 					}
 				}
 			}
@@ -411,6 +421,10 @@ func writeSched(b *strings.Builder, test string, size int, s [2]schedSide) {
 		}
 	}
 	fmt.Fprintf(b, "| the client's wake-ups by thread (thread id − process id: per message) | %s | %s | |\n", s[0].clientWakes(), s[1].clientWakes())
+	fmt.Fprintf(b, "| the client's threads on a vCPU (thread id − process id: %% of the slice) | %s | %s | |\n",
+		byThread(s[0].stats.clientOn, 100/s[0].stats.slice, 1), byThread(s[1].stats.clientOn, 100/s[1].stats.slice, 1))
+	fmt.Fprintf(b, "| kworker wait ended by switching out a client thread (thread id − process id: µs per message) | %s | %s | |\n",
+		byThread(s[0].stats.kworkerBehindClient, 1/s[0].msgs, 1), byThread(s[1].stats.kworkerBehindClient, 1/s[1].msgs, 1))
 	row("client off-CPU, µs (no thread of it on a vCPU)", per(func(st schedStats) float64 { return st.clientOff }), 1)
 	row("client off-CPU, % of the slice", func(x schedSide) float64 { return 100 * x.stats.clientOff / x.stats.slice }, 1)
 	row("client's threads that ran in the slice", func(x schedSide) float64 { return float64(x.stats.clientTids) }, 0)
@@ -438,17 +452,29 @@ func fnum(v float64, prec int) string {
 	return strconv.FormatFloat(v, 'f', prec, 64)
 }
 
-// clientWakes lists the client's wake-ups per message by thread, the most
-// frequent first, at most four.
+// clientWakes lists the client's wake-ups per message by thread.
 func (x schedSide) clientWakes() string {
-	type tw struct{ off, n int }
-	var v []tw
+	m := map[int]float64{}
 	for off, n := range x.stats.clientWakes {
-		v = append(v, tw{off, n})
+		m[off] = float64(n)
 	}
-	slices.SortFunc(v, func(a, b tw) int {
-		if a.n != b.n {
-			return b.n - a.n
+	return byThread(m, 1/x.msgs, 3)
+}
+
+// byThread lists m's values times scale by thread (id less the process
+// id), the largest first, at most four.
+func byThread(m map[int]float64, scale float64, prec int) string {
+	type tv struct {
+		off int
+		v   float64
+	}
+	var v []tv
+	for off, x := range m {
+		v = append(v, tv{off, x * scale})
+	}
+	slices.SortFunc(v, func(a, b tv) int {
+		if c := cmpDesc(a.v, b.v); c != 0 {
+			return c
 		}
 		return a.off - b.off
 	})
@@ -457,7 +483,7 @@ func (x schedSide) clientWakes() string {
 		if i == 4 {
 			break
 		}
-		parts = append(parts, fmt.Sprintf("+%d: %.3f", t.off, float64(t.n)/x.msgs))
+		parts = append(parts, fmt.Sprintf("+%d: %s", t.off, strconv.FormatFloat(t.v, 'f', prec, 64)))
 	}
 	if len(parts) == 0 {
 		return "none"

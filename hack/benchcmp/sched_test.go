@@ -95,6 +95,10 @@ func TestAnalyseSched(t *testing.T) {
 	if st.switchTo[classKworker] != 1 || st.switchTo[classTool] != 1 || st.switchTo[classIdle] != 1 {
 		t.Errorf("switches to kworker %d, tool %d, idle %d; want 1 each", st.switchTo[classKworker], st.switchTo[classTool], st.switchTo[classIdle])
 	}
+	// The client's threads: 20 on vCPU 0 from 600 to the end, 21 on
+	// vCPU 1 from 200 to 1000.
+	near("client +0 on µs", st.clientOn[0], 400)
+	near("client +1 on µs", st.clientOn[1], 800)
 	// rperf's 21 woken at 0, in at 200; 20 woken at 500, in at 600; 21's
 	// wake-up at 700 while on vCPU 1 waits for nothing.
 	if w := st.wake[classTool]; len(w) != 2 {
@@ -165,6 +169,7 @@ func TestWriteSched(t *testing.T) {
 		"| kworker wake-up to running, median µs | 50.0 | 50.0 | 1.00 |",
 		"| kworker wait, µs per message, ended by switching out idle | 5.0 | 2.5 | 2.00 |",
 		"| of which to a kworker | 0.100 | 0.050 | 2.00 |",
+		"| the client's threads on a vCPU (thread id − process id: % of the slice) | +1: 80.0, +0: 40.0 | +1: 80.0, +0: 40.0 | |",
 		"| the client's wake-ups by thread (thread id − process id: per message) | +0: 0.100, +1: 0.100 | +0: 0.050, +1: 0.050 | |",
 		"| ksoftirqd wake-up to running, median µs | – | – | – |",
 		"| the tool's threads wake-up to running, all µs per message | 30.0 | 15.0 | 2.00 |",
