@@ -242,7 +242,8 @@ bench:
 ## profile: rperf and perftest under perf record in the VM (hack/benchcmp),
 ## write docs/profile-report.md (docs/profile-report-linux-<series>.md for
 ## another KERNEL than 6.1). Choose the tests with
-## VMFLAGS="-- -tests send_lat,read_lat -s 64".
+## VMFLAGS="-- -tests send_lat,read_lat -s 64"; VMFLAGS="-sched -- ..."
+## traces the scheduler instead (docs/profile-sched-linux-<series>.md).
 profile:
 	$(GO) run ./hack/vm profile -timeout 30m -kernel $(KERNEL) $(VMFLAGS)
 

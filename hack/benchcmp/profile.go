@@ -49,6 +49,10 @@ type profileOpts struct {
 	// allowEmpty (-allow-empty) lets a side whose time slice holds no
 	// samples pass: the report says so and the run still succeeds.
 	allowEmpty bool
+	// sched (-sched) records the scheduler's tracepoints instead of
+	// cpu-clock samples and reports wake-ups, switches and idle time
+	// (sched.go).
+	sched bool
 }
 
 // errNoSamples is a recording whose analysed slice perf sampled nothing
@@ -75,6 +79,7 @@ func parseProfileArgs(args []string, stderr io.Writer) (*profileOpts, error) {
 	fs.StringVar(&p.dir, "o", os.TempDir(), "directory for the perf.data files")
 	fs.IntVar(&p.top, "top", 12, "symbols listed per side")
 	fs.BoolVar(&p.allowEmpty, "allow-empty", false, "do not fail when a side's time slice has no samples (the tests' end-to-end run, whose short loop perf may miss); make profile leaves it off")
+	fs.BoolVar(&p.sched, "sched", false, "trace the scheduler (perf record -e sched:*) instead of sampling: per message the tool's context switches and migrations, wake-up latency of kworkers, ksoftirqd and the tool's threads, the client's off-CPU time, each vCPU's idle time")
 	p.goFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -84,6 +89,9 @@ func parseProfileArgs(args []string, stderr io.Writer) (*profileOpts, error) {
 	}
 	if p.size < 1 || p.size > perftest.MaxAllSize || p.iters < 0 || p.freq < 1 || p.loop <= 0 {
 		return nil, errors.New("-s, -F and -loop must be positive, -n not negative")
+	}
+	if _, _, err := schedWindow(p.window); p.sched && err != nil {
+		return nil, err
 	}
 	for _, name := range strings.Split(*testList, ",") {
 		name = strings.TrimSpace(name)
@@ -142,6 +150,9 @@ func profile(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		return fail(stderr, "profile", err)
+	}
+	if p.sched {
+		return p.schedProfile(ctx, stdout)
 	}
 	osrelease, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 	writeProfileInfo(stdout, string(osrelease))

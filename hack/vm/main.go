@@ -41,6 +41,7 @@ type options struct {
 	race    bool
 	keep    bool
 	hog     int       // busy loops beside the tests (-hog)
+	sched   bool      // profile: trace the scheduler instead of sampling (-sched)
 	extra   string    // a host directory packed as plan.ExtraDir (-extra)
 	out     string    // where peers puts the compiled C test peers (-out)
 	console io.Writer // where the guest's console goes; nil for os.Stdout
@@ -63,6 +64,7 @@ func main() {
 	fs.BoolVar(&o.race, "race", false, "build the test binaries with the race detector (cgo, the host's libc in the guest; host architecture only)")
 	fs.StringVar(&o.extra, "extra", "", "pack this host directory's files into the guest under "+plan.ExtraDir+" (on PATH, named by PURERDMA_EXTRA) with their shared libraries")
 	fs.IntVar(&o.hog, "hog", 0, "run this many busy loops in the guest beside the tests (a CPU hog: timing races show under load)")
+	fs.BoolVar(&o.sched, "sched", false, "profile: trace the scheduler (benchcmp profile -sched) and write docs/profile-sched-linux-<series>.md")
 	fs.StringVar(&o.out, "out", "", "peers: the directory the compiled C test peers go to")
 	fs.Parse(os.Args[2:])
 

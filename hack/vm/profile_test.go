@@ -15,6 +15,18 @@ func TestProfileFile(t *testing.T) {
 	}
 }
 
+func TestProfileSchedFile(t *testing.T) {
+	for series, want := range map[string]string{
+		"":     "docs/profile-sched-linux-6.1.md",
+		"6.1":  "docs/profile-sched-linux-6.1.md",
+		"6.12": "docs/profile-sched-linux-6.12.md",
+	} {
+		if got := profileSchedFile(series); got != want {
+			t.Errorf("profileSchedFile(%q) = %q, want %q", series, got, want)
+		}
+	}
+}
+
 func TestProfileInfos(t *testing.T) {
 	console := "boot...\r\nPROFILE-INFO: kernel=6.12.57+deb13-amd64\r\nPROFILE-BEGIN\nreport\nPROFILE-END\n"
 	if got := profileInfos(console)["kernel"]; got != "6.12.57+deb13-amd64" {
