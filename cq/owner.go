@@ -9,13 +9,14 @@ import (
 
 // Poller is a CQ's polling owned by one goroutine: its Poll (and, on
 // mlx5, its ReqNotify) takes no lock, where the CQ's takes a spin lock
-// (one locked instruction per call). It is rdma-core's thread domain made memory-safe: the CQ's
-// Close, Resize, ReqNotify and the QPs that clean their completions out of
-// it still work from any goroutine, and wait for a Poll in progress to
-// return (paying a membarrier(2) system call for it while the CQ is
-// owned). Get one with CQ.Own; only one goroutine may use it, and Release
-// gives the CQ back. CQ.Poll from other goroutines stays correct
-// meanwhile, but each call pays that system call: poll through the owner.
+// (one locked instruction per call). It is rdma-core's thread domain
+// made memory-safe: the CQ's Close, Resize, ReqNotify and the QPs that
+// clean their completions out of it still work from any goroutine, and
+// wait for a Poll or ReqNotify in progress to return (paying a
+// membarrier(2) system call for it while the CQ is owned). Get one with
+// CQ.Own; only one goroutine may use it, and Release gives the CQ back.
+// CQ.Poll from other goroutines stays correct meanwhile, but each call
+// pays that system call: poll through the owner.
 type Poller struct {
 	c   *CQ     // nil after Release
 	drv drivers // the CQ's driver by its concrete type, as the CQ keeps it
