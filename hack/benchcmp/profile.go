@@ -215,25 +215,34 @@ func commOf(path string) string {
 }
 
 // record runs one pair of side under perf record and reads the reports.
-// A recording whose slice missed the tool's loop (the run was short
-// against perf's start-up, or a stall in the calibration run made it so)
-// is made once more with four times the iterations, unless -n fixed them.
 func (p *profileOpts) record(ctx context.Context, w workload, side string, comm string) (sideProfile, error) {
+	return calibrated(ctx, p, w, side, func(iters int) (sideProfile, error) {
+		return p.recordOnce(ctx, w, side, comm, iters)
+	})
+}
+
+// calibrated runs once with the iterations a calibration run gives for
+// p's loop (or -n's). A recording whose slice missed the tool's loop (the
+// run was short against perf's start-up, or a stall in the calibration
+// run made it so) is made once more with four times the iterations,
+// unless -n fixed them. record and recordSched share it.
+func calibrated[T any](ctx context.Context, p *profileOpts, w workload, side string, once func(iters int) (T, error)) (T, error) {
 	iters := p.iters
 	if iters == 0 {
 		cal, err := w.run(ctx, side, calibrationIters)
 		if err != nil {
-			return sideProfile{}, fmt.Errorf("calibration run: %v", err)
+			var zero T
+			return zero, fmt.Errorf("calibration run: %v", err)
 		}
 		iters = itersForLoop(w.t, cal, p.loop)
 	}
-	sp, err := p.recordOnce(ctx, w, side, comm, iters)
+	r, err := once(iters)
 	if errors.Is(err, errNoSamples) && p.iters == 0 && iters < maxIters {
 		retry := min(4*iters, maxIters)
 		fmt.Fprintf(os.Stderr, "profile: %s %s: %v; again with %d iterations\n", w.t.Name, side, err, retry)
-		sp, err = p.recordOnce(ctx, w, side, comm, retry)
+		r, err = once(retry)
 	}
-	return sp, err
+	return r, err
 }
 
 // recordOnce runs one pair of side with iters iterations under perf

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -100,23 +99,11 @@ func (p *profileOpts) holdTracepoints(ctx context.Context) (stop func(), err err
 
 // recordSched is record's counterpart under -sched: a calibration run,
 // then the traced run, once more with four times the iterations when the
-// slice holds no event of the tool's threads.
+// slice holds no event of the tool's threads (calibrated).
 func (p *profileOpts) recordSched(ctx context.Context, w workload, side, comm string) (schedSide, error) {
-	iters := p.iters
-	if iters == 0 {
-		cal, err := w.run(ctx, side, calibrationIters)
-		if err != nil {
-			return schedSide{}, fmt.Errorf("calibration run: %v", err)
-		}
-		iters = itersForLoop(w.t, cal, p.loop)
-	}
-	s, err := p.recordSchedOnce(ctx, w, side, comm, iters)
-	if errors.Is(err, errNoSamples) && p.iters == 0 && iters < maxIters {
-		retry := min(4*iters, maxIters)
-		fmt.Fprintf(os.Stderr, "profile: %s %s: %v; again with %d iterations\n", w.t.Name, side, err, retry)
-		s, err = p.recordSchedOnce(ctx, w, side, comm, retry)
-	}
-	return s, err
+	return calibrated(ctx, p, w, side, func(iters int) (schedSide, error) {
+		return p.recordSchedOnce(ctx, w, side, comm, iters)
+	})
 }
 
 func (p *profileOpts) recordSchedOnce(ctx context.Context, w workload, side, comm string, iters int) (schedSide, error) {
