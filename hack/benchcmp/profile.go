@@ -245,19 +245,17 @@ func calibrated[T any](ctx context.Context, p *profileOpts, w workload, side str
 	return r, err
 }
 
-// recordOnce runs one pair of side with iters iterations under perf
-// record and reads the reports.
-func (p *profileOpts) recordOnce(ctx context.Context, w workload, side string, comm string, iters int) (sideProfile, error) {
-	t := w.t
-	data := filepath.Join(p.dir, fmt.Sprintf("rperf-%s-%s.data", t.Name, side))
-	defer os.Remove(data)
+// runRecorded runs one pair of side with iters iterations while `perf
+// args...` records, and returns its result, how long the pair took and
+// perf's standard error.
+func (p *profileOpts) runRecorded(ctx context.Context, w workload, side string, iters int, args ...string) (perftest.Result, time.Duration, string, error) {
 	var recErr bytes.Buffer
-	rec := exec.CommandContext(ctx, p.perf, "record", "-q", "-F", strconv.Itoa(p.freq), "-a", "-o", data)
+	rec := exec.CommandContext(ctx, p.perf, args...)
 	rec.Stderr = &recErr
 	if err := rec.Start(); err != nil {
-		return sideProfile{}, err
+		return perftest.Result{}, 0, "", err
 	}
-	// perf opens its events and mmaps its buffers before it samples.
+	// perf opens its events and mmaps its buffers before it records.
 	time.Sleep(500 * time.Millisecond)
 	start := time.Now()
 	res, err := w.run(ctx, side, iters)
@@ -266,6 +264,16 @@ func (p *profileOpts) recordOnce(ctx context.Context, w workload, side string, c
 	if werr := rec.Wait(); !stoppedByInterrupt(werr) && err == nil {
 		err = fmt.Errorf("perf record: %v: %s", werr, lastLine(recErr.String()))
 	}
+	return res, took, recErr.String(), err
+}
+
+// recordOnce runs one pair of side with iters iterations under perf
+// record and reads the reports.
+func (p *profileOpts) recordOnce(ctx context.Context, w workload, side string, comm string, iters int) (sideProfile, error) {
+	t := w.t
+	data := filepath.Join(p.dir, fmt.Sprintf("rperf-%s-%s.data", t.Name, side))
+	defer os.Remove(data)
+	res, took, _, err := p.runRecorded(ctx, w, side, iters, "record", "-q", "-F", strconv.Itoa(p.freq), "-a", "-o", data)
 	if err != nil {
 		return sideProfile{}, err
 	}

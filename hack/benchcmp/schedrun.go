@@ -115,25 +115,12 @@ func (p *profileOpts) recordSchedOnce(ctx context.Context, w workload, side, com
 	for _, e := range schedEvents {
 		args = append(args, "-e", e)
 	}
-	var recErr bytes.Buffer
-	rec := exec.CommandContext(ctx, p.perf, args...)
-	rec.Stderr = &recErr
-	if err := rec.Start(); err != nil {
-		return schedSide{}, err
-	}
-	time.Sleep(500 * time.Millisecond)
-	start := time.Now()
-	res, err := w.run(ctx, side, iters)
-	took := time.Since(start)
-	rec.Process.Signal(os.Interrupt)
-	if werr := rec.Wait(); !stoppedByInterrupt(werr) && err == nil {
-		err = fmt.Errorf("perf record: %v: %s", werr, lastLine(recErr.String()))
-	}
+	res, took, recErr, err := p.runRecorded(ctx, w, side, iters, args...)
 	if err != nil {
 		return schedSide{}, err
 	}
 	s := schedSide{comm: comm, result: res, iters: iters, took: float64(took.Microseconds())}
-	s.lost = lostLine(recErr.String())
+	s.lost = lostLine(recErr)
 	var scriptErr bytes.Buffer
 	script := exec.CommandContext(ctx, p.perf, "script", "-i", data, "-F", schedScriptFields)
 	script.Stderr = &scriptErr
