@@ -57,7 +57,7 @@ func test(env *fetch.Env, o options, args []string) error {
 	}
 	defer os.RemoveAll(shared)
 	o.shared = &builder{arch: o.arch, out: shared, race: o.race}
-	var failed []string
+	var failed, reports []string
 	for i, k := range kernels {
 		o.kernel = k
 		if i == 1 && len(later) < len(pkgs) {
@@ -67,9 +67,14 @@ func test(env *fetch.Env, o options, args []string) error {
 		if err := runGuest(env, o, plan.ModeTest, fill); err != nil {
 			env.Logf("kernel %s: %v", k, err)
 			failed = append(failed, k)
+			if gf, ok := err.(*guestFailed); ok {
+				reports = append(reports, gf.report)
+			}
 		}
 	}
 	if len(failed) > 0 {
+		// Again at the end, where a log cut to its tail still shows it.
+		fmt.Print(strings.Join(reports, ""))
 		return fmt.Errorf("the %s guest failed on %s", o.arch, strings.Join(failed, ", "))
 	}
 	return nil
@@ -153,25 +158,42 @@ func runGuest(env *fetch.Env, o options, mode plan.Mode, fill func(*vm.Image, *b
 	defer g.cleanup()
 	env.Logf("booting %s guest, kernel %s (%s)", o.arch, g.kernel.Version, vm.SizeOf(g.initrd))
 	start := time.Now()
-	console := io.Writer(os.Stdout)
+	out := io.Writer(os.Stdout)
 	if o.console != nil {
-		console = o.console
+		out = o.console
 	}
+	console := newFailures(out)
 	status, err := vm.Boot(context.Background(), o.arch, g.kernel.Vmlinuz, g.initrd, o.timeout, console, mode == plan.ModeShell)
 	if errors.Is(err, vm.ErrKernelDied) {
 		// The emulator, not the code under test: nothing of ours ran.
 		env.Logf("%v; booting again, once", err)
+		console = newFailures(out)
 		status, err = vm.Boot(context.Background(), o.arch, g.kernel.Vmlinuz, g.initrd, o.timeout, console, false)
 	}
-	if err != nil {
-		return err
+	if err == nil {
+		env.Logf("%s guest finished in %v with status %d", o.arch, time.Since(start).Round(time.Second), status)
+		if status != 0 {
+			err = fmt.Errorf("%s guest: exit status %d", o.arch, status)
+		}
 	}
-	env.Logf("%s guest finished in %v with status %d", o.arch, time.Since(start).Round(time.Second), status)
-	if status != 0 {
-		return fmt.Errorf("%s guest: exit status %d", o.arch, status)
+	if err != nil {
+		report := console.report(fmt.Sprintf("%s guest on Linux %s", o.arch, g.kernel.Version))
+		fmt.Fprint(out, report)
+		return &guestFailed{err: err, report: report}
 	}
 	return nil
 }
+
+// guestFailed is a guest run that failed, with what its console said
+// failed (failures.report), for a run over several kernels to repeat at
+// its end.
+type guestFailed struct {
+	err    error
+	report string
+}
+
+func (e *guestFailed) Error() string { return e.err.Error() }
+func (e *guestFailed) Unwrap() error { return e.err }
 
 // guestImage is a written initramfs and the kernel it boots with.
 type guestImage struct {

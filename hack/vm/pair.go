@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -54,7 +56,16 @@ func pair(env *fetch.Env, o options, args []string) error {
 		return err
 	}
 	defer g.cleanup()
-	return vm.BootPair(env, o.arch, g.kernel, g.initrd, o.timeout, o.console)
+	out := io.Writer(os.Stdout)
+	if o.console != nil {
+		out = o.console
+	}
+	console := newFailures(out)
+	if err := vm.BootPair(env, o.arch, g.kernel, g.initrd, o.timeout, console); err != nil {
+		fmt.Fprint(out, console.report(fmt.Sprintf("%s guests on Linux %s", o.arch, g.kernel.Version)))
+		return err
+	}
+	return nil
 }
 
 // wantsPowerOff reports whether the test flags select the power-off

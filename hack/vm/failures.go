@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/purerdma/purerdma/internal/vm/plan"
+)
+
+// failures passes a guest's console through and keeps the lines that say
+// what failed, so that they can be repeated when the guest ends: a CI log
+// that keeps only its last lines then still names the failed test and its
+// message, not only "the guest failed".
+type failures struct {
+	mu    sync.Mutex
+	w     io.Writer
+	buf   []byte
+	lines []string
+	under int // message lines still kept under the last "--- FAIL"
+	more  int // lines not kept once maxFailureLines were
+}
+
+const (
+	maxFailureLines = 80 // in all
+	maxUnderFail    = 12 // of one test's messages
+)
+
+// failureLine matches what is kept without a "--- FAIL" above it: a
+// panic, the runtime's fatal errors, a test binary's timeout, the kernel's
+// BUG, oops and panic lines, and a step's non-zero exit.
+var failureLine = regexp.MustCompile(`^(panic: |fatal error: |FAIL\b)|` +
+	`test timed out after|` +
+	`\] (BUG: |Oops|Kernel panic|WARNING: CPU)|` +
+	regexp.QuoteMeta(plan.StepPrefix) + `\S+ exit [1-9]`)
+
+// kernelLine is a kernel message's time stamp, "[  205.080609] ".
+var kernelLine = regexp.MustCompile(`^\[ *\d+\.\d+\] `)
+
+func newFailures(w io.Writer) *failures { return &failures{w: w} }
+
+func (f *failures) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.buf = append(f.buf, p...)
+	for {
+		i := bytes.IndexByte(f.buf, '\n')
+		if i < 0 {
+			break
+		}
+		f.line(strings.TrimRight(string(f.buf[:i]), "\r"))
+		f.buf = f.buf[i+1:]
+	}
+	return f.w.Write(p)
+}
+
+// pairGuest is the two-host run's "[a] " in front of each guest's lines.
+var pairGuest = regexp.MustCompile(`^\[[a-z]\] `)
+
+func (f *failures) line(l string) {
+	text := l[len(pairGuest.FindString(l)):]
+	body := strings.TrimLeft(text, " ")
+	switch {
+	case strings.HasPrefix(body, "--- FAIL"):
+		f.keep(l)
+		f.under = maxUnderFail
+	case f.under > 0 && strings.HasPrefix(text, "    ") && !strings.HasPrefix(body, "--- "):
+		// go test -v prints a failed test's messages indented under
+		// its "--- FAIL" line.
+		f.keep(l)
+		f.under--
+	case kernelLine.MatchString(text) && !failureLine.MatchString(text):
+		// The kernel's chatter may come between a test's lines.
+	default:
+		f.under = 0
+		if failureLine.MatchString(text) {
+			f.keep(l)
+		}
+	}
+}
+
+func (f *failures) keep(l string) {
+	if len(f.lines) == maxFailureLines {
+		f.more++
+		return
+	}
+	f.lines = append(f.lines, l)
+}
+
+// report returns the kept lines under a heading that names the run, or ""
+// when none were kept.
+func (f *failures) report(run string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.lines) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "vm: what failed in the %s:\n", run)
+	for _, l := range f.lines {
+		fmt.Fprintf(&b, "vm:   %s\n", l)
+	}
+	if f.more > 0 {
+		fmt.Fprintf(&b, "vm:   (%d lines more)\n", f.more)
+	}
+	return b.String()
+}
