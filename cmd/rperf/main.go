@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -224,13 +223,6 @@ Not supported: -D (duration), -R (rdma_cm).
 
 // run is the whole program; it returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	// The hot loops busy-poll in this goroutine, as perftest's one thread
-	// does. Unlocked, the runtime resumes it on another thread after each
-	// of sysmon's preemptions; under a 2-vCPU guest it then shares a vCPU
-	// with rxe's kworkers, which wait behind it (62–177 µs per message on
-	// Linux 6.12, against C's 0.1–6): docs/profile.md, "Scheduler trace".
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	if len(args) > 0 && args[0] == "rpma" {
 		return rpmaMain(ctx, args[1:], stdout, stderr)
 	}
