@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/purerdma/purerdma/internal/vm"
 	"github.com/purerdma/purerdma/internal/vm/plan"
 )
 
@@ -25,7 +26,7 @@ type console struct {
 	stdout  io.Writer
 	stderr  io.Writer
 	verbose bool
-	buf     []byte
+	in      vm.Lines
 	inStep  map[string]bool // per guest prefix
 	codes   map[string]int  // per guest prefix: the program's exit status
 	setup   bytes.Buffer
@@ -47,15 +48,8 @@ var guestPrefix = regexp.MustCompile(`^\[[a-z]\] `)
 func (c *console) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.buf = append(c.buf, p...)
-	for {
-		i := bytes.IndexByte(c.buf, '\n')
-		if i < 0 {
-			return len(p), nil
-		}
-		c.line(string(c.buf[:i]))
-		c.buf = c.buf[i+1:]
-	}
+	c.in.Feed(p, c.line)
+	return len(p), nil
 }
 
 func (c *console) line(l string) {
@@ -95,10 +89,7 @@ func (c *console) other(l string) {
 func (c *console) flush() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.buf) > 0 {
-		c.line(string(c.buf))
-		c.buf = nil
-	}
+	c.in.Flush(c.line)
 }
 
 // exitCode is the program's exit status, the highest of the guests', and

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"regexp"
 	"strings"
 	"sync"
 
+	"github.com/purerdma/purerdma/internal/vm"
 	"github.com/purerdma/purerdma/internal/vm/plan"
 )
 
@@ -18,7 +18,7 @@ import (
 type failures struct {
 	mu    sync.Mutex
 	w     io.Writer
-	buf   []byte
+	in    vm.Lines
 	lines []string
 	under int // message lines still kept under the last "--- FAIL"
 	more  int // lines not kept once maxFailureLines were
@@ -45,15 +45,7 @@ func newFailures(w io.Writer) *failures { return &failures{w: w} }
 func (f *failures) Write(p []byte) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.buf = append(f.buf, p...)
-	for {
-		i := bytes.IndexByte(f.buf, '\n')
-		if i < 0 {
-			break
-		}
-		f.line(strings.TrimRight(string(f.buf[:i]), "\r"))
-		f.buf = f.buf[i+1:]
-	}
+	f.in.Feed(p, f.line)
 	return f.w.Write(p)
 }
 
@@ -61,6 +53,7 @@ func (f *failures) Write(p []byte) (int, error) {
 var pairGuest = regexp.MustCompile(`^\[[a-z]\] `)
 
 func (f *failures) line(l string) {
+	l = strings.TrimRight(l, "\r")
 	text := l[len(pairGuest.FindString(l)):]
 	body := strings.TrimLeft(text, " ")
 	switch {
