@@ -15,18 +15,33 @@ import (
 // what failed, so that they can be repeated when the guest ends: a CI log
 // that keeps only its last lines then still names the failed test and its
 // message, not only "the guest failed".
+//
+// A test's messages come before its "--- FAIL" line under go test -v
+// (streamed as they are logged, after "=== RUN" or "=== CONT" names the
+// test) and after it without -v (indented under it): the messages of the
+// running test are held until it passes or fails, and a failed test's
+// follow its "--- FAIL" line either way.
 type failures struct {
-	mu    sync.Mutex
-	w     io.Writer
-	in    vm.Lines
-	lines []string
-	under int // message lines still kept under the last "--- FAIL"
-	more  int // lines not kept once maxFailureLines were
+	mu      sync.Mutex
+	w       io.Writer
+	in      vm.Lines
+	lines   []string
+	running map[string]string   // per guest prefix: the test whose messages come now
+	held    map[string][]string // per guest prefix and test: its messages so far
+	under   int                 // message lines still kept under the last "--- FAIL"
+	more    int                 // lines not kept once maxFailureLines were
 }
 
 const (
 	maxFailureLines = 80 // in all
 	maxUnderFail    = 12 // of one test's messages
+)
+
+// testStart names the test whose output follows; testEnd is a test's
+// result line.
+var (
+	testStart = regexp.MustCompile(`^=== (RUN|CONT|NAME) +(\S+)`)
+	testEnd   = regexp.MustCompile(`^--- (FAIL|PASS|SKIP): (\S+)`)
 )
 
 // failureLine matches what is kept without a "--- FAIL" above it: a
@@ -40,7 +55,9 @@ var failureLine = regexp.MustCompile(`^(panic: |fatal error: |FAIL\b)|` +
 // kernelLine is a kernel message's time stamp, "[  205.080609] ".
 var kernelLine = regexp.MustCompile(`^\[ *\d+\.\d+\] `)
 
-func newFailures(w io.Writer) *failures { return &failures{w: w} }
+func newFailures(w io.Writer) *failures {
+	return &failures{w: w, running: map[string]string{}, held: map[string][]string{}}
+}
 
 func (f *failures) Write(p []byte) (int, error) {
 	f.mu.Lock()
@@ -54,17 +71,34 @@ var pairGuest = regexp.MustCompile(`^\[[a-z]\] `)
 
 func (f *failures) line(l string) {
 	l = strings.TrimRight(l, "\r")
-	text := l[len(pairGuest.FindString(l)):]
+	guest := pairGuest.FindString(l)
+	text := l[len(guest):]
 	body := strings.TrimLeft(text, " ")
-	switch {
-	case strings.HasPrefix(body, "--- FAIL"):
+	message := strings.HasPrefix(text, "    ") && !strings.HasPrefix(body, "--- ")
+	if m := testStart.FindStringSubmatch(text); m != nil {
+		f.running[guest] = m[2]
+	}
+	switch m := testEnd.FindStringSubmatch(body); {
+	case m != nil && m[1] == "FAIL":
 		f.keep(l)
+		for _, h := range f.held[guest+m[2]] {
+			f.keep(h)
+		}
+		delete(f.held, guest+m[2])
 		f.under = maxUnderFail
-	case f.under > 0 && strings.HasPrefix(text, "    ") && !strings.HasPrefix(body, "--- "):
-		// go test -v prints a failed test's messages indented under
-		// its "--- FAIL" line.
+	case m != nil:
+		delete(f.held, guest+m[2])
+		f.under = 0
+	case message && f.under > 0:
+		// Without -v, a failed test's messages are indented under its
+		// "--- FAIL" line.
 		f.keep(l)
 		f.under--
+	case message:
+		// Under -v, the running test's messages come before its result.
+		if k := guest + f.running[guest]; len(f.held[k]) < maxUnderFail {
+			f.held[k] = append(f.held[k], l)
+		}
 	case kernelLine.MatchString(text) && !failureLine.MatchString(text):
 		// The kernel's chatter may come between a test's lines.
 	default:

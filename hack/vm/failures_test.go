@@ -38,6 +38,25 @@ func TestFailures(t *testing.T) {
 			"vm:   FAIL\n" +
 			"vm:   === purerdma-vm: rsocket exit 1 (amd64, Linux 6.12.117+deb12-amd64, 60s)\n",
 	}, {
+		name: "messages streamed before the result, as under -v",
+		console: "=== RUN   TestDeadline\n" +
+			"=== RUN   TestDeadline/rxe0\n" +
+			"    conn_vm_test.go:181: write past its deadline: 0, i/o timeout\n" +
+			"=== RUN   TestDeadline/siw0\n" +
+			"    conn_vm_test.go:90: logged by a subtest that passes\n" +
+			"=== RUN   TestOther\n" +
+			"    other_test.go:7: logged by a test that passes\n" +
+			"--- PASS: TestOther (0.01s)\n" +
+			"--- FAIL: TestDeadline (0.40s)\n" +
+			"    --- FAIL: TestDeadline/rxe0 (0.22s)\n" +
+			"    --- PASS: TestDeadline/siw0 (0.16s)\n" +
+			"FAIL\n",
+		want: "vm: what failed in the guest:\n" +
+			"vm:   --- FAIL: TestDeadline (0.40s)\n" +
+			"vm:       --- FAIL: TestDeadline/rxe0 (0.22s)\n" +
+			"vm:       conn_vm_test.go:181: write past its deadline: 0, i/o timeout\n" +
+			"vm:   FAIL\n",
+	}, {
 		name: "panic, timeout, kernel BUG",
 		console: "panic: test timed out after 10m0s\n" +
 			"\trunning tests:\n" +
