@@ -150,12 +150,45 @@ func TestDeadline(t *testing.T) {
 			t.Fatalf("read after the deadline moved into the past: %v", err)
 		}
 
-		// The server does not read: the client's writes fill the server's
-		// receive buffer and its own send ring, then block.
-		c.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
-		n, err = c.Write(make([]byte, 1<<20))
-		if !errors.Is(err, os.ErrDeadlineExceeded) || n >= 1<<20 || n < 8192 {
-			t.Fatalf("write past its deadline: %d, %v; want some bytes and a timeout", n, err)
+		// The server does not read: the client's Write fills the server's
+		// receive buffer, then blocks for credits. Once the server holds
+		// the buffer's 8192 bytes, a deadline moved into the past ends
+		// the Write, which reports what it wrote. (The server's count,
+		// not a time, says the Write is blocked: a 100 ms deadline here
+		// made the outcome depend on how soon the guest ran the writer.)
+		type result struct {
+			n   int
+			err error
+		}
+		wres := make(chan result, 1)
+		go func() {
+			n, err := c.Write(make([]byte, 1<<20))
+			wres <- result{n, err}
+		}()
+		for guard := time.Now().Add(10 * time.Second); rsocket.Queued(s) < 8192; time.Sleep(time.Millisecond) {
+			if time.Now().After(guard) {
+				t.Fatalf("the server holds %d bytes after 10s, want its buffer's 8192", rsocket.Queued(s))
+			}
+		}
+		c.SetWriteDeadline(time.Unix(1, 0))
+		var r result
+		select {
+		case r = <-wres:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a blocked Write went on 10s after its deadline moved into the past")
+		}
+		if n = r.n; !errors.Is(r.err, os.ErrDeadlineExceeded) || n >= 1<<20 || n < 8192 {
+			t.Fatalf("write past its deadline: %d, %v; want some bytes and a timeout", n, r.err)
+		}
+		// A deadline that passes while Write waits ends it too, with
+		// nothing written: the server's buffer is still full.
+		start = time.Now()
+		c.SetWriteDeadline(start.Add(50 * time.Millisecond))
+		if m, err := c.Write(buf); m != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("write to a full peer past its deadline: %d, %v; want 0 and a timeout", m, err)
+		}
+		if el := time.Since(start); el < 50*time.Millisecond || el > 10*time.Second {
+			t.Errorf("write returned after %v, deadline 50ms", el)
 		}
 
 		// Everything written arrives, and the conns still work.

@@ -10,3 +10,10 @@ func BreakQP(c *Conn) error {
 	defer c.mu.Unlock()
 	return c.qp.Modify(&uverbs.QPAttr{State: uverbs.QPSErr}, uverbs.QPAttrState)
 }
+
+// Queued is how many bytes c has received and not yet read.
+func Queued(c *Conn) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rqueued
+}
