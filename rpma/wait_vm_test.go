@@ -121,7 +121,7 @@ func waitPeerGone(t *testing.T, d testenv.Dev, kill, shared bool, wait func(cont
 			time.Since(start), err, rpma.Code(err), rpma.CodeNoCompletion)
 	}
 	n := runtime.NumGoroutine()
-	for deadline := time.Now().Add(time.Second); n > before && time.Now().Before(deadline); n = runtime.NumGoroutine() {
+	for deadline := time.Now().Add(10 * time.Second); n > before && time.Now().Before(deadline); n = runtime.NumGoroutine() {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if n > before {

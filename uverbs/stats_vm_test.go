@@ -88,7 +88,7 @@ func TestResourcesAndCounters(t *testing.T) {
 			// (rxe: 10 ms), so a read right after the write may still
 			// show the old value (seen on arm64).
 			s1 := s0
-			for deadline := time.Now().Add(time.Second); s1 < s0+2 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			for deadline := time.Now().Add(10 * time.Second); s1 < s0+2 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 				if cs, err = dev.PortCounters(1); err != nil {
 					t.Fatal(err)
 				}
@@ -96,7 +96,7 @@ func TestResourcesAndCounters(t *testing.T) {
 			}
 			// The write and its ack: rxe counts both on the one device.
 			if s1 < s0+2 {
-				t.Errorf("sent_pkts %d a second after an RDMA write, %d before; want 2 more at least", s1, s0)
+				t.Errorf("sent_pkts %d 10 s after an RDMA write, %d before; want 2 more at least", s1, s0)
 			}
 		}
 
