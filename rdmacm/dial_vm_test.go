@@ -191,20 +191,6 @@ func TestDialFails(t *testing.T) {
 	})
 }
 
-// goroutinesBack waits for the goroutine count to drop to before, and
-// fails the test if it has not after 10 s (a bound for a loaded guest,
-// not a timing requirement: it returns as soon as the count drops).
-func goroutinesBack(t *testing.T, before int) {
-	t.Helper()
-	n := runtime.NumGoroutine()
-	for deadline := time.Now().Add(10 * time.Second); n > before && time.Now().Before(deadline); n = runtime.NumGoroutine() {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n > before {
-		t.Errorf("%d goroutines after the wait, %d before: the wait left some behind", n, before)
-	}
-}
-
 // TestPeerGone blocks a server in each completion wait of an ID and has
 // its peer disappear: killed in a child process (its kernel disconnects),
 // or disconnecting. The wait must end with ErrDisconnected (matching
@@ -327,7 +313,7 @@ func peerGone(t *testing.T, d testenv.Dev, kill bool, wait func(context.Context,
 	if !errors.Is(err, rdmacm.ErrDisconnected) || !errors.Is(err, syscall.ECONNRESET) {
 		t.Fatalf("the wait ended after %v with %v, want ErrDisconnected matching ECONNRESET", time.Since(start), err)
 	}
-	goroutinesBack(t, before)
+	testenv.GoroutinesBack(t, before, "the wait")
 
 	// The event the wait saw is still the ID's.
 	if _, err := s.WaitEvent(ctx, rdmacm.EventDisconnected); err != nil {

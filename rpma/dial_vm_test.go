@@ -363,12 +363,6 @@ func TestRouterClose(t *testing.T) {
 			}
 		}
 		srv.Close()
-		deadline := time.Now().Add(5 * time.Second)
-		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if n := runtime.NumGoroutine(); n > before {
-			t.Errorf("%d goroutines after the close, %d before", n, before)
-		}
+		testenv.GoroutinesBack(t, before, "the close")
 	})
 }

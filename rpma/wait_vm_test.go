@@ -120,13 +120,7 @@ func waitPeerGone(t *testing.T, d testenv.Dev, kill, shared bool, wait func(cont
 		t.Fatalf("the wait ended after %v with %v (code %d), want one of code %d matching rdmacm.ErrDisconnected and ECONNRESET",
 			time.Since(start), err, rpma.Code(err), rpma.CodeNoCompletion)
 	}
-	n := runtime.NumGoroutine()
-	for deadline := time.Now().Add(10 * time.Second); n > before && time.Now().Before(deadline); n = runtime.NumGoroutine() {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n > before {
-		t.Errorf("%d goroutines after the wait, %d before: the wait left some behind", n, before)
-	}
+	testenv.GoroutinesBack(t, before, "the wait")
 	if err := rpmatest.WantEvent(ctx, conn, rpma.ConnClosed); err != nil {
 		t.Errorf("NextEvent after the wait: %v", err)
 	}

@@ -3,6 +3,7 @@ package testenv
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -270,4 +271,19 @@ func sortedKeys[K int | string, V any](a, b map[K]V) []K {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// GoroutinesBack waits for the goroutine count to drop to before, taken
+// ahead of what started them, and fails t if it has not after 10 s (a
+// bound for a loaded guest, not a timing requirement: it returns as soon
+// as the count drops). after names what should have ended them.
+func GoroutinesBack(t testing.TB, before int, after string) {
+	t.Helper()
+	n := runtime.NumGoroutine()
+	for deadline := time.Now().Add(10 * time.Second); n > before && time.Now().Before(deadline); n = runtime.NumGoroutine() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n > before {
+		t.Errorf("%d goroutines after %s, %d before: it left some behind", n, after, before)
+	}
 }
