@@ -42,9 +42,6 @@ func newConsole(stdout, stderr io.Writer, verbose bool) *console {
 // stepEnd matches init's line after the program: "NAME exit CODE (".
 var stepEnd = regexp.MustCompile(`^\S+ exit (\d+) \(`)
 
-// guestPrefix is the pair's "[a] " in front of a line.
-var guestPrefix = regexp.MustCompile(`^\[[a-z]\] `)
-
 func (c *console) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -53,7 +50,7 @@ func (c *console) Write(p []byte) (int, error) {
 }
 
 func (c *console) line(l string) {
-	guest := guestPrefix.FindString(l)
+	guest := vm.GuestPrefix.FindString(l)
 	body := strings.TrimPrefix(l, guest)
 	if frame, ok := strings.CutPrefix(body, plan.StepPrefix); ok {
 		if strings.HasPrefix(frame, "run ") {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,7 +73,7 @@ func test(env *fetch.Env, o options, args []string) error {
 	}
 	if len(failed) > 0 {
 		// Again at the end, where a log cut to its tail still shows it.
-		fmt.Print(strings.Join(reports, ""))
+		fmt.Fprint(o.consoleOut(), strings.Join(reports, ""))
 		return fmt.Errorf("the %s guest failed on %s", o.arch, strings.Join(failed, ", "))
 	}
 	return nil
@@ -158,10 +157,7 @@ func runGuest(env *fetch.Env, o options, mode plan.Mode, fill func(*vm.Image, *b
 	defer g.cleanup()
 	env.Logf("booting %s guest, kernel %s (%s)", o.arch, g.kernel.Version, vm.SizeOf(g.initrd))
 	start := time.Now()
-	out := io.Writer(os.Stdout)
-	if o.console != nil {
-		out = o.console
-	}
+	out := o.consoleOut()
 	console := newFailures(out)
 	status, err := vm.Boot(context.Background(), o.arch, g.kernel.Vmlinuz, g.initrd, o.timeout, console, mode == plan.ModeShell)
 	if errors.Is(err, vm.ErrKernelDied) {

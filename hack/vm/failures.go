@@ -66,12 +66,9 @@ func (f *failures) Write(p []byte) (int, error) {
 	return f.w.Write(p)
 }
 
-// pairGuest is the two-host run's "[a] " in front of each guest's lines.
-var pairGuest = regexp.MustCompile(`^\[[a-z]\] `)
-
 func (f *failures) line(l string) {
 	l = strings.TrimRight(l, "\r")
-	guest := pairGuest.FindString(l)
+	guest := vm.GuestPrefix.FindString(l)
 	text := l[len(guest):]
 	body := strings.TrimLeft(text, " ")
 	message := strings.HasPrefix(text, "    ") && !strings.HasPrefix(body, "--- ")

@@ -48,6 +48,14 @@ type options struct {
 	shared  *builder  // the binaries of a test over several kernels, built once
 }
 
+// consoleOut is where the guest's console goes: o.console, or standard output.
+func (o options) consoleOut() io.Writer {
+	if o.console != nil {
+		return o.console
+	}
+	return os.Stdout
+}
+
 func main() {
 	if len(os.Args) < 2 {
 		usage()

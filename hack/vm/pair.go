@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -56,10 +54,7 @@ func pair(env *fetch.Env, o options, args []string) error {
 		return err
 	}
 	defer g.cleanup()
-	out := io.Writer(os.Stdout)
-	if o.console != nil {
-		out = o.console
-	}
+	out := o.consoleOut()
 	console := newFailures(out)
 	if err := vm.BootPair(env, o.arch, g.kernel, g.initrd, o.timeout, console); err != nil {
 		fmt.Fprint(out, console.report(fmt.Sprintf("%s guests on Linux %s", o.arch, g.kernel.Version)))

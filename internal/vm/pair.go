@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -185,6 +186,10 @@ func (m *consoleMux) report(env *fetch.Env) {
 		}
 	}
 }
+
+// GuestPrefix matches the "[a] " that BootPair's console puts in front
+// of each of a guest's lines.
+var GuestPrefix = regexp.MustCompile(`^\[[a-z]\] `)
 
 func (m *consoleMux) guest(name string, onLine func(string)) io.Writer {
 	return &guestConsole{m: m, name: name, prefix: "[" + name + "] ", onLine: onLine}
