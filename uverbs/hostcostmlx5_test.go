@@ -12,8 +12,8 @@ import (
 // provider.Context with the mlx5 harness's answers (conformance.MLX5Host),
 // against ibv_post_send and ibv_post_recv through rdma-core's libmlx5
 // (the mlx5 harness's bench command). Every conformance.MLX5BenchChunk
-// requests the QP is restarted (RESET to RTS) with the timer stopped, on
-// both sides: only completions hand WQEs back to an mlx5 queue.
+// requests the QP is restarted (RESET to RTS) off the clock
+// (conformance.Pause), on both sides: only completions hand WQEs back to an mlx5 queue.
 
 // hostQPMLX5 is a QP in RTS on the mlx5 provider's queues.
 func hostQPMLX5(tb testing.TB) (*QP, *conformance.MLX5Host) {
@@ -31,8 +31,8 @@ func hostQPMLX5(tb testing.TB) (*QP, *conformance.MLX5Host) {
 }
 
 // hostPosterMLX5 is hostQPMLX5 for the post rows: the kernel's turn
-// restarts the QP, every conformance.MLX5BenchChunk requests, the clock
-// stopped (both sides stop it).
+// restarts the QP, every conformance.MLX5BenchChunk requests, off the
+// clock (both sides keep it off).
 func hostPosterMLX5(tb testing.TB) hostPoster {
 	qp, h := hostQPMLX5(tb)
 	return hostPoster{qp: qp, takeSQ: h.Restart, takeRQ: h.Restart, chunk: conformance.MLX5BenchChunk, stop: true}
