@@ -45,6 +45,18 @@ type compareOpts struct {
 	rpmaAddr string  // the server's address: addr
 	rperf    string  // the Go side's program
 	goEnv    envList // added to the Go side's environment
+	aa       bool    // C in the Go column too (-aa)
+}
+
+// stack is the stack that runs side's runs: side's own, or C for both
+// with -aa, an A/A run that shows what the method alone makes of two
+// equal stacks (the rounds' noise, and any bias of running first in a
+// round, which the Go column always does).
+func (c *compareOpts) stack(side string) string {
+	if c.aa {
+		return stackC
+	}
+	return side
 }
 
 // envList is a repeatable NAME=value flag.
@@ -120,6 +132,7 @@ func parseCompareArgs(args []string, stderr io.Writer) (*compareOpts, error) {
 	fs.StringVar(&c.cToolDir, "ctools", "/usr/bin", "directory of perftest's ib_* programs")
 	fs.DurationVar(&c.timeout, "timeout", 2*time.Minute, "time limit of one run")
 	c.goFlags(fs)
+	fs.BoolVar(&c.aa, "aa", false, "A/A: run the C tools in the Go column too, to measure the method's noise (the table's Go column is then C run first in each round)")
 	fs.BoolVar(&c.rpma, "rpma", true, "also compare the rpma package with librpma (rpma_* rows)")
 	fs.StringVar(&c.rpmaPeer, "rpma-peer", defRPMAPeer, "the C librpma program of the rpma rows")
 	if err := fs.Parse(args); err != nil {
@@ -292,12 +305,12 @@ func formatTables(rows, counts []row, notes []string) string {
 
 // writeTable writes rows as a markdown table.
 func writeTable(b *strings.Builder, rows []row) {
-	fmt.Fprintln(b, "| test | bytes | metric | Go (median) | C (median) | Go/C | Go/C by round (IQR) | rounds |")
-	fmt.Fprintln(b, "|---|---:|---|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(b, "| test | bytes | metric | Go (median) | C (median) | Go/C | Go/C by round (IQR) | p | rounds |")
+	fmt.Fprintln(b, "|---|---:|---|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
 		g, c := perftest.Median(r.goV), perftest.Median(r.cV)
-		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", r.test, r.bytes, r.metric.name,
-			formatNum(g), formatNum(c), formatRatio(ratio(g, c)), iqrCell(r), roundsCell(r))
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", r.test, r.bytes, r.metric.name,
+			formatNum(g), formatNum(c), formatRatio(ratio(g, c)), iqrCell(r), pCell(r), roundsCell(r))
 	}
 }
 
@@ -351,6 +364,9 @@ func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(c.goEnv) > 0 {
 		fmt.Fprintf(stdout, "%sgo_env=%s\n", benchInfo, c.goEnv.String())
 	}
+	if c.aa {
+		fmt.Fprintf(stdout, "%saa=C in both columns\n", benchInfo)
+	}
 	if c.iters > 0 {
 		fmt.Fprintf(stdout, "%siterations=%d\n", benchInfo, c.iters)
 	} else {
@@ -361,7 +377,7 @@ func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// Warm up: the first runs after boot are slower by far (the
 	// translator's cache, the neighbour entries...); discard a pair of each.
 	for _, side := range []string{stackGo, stackC} {
-		_, err := c.runPair(ctx, perftest.Tests[c.tests[0]], side, c.sizes[0], c.itersFor(perftest.Tests[c.tests[0]], c.sizes[0]), &runCounts{})
+		_, err := c.runPair(ctx, perftest.Tests[c.tests[0]], c.stack(side), c.sizes[0], c.itersFor(perftest.Tests[c.tests[0]], c.sizes[0]), &runCounts{})
 		fmt.Fprintf(stdout, "compare: warm-up %s: %v (%v)\n", side, err, time.Since(start).Round(time.Second))
 	}
 	var rows, counts []row
@@ -382,7 +398,7 @@ func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			for round := 1; round <= c.rounds; round++ {
 				for _, side := range []string{stackGo, stackC} {
 					var rc runCounts
-					r, err := c.runPair(ctx, t, side, size, iters, &rc)
+					r, err := c.runPair(ctx, t, c.stack(side), size, iters, &rc)
 					addCounts(cs, side, rc, err != nil)
 					line := fmt.Sprintf("compare: %s %d B round %d/%d %s:", t.Name, size, round, c.rounds, side)
 					for i, m := range ms {

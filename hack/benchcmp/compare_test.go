@@ -90,7 +90,7 @@ func TestFormatTable(t *testing.T) {
 			"latency",
 			[]row{{test: "write_lat", bytes: 2, metric: latMetric, rounds: 3,
 				goV: []float64{50, 52, 48}, cV: []float64{40, 41, 39}}},
-			[]string{"| write_lat | 2 | t_typical usec (lower is better) | 50.00 | 40.00 | 1.25 | 1.24–1.26 | 3 |"},
+			[]string{"| write_lat | 2 | t_typical usec (lower is better) | 50.00 | 40.00 | 1.25 | 1.24–1.26 | 0.100 | 3 |"},
 		},
 		{
 			"failed rounds and bandwidth",
@@ -101,23 +101,23 @@ func TestFormatTable(t *testing.T) {
 					goV: []float64{0.0024, nan, 0.0028}, cV: []float64{0.0032, 0.0032, 0.0032}},
 			},
 			[]string{
-				"| read_bw | 65536 | BW average MB/s (higher is better) | 160.0 | 200.0 | 0.80 | n/a | Go 2/3, C 3/3 |",
-				"| read_bw | 65536 | MsgRate Mpps (higher is better) | 0.0026 | 0.0032 | 0.81 | n/a | Go 2/3, C 3/3 |",
+				"| read_bw | 65536 | BW average MB/s (higher is better) | 160.0 | 200.0 | 0.80 | n/a | n/a | Go 2/3, C 3/3 |",
+				"| read_bw | 65536 | MsgRate Mpps (higher is better) | 0.0026 | 0.0032 | 0.81 | n/a | n/a | Go 2/3, C 3/3 |",
 			},
 		},
 		{
 			"no C result",
 			[]row{{test: "atomic_lat", bytes: 8, metric: latMetric, rounds: 2,
 				goV: []float64{30, 32}, cV: []float64{nan, math.Inf(1)}}},
-			[]string{"| atomic_lat | 8 | t_typical usec (lower is better) | 31.00 | n/a | n/a | n/a | Go 2/2, C 0/2 |"},
+			[]string{"| atomic_lat | 8 | t_typical usec (lower is better) | 31.00 | n/a | n/a | n/a | n/a | Go 2/2, C 0/2 |"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := strings.Split(strings.TrimSuffix(formatTable(tc.rows), "\n"), "\n")
 			want := append([]string{
 				benchBegin,
-				"| test | bytes | metric | Go (median) | C (median) | Go/C | Go/C by round (IQR) | rounds |",
-				"|---|---:|---|---:|---:|---:|---:|---:|",
+				"| test | bytes | metric | Go (median) | C (median) | Go/C | Go/C by round (IQR) | p | rounds |",
+				"|---|---:|---|---:|---:|---:|---:|---:|---:|",
 			}, tc.want...)
 			want = append(want, benchEnd)
 			if !slices.Equal(got, want) {

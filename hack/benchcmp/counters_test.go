@@ -57,7 +57,7 @@ func TestFormatCounters(t *testing.T) {
 	addCounts(cs, stackGo, runCounts{iters: 10, counters: map[string]uint64{"sent_pkts": 20}}, false)
 	addCounts(cs, stackC, runCounts{iters: 10, counters: map[string]uint64{"sent_pkts": 30}}, true)
 	table := formatTables(nil, cs, nil)
-	if !strings.Contains(table, counterHeading) || !strings.Contains(table, "| send_bw | 64 | rxe packets sent/msg | 2.00 | n/a | n/a | n/a | Go 1/1, C 0/1 |") {
+	if !strings.Contains(table, counterHeading) || !strings.Contains(table, "| send_bw | 64 | rxe packets sent/msg | 2.00 | n/a | n/a | n/a | n/a | Go 1/1, C 0/1 |") {
 		t.Errorf("table:\n%s", table)
 	}
 	if strings.Contains(table, "RNR") {

@@ -28,12 +28,17 @@ const (
 // benchFile is where bench writes its report, relative to the top of the
 // repository: docs/benchmarks.md for Debian 12's own kernel, and a file
 // per series beside it for the others (make bench KERNEL=6.12), so that
-// one kernel's run does not replace another's.
-func benchFile(series string) string {
-	if series == "" || series == fetch.DefaultSeries {
-		return filepath.Join("docs", "benchmarks.md")
+// one kernel's run does not replace another's. An A/A run (benchcmp
+// compare -aa: C in both columns) goes beside them as benchmarks-aa*.md.
+func benchFile(series string, aa bool) string {
+	name := "benchmarks"
+	if aa {
+		name += "-aa"
 	}
-	return filepath.Join("docs", "benchmarks-linux-"+series+".md")
+	if series == "" || series == fetch.DefaultSeries {
+		return filepath.Join("docs", name+".md")
+	}
+	return filepath.Join("docs", name+"-linux-"+series+".md")
 }
 
 // bench boots the guest with the C tools, runs benchcmp compare (with
@@ -49,7 +54,7 @@ func bench(env *fetch.Env, o options, args []string) error {
 	}
 	host := hostInfo()
 	md := renderBench(time.Now().UTC(), host, info, table, elapsed)
-	path := filepath.Join(repoRoot(), benchFile(o.kernel))
+	path := filepath.Join(repoRoot(), benchFile(o.kernel, info["aa"] != ""))
 	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
 		return err
 	}
@@ -165,6 +170,9 @@ func renderBench(date time.Time, h hostDesc, info map[string]string, table strin
 	if e := info["go_env"]; e != "" {
 		fmt.Fprintf(&b, "- The Go side's environment: %s\n", e)
 	}
+	if info["aa"] != "" {
+		fmt.Fprintf(&b, "- **A/A run** (`-aa`): the Go column is C too, perftest's tools and the librpma peer run first in each round; the table shows what the method makes of two equal stacks\n")
+	}
 	fmt.Fprintf(&b, "- Time: the comparison %s, the whole boot %v\n\n", orUnknown(info["elapsed"]), elapsed.Round(time.Second))
 	b.WriteString(table)
 	b.WriteString(`
@@ -186,6 +194,13 @@ that range holds 1.00, the two stacks are not told apart by this machine.
 Under TCG a run tends to land in one of two modes (for reads, about 75 or
 about 120 µs), whichever stack runs; the median over 9 rounds damps that,
 the IQR shows it.
+
+"p" is the two-sided p-value of a rank test (Mann–Whitney, exact) of
+the Go runs against the C runs of the row: how likely a difference at
+least this large between the two columns is if both stacks' runs came
+from one distribution. Below 0.05 the rounds tell the stacks apart;
+above it a median ratio off 1.00 is within what this machine's noise
+makes of two equal stacks.
 
 The second table is what rxe's port counters (sysfs hw_counters) rose by
 during each run, per message, on either side: packets sent, RNR NAKs

@@ -103,13 +103,19 @@ func TestBetween(t *testing.T) {
 }
 
 func TestBenchFile(t *testing.T) {
-	for series, want := range map[string]string{
-		"":     "docs/benchmarks.md",
-		"6.1":  "docs/benchmarks.md",
-		"6.12": "docs/benchmarks-linux-6.12.md",
+	for _, tc := range []struct {
+		series string
+		aa     bool
+		want   string
+	}{
+		{"", false, "docs/benchmarks.md"},
+		{"6.1", false, "docs/benchmarks.md"},
+		{"6.12", false, "docs/benchmarks-linux-6.12.md"},
+		{"6.1", true, "docs/benchmarks-aa.md"},
+		{"6.12", true, "docs/benchmarks-aa-linux-6.12.md"},
 	} {
-		if got := benchFile(series); got != want {
-			t.Errorf("benchFile(%q) = %q, want %q", series, got, want)
+		if got := benchFile(tc.series, tc.aa); got != tc.want {
+			t.Errorf("benchFile(%q, %v) = %q, want %q", tc.series, tc.aa, got, tc.want)
 		}
 	}
 }
