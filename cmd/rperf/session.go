@@ -35,14 +35,39 @@ type session struct {
 	rwr   []uverbs.RecvWR // rxDepth identical receives
 	rsge  []uverbs.SGE
 	wc    []cq.WC
-	base  time.Time
-	tpost []int64 // ns since base, per iteration
+	tpost []int64 // ticks while a round runs, then ns (inNs)
 	tcomp []int64
 	delta []int64 // stats scratch
 }
 
-// now is the monotonic time since base in ns; it does not allocate.
-func (s *session) now() int64 { return int64(time.Since(s.base)) }
+// now is a timestamp of the running round: the CPU's counter, as
+// perftest's get_cycles, which inNs turns into ns after the round. Go's
+// clock (time.Since) was a vDSO call on the system stack per post, work
+// the C side does not do inside its loop.
+func (s *session) now() int64 { return ticks() }
+
+// clockMark is a counter reading and the clock at once, the ends of the
+// stretch inNs scales the round's ticks by.
+type clockMark struct {
+	ticks int64
+	at    time.Time
+}
+
+func mark() clockMark { return clockMark{ticks(), time.Now()} }
+
+// inNs turns the ticks in ts, read between start and end, into ns since
+// start, at the counter's rate over that stretch (perftest divides by the
+// CPU's MHz from /proc/cpuinfo; the clock's own reading of the same
+// stretch needs no such figure).
+func inNs(ts []int64, start, end clockMark) {
+	perTick := 1.0
+	if d := end.ticks - start.ticks; d > 0 {
+		perTick = float64(end.at.Sub(start.at)) / float64(d)
+	}
+	for i, t := range ts {
+		ts[i] = int64(float64(t-start.ticks) * perTick)
+	}
+}
 
 // open makes the resources, exchanges addresses and connects the QP. The
 // server adopts the client's test parameters.
@@ -115,7 +140,6 @@ func (s *session) setup() {
 	s.tpost = make([]int64, s.o.iters)
 	s.tcomp = make([]int64, s.o.iters)
 	s.delta = make([]int64, s.o.iters)
-	s.base = time.Now()
 }
 
 func (s *session) close() error {
@@ -231,9 +255,13 @@ func (s *session) round(size int) (perftest.Result, error) {
 	if err := s.conn.sync('r'); err != nil {
 		return perftest.Result{}, err
 	}
+	start := mark()
 	if err := s.measure(size); err != nil {
 		return perftest.Result{}, err
 	}
+	end := mark()
+	inNs(s.tpost, start, end)
+	inNs(s.tcomp, start, end)
 	if err := s.conn.sync('d'); err != nil {
 		return perftest.Result{}, err
 	}
