@@ -236,7 +236,8 @@ bench-host:
 ## bench: compare rperf with perftest's C tools in the VM (hack/benchcmp),
 ## write docs/benchmarks.md (which names the kernel); make bench
 ## KERNEL=6.12 writes docs/benchmarks-linux-6.12.md instead; VMFLAGS="-- -aa"
-## runs C in both columns (docs/benchmarks-aa*.md: the method's own noise).
+## runs C in both columns (docs/benchmarks-aa*.md: the method's own noise),
+## VMFLAGS="-- -cross" each column's clients against the other's servers.
 bench:
 	$(GO) run ./hack/vm bench -timeout 45m -kernel $(KERNEL) $(VMFLAGS)
 

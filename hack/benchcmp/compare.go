@@ -46,17 +46,25 @@ type compareOpts struct {
 	rperf    string  // the Go side's program
 	goEnv    envList // added to the Go side's environment
 	aa       bool    // C in the Go column too (-aa)
+	cross    bool    // each column's client against the other's server (-cross)
 }
 
-// stack is the stack that runs side's runs: side's own, or C for both
-// with -aa, an A/A run that shows what the method alone makes of two
-// equal stacks (the rounds' noise, and any bias of running first in a
-// round, which the Go column always does).
-func (c *compareOpts) stack(side string) string {
-	if c.aa {
-		return stackC
+// roles are the stacks of the server and the client of side's runs:
+// side's own; C for both with -aa, an A/A run that shows what the method
+// alone makes of two equal stacks (the rounds' noise, and any bias of
+// running first in a round, which the Go column always does); with
+// -cross the column's client against the other stack's server, which
+// tells whether a gap follows the client or the server.
+func (c *compareOpts) roles(side string) (srv, cli string) {
+	switch {
+	case c.aa:
+		return stackC, stackC
+	case c.cross && side == stackGo:
+		return stackC, stackGo
+	case c.cross:
+		return stackGo, stackC
 	}
-	return side
+	return side, side
 }
 
 // envList is a repeatable NAME=value flag.
@@ -132,6 +140,7 @@ func parseCompareArgs(args []string, stderr io.Writer) (*compareOpts, error) {
 	fs.StringVar(&c.cToolDir, "ctools", "/usr/bin", "directory of perftest's ib_* programs")
 	fs.DurationVar(&c.timeout, "timeout", 2*time.Minute, "time limit of one run")
 	c.goFlags(fs)
+	fs.BoolVar(&c.cross, "cross", false, "the Go column runs Go's clients against C's servers, the C column C's clients against Go's servers: whether a gap follows the client or the server")
 	fs.BoolVar(&c.aa, "aa", false, "A/A: run the C tools in the Go column too, to measure the method's noise (the table's Go column is then C run first in each round)")
 	fs.BoolVar(&c.rpma, "rpma", true, "also compare the rpma package with librpma (rpma_* rows)")
 	fs.StringVar(&c.rpmaPeer, "rpma-peer", defRPMAPeer, "the C librpma program of the rpma rows")
@@ -143,6 +152,9 @@ func parseCompareArgs(args []string, stderr io.Writer) (*compareOpts, error) {
 	}
 	if c.rounds < 1 {
 		return nil, errors.New("-rounds must be at least 1")
+	}
+	if c.aa && c.cross {
+		return nil, errors.New("-aa and -cross choose the columns' stacks two ways: one at most")
 	}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -367,6 +379,9 @@ func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if c.aa {
 		fmt.Fprintf(stdout, "%saa=C in both columns\n", benchInfo)
 	}
+	if c.cross {
+		fmt.Fprintf(stdout, "%scross=Go clients against C servers, C clients against Go servers\n", benchInfo)
+	}
 	if c.iters > 0 {
 		fmt.Fprintf(stdout, "%siterations=%d\n", benchInfo, c.iters)
 	} else {
@@ -374,14 +389,26 @@ func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			defLatIters, defBWIters, bigSize, defLatBigIters, defBWBigIters)
 	}
 	start := time.Now()
+	tests := c.tests
+	var crossNote []string
+	if c.cross {
+		// rperf and perftest each talk to their own kind over TCP
+		// (rperf's exchange is its own), so only the rpma rows, whose
+		// peers speak librpma's protocol, can be crossed.
+		tests = nil
+		crossNote = []string{"perftest rows left out: -cross pairs rperf with perftest, whose address exchanges differ; the rpma rows only"}
+	}
 	// Warm up: the first runs after boot are slower by far (the
 	// translator's cache, the neighbour entries...); discard a pair of each.
 	for _, side := range []string{stackGo, stackC} {
-		_, err := c.runPair(ctx, perftest.Tests[c.tests[0]], c.stack(side), c.sizes[0], c.itersFor(perftest.Tests[c.tests[0]], c.sizes[0]), &runCounts{})
+		if len(tests) == 0 {
+			break
+		}
+		_, err := c.runPair(ctx, perftest.Tests[tests[0]], side, c.sizes[0], c.itersFor(perftest.Tests[tests[0]], c.sizes[0]), &runCounts{})
 		fmt.Fprintf(stdout, "compare: warm-up %s: %v (%v)\n", side, err, time.Since(start).Round(time.Second))
 	}
 	var rows, counts []row
-	for _, ti := range c.tests {
+	for _, ti := range tests {
 		t := perftest.Tests[ti]
 		sizes := c.sizes
 		if t.Name == "atomic_lat" {
@@ -398,7 +425,7 @@ func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			for round := 1; round <= c.rounds; round++ {
 				for _, side := range []string{stackGo, stackC} {
 					var rc runCounts
-					r, err := c.runPair(ctx, t, c.stack(side), size, iters, &rc)
+					r, err := c.runPair(ctx, t, side, size, iters, &rc)
 					addCounts(cs, side, rc, err != nil)
 					line := fmt.Sprintf("compare: %s %d B round %d/%d %s:", t.Name, size, round, c.rounds, side)
 					for i, m := range ms {
@@ -421,6 +448,7 @@ func compare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	c.rpmaAddr = c.addr
 	rpmaRows, rpmaCounts, notes := c.compareRPMA(ctx, stdout, start)
+	notes = append(crossNote, notes...)
 	rows = append(rows, rpmaRows...)
 	counts = append(counts, rpmaCounts...)
 	fmt.Fprintf(stdout, "%selapsed=%v\n", benchInfo, time.Since(start).Round(time.Second))
@@ -513,14 +541,15 @@ func (c *compareOpts) runPairOnce(ctx context.Context, t perftest.Test, side str
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	prog := func(args []string) program {
-		if side == stackGo {
+	prog := func(stack string, args []string) program {
+		if stack == stackGo {
 			return c.goSide(append([]string{t.Name}, args...)...)
 		}
 		return program{path: c.cToolDir + "/ib_" + t.Name, args: args}
 	}
+	srvStack, cliStack := c.roles(side)
 	cli, err := c.measured(iters, counts, func() (childOut, error) {
-		return serverClient(ctx, side, side, prog(args), prog(append(slices.Clone(args), "127.0.0.1")), nil, portListening(ctx, port))
+		return serverClient(ctx, srvStack, cliStack, prog(srvStack, args), prog(cliStack, append(slices.Clone(args), "127.0.0.1")), nil, portListening(ctx, port))
 	})
 	if err != nil {
 		return perftest.Result{}, err

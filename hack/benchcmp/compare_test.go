@@ -160,10 +160,30 @@ func TestParseCompareArgs(t *testing.T) {
 	}
 	for _, bad := range [][]string{
 		{"-rounds", "0"}, {"-sizes", "2,x"}, {"-sizes", "0"}, {"-tests", "nope"}, {"extra"}, {"-bogus"},
-		{"-goenv", "GOMAXPROCS"}, {"-goenv", "=1"},
+		{"-goenv", "GOMAXPROCS"}, {"-goenv", "=1"}, {"-aa", "-cross"},
 	} {
 		if _, err := parseCompareArgs(bad, io.Discard); err == nil {
 			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func TestRoles(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		c        compareOpts
+		side     string
+		srv, cli string
+	}{
+		{"Go", compareOpts{}, stackGo, stackGo, stackGo},
+		{"C", compareOpts{}, stackC, stackC, stackC},
+		{"aa Go", compareOpts{aa: true}, stackGo, stackC, stackC},
+		{"aa C", compareOpts{aa: true}, stackC, stackC, stackC},
+		{"cross Go", compareOpts{cross: true}, stackGo, stackC, stackGo},
+		{"cross C", compareOpts{cross: true}, stackC, stackGo, stackC},
+	} {
+		if srv, cli := tc.c.roles(tc.side); srv != tc.srv || cli != tc.cli {
+			t.Errorf("%s: server %s, client %s; want %s, %s", tc.name, srv, cli, tc.srv, tc.cli)
 		}
 	}
 }

@@ -52,7 +52,8 @@ func (c *compareOpts) compareRPMA(ctx context.Context, stdout io.Writer, start t
 	fmt.Fprintf(stdout, "%srpma=Go rpma against C librpma (%s), %d iterations after %d of warm-up, sizes %s\n",
 		benchInfo, c.rpmaPeer, iters, perftest.RPMAWarmup(iters), joinInts(rpmaSizes))
 	for _, side := range []string{stackGo, stackC} {
-		_, err := c.runRPMAPair(ctx, c.stack(side), c.stack(side), perftest.RPMATests[0], rpmaSizes[0], iters, &runCounts{})
+		srv, cli := c.roles(side)
+		_, err := c.runRPMAPair(ctx, srv, cli, perftest.RPMATests[0], rpmaSizes[0], iters, &runCounts{})
 		fmt.Fprintf(stdout, "compare: rpma warm-up %s: %v (%v)\n", side, err, time.Since(start).Round(time.Second))
 	}
 	for _, test := range perftest.RPMATests {
@@ -63,7 +64,8 @@ func (c *compareOpts) compareRPMA(ctx context.Context, stdout io.Writer, start t
 				for _, side := range []string{stackGo, stackC} {
 					v := math.NaN()
 					var rc runCounts
-					res, err := c.runRPMAPair(ctx, c.stack(side), c.stack(side), test, size, iters, &rc)
+					srv, cli := c.roles(side)
+					res, err := c.runRPMAPair(ctx, srv, cli, test, size, iters, &rc)
 					addCounts(cs, side, rc, err != nil)
 					line := fmt.Sprintf("compare: %s %d B round %d/%d %s:", r.test, size, round, c.rounds, side)
 					if err == nil {

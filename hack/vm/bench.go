@@ -28,12 +28,14 @@ const (
 // benchFile is where bench writes its report, relative to the top of the
 // repository: docs/benchmarks.md for Debian 12's own kernel, and a file
 // per series beside it for the others (make bench KERNEL=6.12), so that
-// one kernel's run does not replace another's. An A/A run (benchcmp
-// compare -aa: C in both columns) goes beside them as benchmarks-aa*.md.
-func benchFile(series string, aa bool) string {
+// one kernel's run does not replace another's. A run of another kind
+// (variant: "aa", benchcmp compare -aa, C in both columns; "cross",
+// -cross, each column's client against the other's server) goes beside
+// them as benchmarks-<variant>*.md.
+func benchFile(series, variant string) string {
 	name := "benchmarks"
-	if aa {
-		name += "-aa"
+	if variant != "" {
+		name += "-" + variant
 	}
 	if series == "" || series == fetch.DefaultSeries {
 		return filepath.Join("docs", name+".md")
@@ -54,12 +56,23 @@ func bench(env *fetch.Env, o options, args []string) error {
 	}
 	host := hostInfo()
 	md := renderBench(time.Now().UTC(), host, info, table, elapsed)
-	path := filepath.Join(repoRoot(), benchFile(o.kernel, info["aa"] != ""))
+	path := filepath.Join(repoRoot(), benchFile(o.kernel, benchVariant(info)))
 	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
 		return err
 	}
 	env.Logf("wrote %s", path)
 	return gerr
+}
+
+// benchVariant names the kind of run the guest's BENCH-INFO lines
+// report: "aa", "cross" or "" (Go against C).
+func benchVariant(info map[string]string) string {
+	for _, v := range []string{"aa", "cross"} {
+		if info[v] != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // benchcmpPath is where the guest carries the harness, beside rperf,
@@ -172,6 +185,9 @@ func renderBench(date time.Time, h hostDesc, info map[string]string, table strin
 	}
 	if info["aa"] != "" {
 		fmt.Fprintf(&b, "- **A/A run** (`-aa`): the Go column is C too, perftest's tools and the librpma peer run first in each round; the table shows what the method makes of two equal stacks\n")
+	}
+	if info["cross"] != "" {
+		fmt.Fprintf(&b, "- **Cross run** (`-cross`): the Go column is Go's clients against C's servers, the C column C's clients against Go's servers; a gap that follows the client keeps its side, one that follows the server changes it\n")
 	}
 	fmt.Fprintf(&b, "- Time: the comparison %s, the whole boot %v\n\n", orUnknown(info["elapsed"]), elapsed.Round(time.Second))
 	b.WriteString(table)

@@ -105,17 +105,18 @@ func TestBetween(t *testing.T) {
 func TestBenchFile(t *testing.T) {
 	for _, tc := range []struct {
 		series string
-		aa     bool
+		info   map[string]string
 		want   string
 	}{
-		{"", false, "docs/benchmarks.md"},
-		{"6.1", false, "docs/benchmarks.md"},
-		{"6.12", false, "docs/benchmarks-linux-6.12.md"},
-		{"6.1", true, "docs/benchmarks-aa.md"},
-		{"6.12", true, "docs/benchmarks-aa-linux-6.12.md"},
+		{"", nil, "docs/benchmarks.md"},
+		{"6.1", map[string]string{"kernel": "6.1.0"}, "docs/benchmarks.md"},
+		{"6.12", nil, "docs/benchmarks-linux-6.12.md"},
+		{"6.1", map[string]string{"aa": "C in both columns"}, "docs/benchmarks-aa.md"},
+		{"6.12", map[string]string{"aa": "C in both columns"}, "docs/benchmarks-aa-linux-6.12.md"},
+		{"6.12", map[string]string{"cross": "Go clients against C servers"}, "docs/benchmarks-cross-linux-6.12.md"},
 	} {
-		if got := benchFile(tc.series, tc.aa); got != tc.want {
-			t.Errorf("benchFile(%q, %v) = %q, want %q", tc.series, tc.aa, got, tc.want)
+		if got := benchFile(tc.series, benchVariant(tc.info)); got != tc.want {
+			t.Errorf("benchFile(%q, %v) = %q, want %q", tc.series, tc.info, got, tc.want)
 		}
 	}
 }
