@@ -156,6 +156,9 @@ func parseCompareArgs(args []string, stderr io.Writer) (*compareOpts, error) {
 	if c.aa && c.cross {
 		return nil, errors.New("-aa and -cross choose the columns' stacks two ways: one at most")
 	}
+	if c.cross && !c.rpma {
+		return nil, errors.New("-cross runs the rpma rows only: not with -rpma=false")
+	}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 1 || n > perftest.MaxAllSize {

@@ -160,7 +160,7 @@ func TestParseCompareArgs(t *testing.T) {
 	}
 	for _, bad := range [][]string{
 		{"-rounds", "0"}, {"-sizes", "2,x"}, {"-sizes", "0"}, {"-tests", "nope"}, {"extra"}, {"-bogus"},
-		{"-goenv", "GOMAXPROCS"}, {"-goenv", "=1"}, {"-aa", "-cross"},
+		{"-goenv", "GOMAXPROCS"}, {"-goenv", "=1"}, {"-aa", "-cross"}, {"-cross", "-rpma=false"},
 	} {
 		if _, err := parseCompareArgs(bad, io.Discard); err == nil {
 			t.Errorf("%q: no error", bad)
