@@ -74,7 +74,8 @@ func tableCells(out string) map[string][2]string {
 	m := map[string][2]string{}
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Split(line, "|")
-		if len(f) != 10 || strings.TrimSpace(f[1]) == "test" || strings.HasPrefix(f[1], "-") {
+		// Nine columns (writeTable's): the edges make eleven fields.
+		if len(f) != 11 || strings.TrimSpace(f[1]) == "test" || strings.HasPrefix(f[1], "-") {
 			continue
 		}
 		m[strings.TrimSpace(f[1])+"/"+strings.TrimSpace(f[3])] = [2]string{strings.TrimSpace(f[4]), strings.TrimSpace(f[5])}
