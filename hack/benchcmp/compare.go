@@ -227,15 +227,7 @@ func ratio(goV, cV float64) float64 {
 }
 
 // valid counts the finite values in v.
-func valid(v []float64) int {
-	n := 0
-	for _, x := range v {
-		if !math.IsNaN(x) && !math.IsInf(x, 0) {
-			n++
-		}
-	}
-	return n
-}
+func valid(v []float64) int { return len(perftest.Finite(v)) }
 
 // row is one line of the table: all rounds of one metric.
 type row struct {

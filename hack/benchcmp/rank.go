@@ -3,6 +3,8 @@ package main
 import (
 	"math"
 	"strconv"
+
+	"github.com/purerdma/purerdma/internal/perftest"
 )
 
 // rankP is the two-sided p-value of the Mann–Whitney rank test of a and
@@ -15,7 +17,7 @@ import (
 // with ties counted half to each side, which makes it a little
 // conservative. NaN with fewer than 3 values on a side.
 func rankP(a, b []float64) float64 {
-	a, b = finite(a), finite(b)
+	a, b = perftest.Finite(a), perftest.Finite(b)
 	n, m := len(a), len(b)
 	if n < 3 || m < 3 {
 		return math.NaN()
@@ -83,17 +85,6 @@ func uDistribution(n, m int) []float64 {
 		f = g
 	}
 	return f[m]
-}
-
-// finite is v's finite values.
-func finite(v []float64) []float64 {
-	var out []float64
-	for _, x := range v {
-		if !math.IsNaN(x) && !math.IsInf(x, 0) {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // pCell is rankP for the table: two digits, "<0.001" below that, "n/a"

@@ -86,12 +86,7 @@ func ParseRPMAResult(out string) (RPMAResult, error) {
 // the RESULT line's median_us and the harness's median over rounds, where
 // a failed run counts as NaN.
 func Median(v []float64) float64 {
-	var s []float64
-	for _, x := range v {
-		if !math.IsNaN(x) && !math.IsInf(x, 0) {
-			s = append(s, x)
-		}
-	}
+	s := Finite(v)
 	if len(s) == 0 {
 		return math.NaN()
 	}
@@ -101,4 +96,16 @@ func Median(v []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Finite is v's finite values, in order, in a new slice: a failed run is
+// NaN (or infinite) in the harness's columns.
+func Finite(v []float64) []float64 {
+	var out []float64
+	for _, x := range v {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
