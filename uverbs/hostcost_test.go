@@ -97,21 +97,15 @@ func hostPosterOn(mk hostQPFunc) func(testing.TB) hostPoster {
 	}
 }
 
-// turn runs the kernel's turn f in a benchmark, off the clock when the
-// row stops it (h.stop; the row then reports its time with p).
+// turn runs the kernel's turn f in a benchmark, off p's clock when the
+// row stops it (h.stop); the row reports its time with p either way
+// (with nothing paused, the loop's own).
 func (h hostPoster) turn(p *conformance.Pause, f func()) {
 	if h.stop {
 		p.Run(f)
 		return
 	}
 	f()
-}
-
-// report sets the row's time when its turns were off the clock.
-func (h hostPoster) report(b *testing.B, p *conformance.Pause) {
-	if h.stop {
-		p.Report(b)
-	}
 }
 
 // hostOwners are the QP's owner handles when owned (the rows' "-owned"
@@ -159,7 +153,7 @@ func hostSend(mk func(testing.TB) hostPoster, n int, owned bool) func(b *testing
 				left = h.chunk
 			}
 		}
-		h.report(b, &p)
+		p.Report(b)
 		if h.doorbells != nil && h.doorbells() == 0 {
 			b.Fatal("no doorbell")
 		}
@@ -191,7 +185,7 @@ func hostRecv(mk func(testing.TB) hostPoster, owned bool) func(b *testing.B) {
 				left = h.chunk
 			}
 		}
-		h.report(b, &p)
+		p.Report(b)
 	}
 }
 
