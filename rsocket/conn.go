@@ -744,11 +744,13 @@ func (c *Conn) CloseWrite() error {
 	return c.opErr("close", c.sendCtrl(ctrl, &c.wdl))
 }
 
-// drainTimeout bounds how long Close waits for its last sends.
+// drainTimeout bounds how long Close waits for a control slot and its
+// last sends.
 const drainTimeout = 2 * time.Second
 
-// Close tells the peer (RS_CTRL_DISCONNECT), waits briefly for the sends
-// in flight, disconnects and frees every resource of the connection.
+// Close tells the peer (RS_CTRL_DISCONNECT, once a control slot is free),
+// waits briefly for the sends in flight, disconnects and frees every
+// resource of the connection.
 func (c *Conn) Close() error {
 	if c == nil {
 		return errClosed
@@ -776,13 +778,10 @@ func (c *Conn) Close() error {
 			d.init()
 			d.set(time.Now().Add(drainTimeout))
 			c.mu.Lock()
-			if c.ctrlAvail() && c.state&stConnected != 0 && !c.holdSend {
-				c.state &^= stReadable | stWritable
-				c.ctrlSeq++
-				c.postMsg(msgSet(opCtrl, ctrlDisconnect))
-			}
+			c.state &^= stReadable | stWritable
 			c.mu.Unlock()
-			c.drain(d.wait())
+			c.await(d.wait(), c.tellDisconnect)
+			c.await(d.wait(), c.sendsDone)
 			d.set(time.Time{})
 		}
 		c.id.Disconnect()
@@ -794,16 +793,42 @@ func (c *Conn) Close() error {
 	return c.closeErr
 }
 
-// drain waits until every send has completed (rs_conn_all_sends_done).
-func (c *Conn) drain(timeout <-chan struct{}) {
+// tellDisconnect posts RS_CTRL_DISCONNECT once a control slot is free,
+// as rshutdown(SHUT_RDWR) waits for one (rs_conn_can_send_ctrl): the
+// slots may all be held by credit updates whose completions are not yet
+// processed. Without the message a C peer never leaves its rclose: it
+// posts its own into the QP our disconnect has failed and waits for a
+// completion that never comes. It reports whether it is done (posted, or
+// nothing to tell); mu is held.
+func (c *Conn) tellDisconnect() bool {
+	if c.state&stConnected == 0 || c.holdSend {
+		return true
+	}
+	if !c.ctrlAvail() {
+		return false
+	}
+	c.ctrlSeq++
+	c.postMsg(msgSet(opCtrl, ctrlDisconnect))
+	return true
+}
+
+// sendsDone says whether every send has completed, or the connection is
+// over (rs_conn_all_sends_done); mu is held.
+func (c *Conn) sendsDone() bool {
+	return !c.sendsOutstanding() || c.state&stConnected == 0
+}
+
+// await processes the CQ until done, called with mu held, reports true or
+// timeout is closed.
+func (c *Conn) await(timeout <-chan struct{}, done func() bool) {
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
 	for {
 		c.mu.Lock()
 		c.process()
-		done := !c.sendsOutstanding() || c.state&stConnected == 0
+		ok := done()
 		c.mu.Unlock()
-		if done {
+		if ok {
 			return
 		}
 		select {

@@ -246,6 +246,41 @@ func TestCloseWrite(t *testing.T) {
 	})
 }
 
+// TestCloseCtrlBusy closes while every control slot is in flight: Close
+// waits for one to tell the peer (RS_CTRL_DISCONNECT), who reads the
+// data and io.EOF, not a reset. A C peer told nothing hangs in rclose.
+func TestCloseCtrlBusy(t *testing.T) {
+	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
+		for _, first := range []string{"client", "server"} {
+			t.Run(first+"First", func(t *testing.T) {
+				c, s := pair(t, d, nil)
+				a, b := c, s
+				if first == "server" {
+					a, b = s, c
+				}
+				// The passive iWARP side sends nothing before it has
+				// heard from the peer: let a hear from b.
+				if _, err := b.Write([]byte("hi")); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := io.ReadFull(a, make([]byte, 2)); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := a.Write([]byte("last words")); err != nil {
+					t.Fatal(err)
+				}
+				if err := rsocket.CloseCtrlBusy(a); err != nil {
+					t.Fatal(err)
+				}
+				got, err := io.ReadAll(b)
+				if err != nil || string(got) != "last words" {
+					t.Fatalf("ReadAll after the peer's Close: %q, %v", got, err)
+				}
+			})
+		}
+	})
+}
+
 // TestFullDuplex has both sides write and read at once, more than their
 // buffers hold: credits must flow while each side's Write waits.
 func TestFullDuplex(t *testing.T) {

@@ -17,3 +17,19 @@ func Queued(c *Conn) int {
 	defer c.mu.Unlock()
 	return c.rqueued
 }
+
+// CloseCtrlBusy closes c right after taking every free control slot with
+// keepalives, whose completions cannot have been processed yet: Close
+// must wait for a slot to tell the peer.
+func CloseCtrlBusy(c *Conn) error {
+	c.mu.Lock()
+	for c.ctrlAvail() {
+		c.ctrlSeq++
+		if err := c.postMsg(msgSet(opCtrl, ctrlKeepalive)); err != nil {
+			c.mu.Unlock()
+			return err
+		}
+	}
+	c.mu.Unlock()
+	return c.Close()
+}
