@@ -39,6 +39,7 @@ type Conn struct {
 	smr, rmr, tmr    *mr.MR
 
 	holdTimer *time.Timer // ends holdSend (passive) or sends the kick (active), on iWARP
+	holdUntil time.Time   // when holdSend ends at the latest: Close's disconnect waits for it
 	peerOrder binary.ByteOrder
 	inline    int
 
@@ -798,11 +799,19 @@ func (c *Conn) Close() error {
 // slots may all be held by credit updates whose completions are not yet
 // processed. Without the message a C peer never leaves its rclose: it
 // posts its own into the QP our disconnect has failed and waits for a
-// completion that never comes. It reports whether it is done (posted, or
-// nothing to tell); mu is held.
+// completion that never comes. A passive iWARP side that has not heard
+// from the peer yet tells it once the hold is over (endHold's time: Close
+// stopped its timer). It reports whether it is done (posted, or nothing
+// to tell); mu is held.
 func (c *Conn) tellDisconnect() bool {
-	if c.state&stConnected == 0 || c.holdSend {
+	if c.state&stConnected == 0 {
 		return true
+	}
+	if c.holdSend {
+		if time.Now().Before(c.holdUntil) {
+			return false
+		}
+		c.holdSend = false
 	}
 	if !c.ctrlAvail() {
 		return false

@@ -246,37 +246,48 @@ func TestCloseWrite(t *testing.T) {
 	})
 }
 
-// TestCloseCtrlBusy closes while every control slot is in flight: Close
-// waits for one to tell the peer (RS_CTRL_DISCONNECT), who reads the
-// data and io.EOF, not a reset. A C peer told nothing hangs in rclose.
-func TestCloseCtrlBusy(t *testing.T) {
+// TestCloseTellsPeer closes where Close cannot send its
+// RS_CTRL_DISCONNECT at once: every control slot in flight, or a passive
+// iWARP side still holding its sends (it has not heard from the peer).
+// Close waits for the slot or the hold's end and tells the peer, who
+// reads the data and io.EOF, not a reset. A C peer told nothing hangs in
+// rclose.
+func TestCloseTellsPeer(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
-		for _, first := range []string{"client", "server"} {
-			t.Run(first+"First", func(t *testing.T) {
-				c, s := pair(t, d, nil)
-				a, b := c, s
-				if first == "server" {
-					a, b = s, c
-				}
-				// The passive iWARP side sends nothing before it has
-				// heard from the peer: let a hear from b.
-				if _, err := b.Write([]byte("hi")); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := io.ReadFull(a, make([]byte, 2)); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := a.Write([]byte("last words")); err != nil {
-					t.Fatal(err)
-				}
-				if err := rsocket.CloseCtrlBusy(a); err != nil {
-					t.Fatal(err)
-				}
-				got, err := io.ReadAll(b)
-				if err != nil || string(got) != "last words" {
-					t.Fatalf("ReadAll after the peer's Close: %q, %v", got, err)
-				}
-			})
+		for _, tc := range []struct {
+			name  string
+			close func(*rsocket.Conn) error
+		}{
+			{"ctrlBusy", rsocket.CloseCtrlBusy},
+			{"held", rsocket.CloseHeld},
+		} {
+			for _, first := range []string{"client", "server"} {
+				t.Run(tc.name+"/"+first+"First", func(t *testing.T) {
+					c, s := pair(t, d, nil)
+					a, b := c, s
+					if first == "server" {
+						a, b = s, c
+					}
+					// The passive iWARP side sends nothing before it has
+					// heard from the peer: let a hear from b.
+					if _, err := b.Write([]byte("hi")); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := io.ReadFull(a, make([]byte, 2)); err != nil {
+						t.Fatal(err)
+					}
+					if _, err := a.Write([]byte("last words")); err != nil {
+						t.Fatal(err)
+					}
+					if err := tc.close(a); err != nil {
+						t.Fatal(err)
+					}
+					got, err := io.ReadAll(b)
+					if err != nil || string(got) != "last words" {
+						t.Fatalf("ReadAll after the peer's Close: %q, %v", got, err)
+					}
+				})
+			}
 		}
 	})
 }

@@ -414,6 +414,7 @@ func (l *Listener) accept(ev *rdmacm.Event) (*Conn, error) {
 	c.start(d)
 	if c.msgMode {
 		c.mu.Lock()
+		c.holdUntil = time.Now().Add(holdTimeout)
 		c.holdTimer = time.AfterFunc(holdTimeout, c.endHold)
 		c.mu.Unlock()
 	}

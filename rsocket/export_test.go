@@ -1,6 +1,10 @@
 package rsocket
 
-import "github.com/purerdma/purerdma/uverbs"
+import (
+	"time"
+
+	"github.com/purerdma/purerdma/uverbs"
+)
 
 // BreakQP moves c's QP to the error state behind the Conn's back, as a
 // peer that vanished without a disconnect: on rxe its QP then drops what
@@ -30,6 +34,16 @@ func CloseCtrlBusy(c *Conn) error {
 			return err
 		}
 	}
+	c.mu.Unlock()
+	return c.Close()
+}
+
+// CloseHeld closes c as a passive iWARP side that has not heard from its
+// peer yet (holdSend): Close must wait out the hold to tell the peer.
+func CloseHeld(c *Conn) error {
+	c.mu.Lock()
+	c.holdSend = true
+	c.holdUntil = time.Now().Add(holdTimeout)
 	c.mu.Unlock()
 	return c.Close()
 }
