@@ -63,6 +63,17 @@ func pair(t *testing.T, d testenv.Dev, o *rsocket.Options) (client, server *rsoc
 	return client, server
 }
 
+// closingPair is pair's connections as a, the side that closes first
+// (first: "client" or "server"), and b, its peer.
+func closingPair(t *testing.T, d testenv.Dev, first string) (a, b *rsocket.Conn) {
+	t.Helper()
+	c, s := pair(t, d, nil)
+	if first == "server" {
+		return s, c
+	}
+	return c, s
+}
+
 // pattern is n bytes that differ at every offset of a long stream.
 func pattern(n int, seed byte) []byte {
 	b := make([]byte, n)
@@ -213,11 +224,7 @@ func TestCloseWrite(t *testing.T) {
 	testenv.Run(t, func(t *testing.T, d testenv.Dev) {
 		for _, first := range []string{"client", "server"} {
 			t.Run(first+"First", func(t *testing.T) {
-				c, s := pair(t, d, nil)
-				a, b := c, s
-				if first == "server" {
-					a, b = s, c
-				}
+				a, b := closingPair(t, d, first)
 				if _, err := a.Write([]byte("last words")); err != nil {
 					t.Fatal(err)
 				}
@@ -263,11 +270,7 @@ func TestCloseTellsPeer(t *testing.T) {
 		} {
 			for _, first := range []string{"client", "server"} {
 				t.Run(tc.name+"/"+first+"First", func(t *testing.T) {
-					c, s := pair(t, d, nil)
-					a, b := c, s
-					if first == "server" {
-						a, b = s, c
-					}
+					a, b := closingPair(t, d, first)
 					// The passive iWARP side sends nothing before it has
 					// heard from the peer: let a hear from b.
 					if _, err := b.Write([]byte("hi")); err != nil {
