@@ -1,6 +1,7 @@
 package rsocket
 
 import (
+	"errors"
 	"time"
 
 	"github.com/purerdma/purerdma/uverbs"
@@ -28,10 +29,10 @@ func Queued(c *Conn) int {
 func CloseCtrlBusy(c *Conn) error {
 	c.mu.Lock()
 	for c.ctrlAvail() {
-		c.ctrlSeq++
-		if err := c.postMsg(msgSet(opCtrl, ctrlKeepalive)); err != nil {
+		seq := c.ctrlSeq
+		if c.sendKeepalive(); c.ctrlSeq == seq {
 			c.mu.Unlock()
-			return err
+			return errors.New("a keepalive took no control slot")
 		}
 	}
 	c.mu.Unlock()
